@@ -1,0 +1,623 @@
+/*
+ * perfloop bench: option parsing, parameter expansion, progress, output.
+ * Measuring lives in lib/benchrun.c, the document in lib/summary.c, the
+ * table and exports in lib/benchview.c.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "benchrun.h"
+#include "benchview.h"
+#include "cmd.h"
+#include "fsio.h"
+#include "params.h"
+#include "render.h"
+#include "summary.h"
+
+const char cmd_bench_usage[] =
+    "usage: perfloop bench [OPTIONS] -- CMD [ARG...]\n"
+    "   or: perfloop bench [OPTIONS] 'CMD A' 'CMD B' ...\n"
+    "\n"
+    "Time commands with real statistics, OS and hardware counters, a noise gate\n"
+    "and an environment fingerprint. Command strings are split into words as a\n"
+    "shell would, but no shell runs unless --shell is given.\n"
+    "\n"
+    "Runs:\n"
+    "  -w, --warmup N          warm-up runs per command, not measured (default 1)\n"
+    "  -r, --runs N            exactly N measured runs per command\n"
+    "      --min-runs N        at least N runs (default 10)\n"
+    "      --max-runs N        at most N runs\n"
+    "      --time-budget S     aim for S seconds per command: runs =\n"
+    "                          max(min-runs, S / first run) (default 3)\n"
+    "      --precision PCT     run until the 95% CI of the median is within\n"
+    "                          +-PCT% of it (bounded by min/max runs; max 1000)\n"
+    "      --order ORDER       interleaved (default with several commands: one\n"
+    "                          run of each in turn, rotated each round) or\n"
+    "                          sequential\n"
+    "      --timeout S         kill a run's process group after S seconds (exit 3)\n"
+    "  -i, --ignore-failure    keep measuring commands that exit non-zero or crash\n"
+    "\n"
+    "Commands and hooks:\n"
+    "      --shell             run each command through 'sh -c'\n"
+    "  -P, --param NAME=VALUES substitute {NAME}; VALUES is V1,V2,... or\n"
+    "                          LO..HI[:STEP] or LO..HI*FACTOR; several -P give\n"
+    "                          every combination\n"
+    "  -n, --name NAME         name of the next command (once per command)\n"
+    "      --setup CMD         run once before each command's runs\n"
+    "      --prepare CMD       run before each run\n"
+    "      --conclude CMD      run after each run\n"
+    "      --cleanup CMD       run once after each command's runs\n"
+    "      --input FILE        feed FILE on standard input (default /dev/null)\n"
+    "      --output WHERE      null (default), inherit, or a FILE for the\n"
+    "                          commands' stdout and stderr\n"
+    "\n"
+    "Measurement and comparison:\n"
+    "      --counters LIST     auto (default), none, or a comma-separated list of\n"
+    "                          task-clock, page-faults, context-switches,\n"
+    "                          cpu-migrations, instructions, cycles, branches,\n"
+    "                          branch-misses, cache-references, cache-misses,\n"
+    "                          L1-dcache-loads, L1-dcache-load-misses\n"
+    "      --reference NAME    compare the others with this command (default: the\n"
+    "                          first)\n"
+    "      --baseline FILE     also compare with a saved summary, by name\n"
+    "\n"
+    "Output:\n"
+    "  -o, --out FILE          write the summary (perfloop.bench/1 JSON)\n"
+    "      --json              print the summary on stdout (the table goes to\n"
+    "                          stderr)\n"
+    "      --export-markdown FILE\n"
+    "      --export-csv FILE\n"
+    "      --export-hyperfine FILE  hyperfine's JSON layout\n"
+    "      --quiet             no progress and no table\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "Exit status: 0 ok, 2 bad usage or a command that cannot start, 3 a command\n"
+    "failed, crashed or timed out, 130 interrupted (the summary of finished runs\n"
+    "is still written, marked \"interrupted\").\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop bench -- ./sort input.txt\n"
+    "  perfloop bench -n old -n new './old 20000' './new 20000'\n"
+    "  perfloop bench -P n=1000..100000*10 './sort {n}' --export-csv sweep.csv\n"
+    "  perfloop bench --precision 1 --counters task-clock,page-faults -- python3 x.py\n"
+    "  perfloop bench --baseline before.json -o after.json -- ./app\n";
+
+enum {
+	OPT_MIN_RUNS = 256,
+	OPT_MAX_RUNS,
+	OPT_TIME_BUDGET,
+	OPT_PRECISION,
+	OPT_SETUP,
+	OPT_PREPARE,
+	OPT_CONCLUDE,
+	OPT_CLEANUP,
+	OPT_ORDER,
+	OPT_TIMEOUT,
+	OPT_INPUT,
+	OPT_OUTPUT,
+	OPT_REFERENCE,
+	OPT_COUNTERS,
+	OPT_BASELINE,
+	OPT_MD,
+	OPT_CSV,
+	OPT_HYPERFINE,
+	OPT_QUIET,
+	OPT_JSON,
+	OPT_SHELL,
+};
+
+static const struct option longopts[] = {
+    {"warmup", required_argument, NULL, 'w'},
+    {"runs", required_argument, NULL, 'r'},
+    {"min-runs", required_argument, NULL, OPT_MIN_RUNS},
+    {"max-runs", required_argument, NULL, OPT_MAX_RUNS},
+    {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
+    {"precision", required_argument, NULL, OPT_PRECISION},
+    {"setup", required_argument, NULL, OPT_SETUP},
+    {"prepare", required_argument, NULL, OPT_PREPARE},
+    {"conclude", required_argument, NULL, OPT_CONCLUDE},
+    {"cleanup", required_argument, NULL, OPT_CLEANUP},
+    {"param", required_argument, NULL, 'P'},
+    {"order", required_argument, NULL, OPT_ORDER},
+    {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"input", required_argument, NULL, OPT_INPUT},
+    {"output", required_argument, NULL, OPT_OUTPUT},
+    {"name", required_argument, NULL, 'n'},
+    {"reference", required_argument, NULL, OPT_REFERENCE},
+    {"ignore-failure", no_argument, NULL, 'i'},
+    {"counters", required_argument, NULL, OPT_COUNTERS},
+    {"baseline", required_argument, NULL, OPT_BASELINE},
+    {"out", required_argument, NULL, 'o'},
+    {"export-markdown", required_argument, NULL, OPT_MD},
+    {"export-csv", required_argument, NULL, OPT_CSV},
+    {"export-hyperfine", required_argument, NULL, OPT_HYPERFINE},
+    {"quiet", no_argument, NULL, OPT_QUIET},
+    {"json", no_argument, NULL, OPT_JSON},
+    {"shell", no_argument, NULL, OPT_SHELL},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+static int parse_int(const char *opt, const char *arg, long min, int *out)
+{
+	char *end;
+	errno = 0;
+	long v = strtol(arg, &end, 10);
+	if (errno || *end || end == arg || v < min || v > 100000000) {
+		pl_die(PL_EXIT_USAGE, "option '%s': expected an integer >= %ld, got '%s'", opt, min,
+		       arg);
+		return -1;
+	}
+	*out = (int)v;
+	return 0;
+}
+
+static int parse_pos(const char *opt, const char *arg, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(arg, &end);
+	if (errno || *end || end == arg || !isfinite(v) || v <= 0) {
+		pl_die(PL_EXIT_USAGE, "option '%s': expected a number > 0, got '%s'", opt, arg);
+		return -1;
+	}
+	*out = v;
+	return 0;
+}
+
+/* Quote an argv word so that pl_words_split gives it back unchanged. */
+static void append_quoted(char **s, size_t *len, const char *w)
+{
+	int plain = *w != '\0';
+	for (const char *p = w; *p; p++)
+		if (!(isalnum((unsigned char)*p) || strchr("_-./=:,+@%", *p)))
+			plain = 0;
+	size_t need = *len + strlen(w) * 4 + 4;
+	*s = realloc(*s, need);
+	char *o = *s + *len;
+	if (*len)
+		*o++ = ' ';
+	if (plain) {
+		o = stpcpy(o, w);
+	} else {
+		*o++ = '\'';
+		for (const char *p = w; *p; p++) {
+			if (*p == '\'')
+				o = stpcpy(o, "'\\''");
+			else
+				*o++ = *p;
+		}
+		*o++ = '\'';
+		*o = '\0';
+	}
+	*len = (size_t)(o - *s);
+}
+
+struct progress_state {
+	struct pl_style st;
+	double last_draw;
+	int active;
+};
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static void on_progress(void *arg, const struct pl_bench *b, size_t index,
+			enum pl_progress_event ev)
+{
+	struct progress_state *ps = arg;
+	(void)index;
+	double t = now_s();
+	if (ev != PL_PROGRESS_END && t - ps->last_draw < 0.05)
+		return;
+	ps->last_draw = t;
+	if (ev == PL_PROGRESS_WARMUP) {
+		pl_progress_draw(stderr, &ps->st, b->name, 0, 1, -1, "warming up");
+		ps->active = 1;
+		return;
+	}
+	double med = pl_bench_current_median(b);
+	char extra[64], tb[32];
+	snprintf(extra, sizeof(extra), "median %s", pl_fmt_time(tb, sizeof(tb), med));
+	size_t total = b->target ? b->target : b->n;
+	double eta = total > b->n ? (double)(total - b->n) * med : 0;
+	pl_progress_draw(stderr, &ps->st, b->name, b->n, total, eta, extra);
+	ps->active = 1;
+}
+
+static int write_text(const char *path, char *text, struct pl_error *err)
+{
+	if (!text)
+		return PL_ENOMEM;
+	int rc = pl_fsio_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}
+
+/* Compare each benchmark with the same-named one in a saved summary. */
+static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, const char *file)
+{
+	json_t *cmps = json_array();
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *b = &run->bench[i];
+		double *ref;
+		size_t nr;
+		if (pl_summary_wall_samples(base, b->name, &ref, &nr) != PL_OK || nr == 0 ||
+		    !b->wall.present) {
+			free(ref);
+			continue;
+		}
+		double *cand = malloc(b->n * sizeof(*cand));
+		size_t nc = 0;
+		for (size_t s = 0; cand && s < b->n; s++)
+			if (b->samples[s].counted)
+				cand[nc++] = b->samples[s].wall_s;
+		struct pl_comparison c;
+		if (cand && pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed,
+					     &c) == PL_OK)
+			json_array_append_new(
+			    cmps, json_pack("{s:s, s:f, s:[f,f], s:f, s:s}", "name", b->name,
+					    "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi, "p_value",
+					    c.p, "verdict", pl_change_name(c.change)));
+		free(cand);
+		free(ref);
+	}
+	return json_pack("{s:s, s:o}", "file", file, "comparisons", cmps);
+}
+
+int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	struct pl_bench_run run;
+	memset(&run, 0, sizeof(run));
+	pl_bench_config_defaults(&run.cfg);
+	struct pl_bench_config *cfg = &run.cfg;
+	const char *names[256];
+	size_t nnames = 0;
+	struct pl_param params[16];
+	size_t nparams = 0;
+	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
+	const char *md = NULL, *csv = NULL, *hf = NULL;
+	int quiet = 0, json_out = 0, order_set = 0, rc = PL_EXIT_USAGE;
+	struct pl_error err = {{0}};
+	json_t *baseline = NULL, *baseline_cmp = NULL;
+	char *joined = NULL;
+
+	/* Everything after "--" is one command's argv. */
+	int dashdash = -1;
+	for (int i = 1; i < argc; i++)
+		if (strcmp(argv[i], "--") == 0) {
+			dashdash = i;
+			break;
+		}
+	int optargc = dashdash >= 0 ? dashdash : argc;
+	optind = 1;
+	opterr = 0;
+	int c;
+	while ((c = getopt_long(optargc, argv, ":w:r:P:n:io:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'w':
+			if (parse_int("--warmup", optarg, 0, &cfg->warmup))
+				goto out;
+			break;
+		case 'r':
+			if (parse_int("--runs", optarg, 1, &cfg->runs))
+				goto out;
+			break;
+		case OPT_MIN_RUNS:
+			if (parse_int("--min-runs", optarg, 1, &cfg->min_runs))
+				goto out;
+			break;
+		case OPT_MAX_RUNS:
+			if (parse_int("--max-runs", optarg, 1, &cfg->max_runs))
+				goto out;
+			break;
+		case OPT_TIME_BUDGET:
+			if (parse_pos("--time-budget", optarg, &cfg->time_budget_s))
+				goto out;
+			break;
+		case OPT_PRECISION:
+			if (parse_pos("--precision", optarg, &cfg->precision_pct))
+				goto out;
+			if (cfg->precision_pct >= 100) {
+				pl_die(PL_EXIT_USAGE, "option '--precision': expected a percentage "
+						      "below 100, got '%s'", optarg);
+				goto out;
+			}
+			break;
+		case OPT_SETUP:
+			cfg->setup = optarg;
+			break;
+		case OPT_PREPARE:
+			cfg->prepare = optarg;
+			break;
+		case OPT_CONCLUDE:
+			cfg->conclude = optarg;
+			break;
+		case OPT_CLEANUP:
+			cfg->cleanup = optarg;
+			break;
+		case 'P':
+			if (nparams >= sizeof(params) / sizeof(params[0])) {
+				pl_die(PL_EXIT_USAGE, "option '-P': at most 16 parameters");
+				goto out;
+			}
+			if (pl_param_parse(optarg, &params[nparams], &err) != PL_OK) {
+				pl_die(PL_EXIT_USAGE, "%s", err.msg);
+				goto out;
+			}
+			for (size_t k = 0; k < nparams; k++)
+				if (strcmp(params[k].name, params[nparams].name) == 0) {
+					pl_die(PL_EXIT_USAGE, "option '-P': parameter '%s' given twice",
+					       params[k].name);
+					nparams++;
+					goto out;
+				}
+			nparams++;
+			break;
+		case OPT_ORDER:
+			if (strcmp(optarg, "interleaved") == 0)
+				cfg->order = PL_ORDER_INTERLEAVED;
+			else if (strcmp(optarg, "sequential") == 0)
+				cfg->order = PL_ORDER_SEQUENTIAL;
+			else {
+				pl_die(PL_EXIT_USAGE, "option '--order': expected interleaved or "
+						      "sequential, got '%s'", optarg);
+				goto out;
+			}
+			order_set = 1;
+			break;
+		case OPT_TIMEOUT:
+			if (parse_pos("--timeout", optarg, &cfg->timeout_s))
+				goto out;
+			break;
+		case OPT_INPUT:
+			cfg->input = optarg;
+			break;
+		case OPT_OUTPUT:
+			cfg->output = optarg;
+			break;
+		case 'n':
+			if (nnames >= sizeof(names) / sizeof(names[0])) {
+				pl_die(PL_EXIT_USAGE, "option '--name': too many names");
+				goto out;
+			}
+			names[nnames++] = optarg;
+			break;
+		case OPT_REFERENCE:
+			reference = optarg;
+			break;
+		case 'i':
+			cfg->ignore_failure = 1;
+			break;
+		case OPT_COUNTERS:
+			counters = optarg;
+			break;
+		case OPT_BASELINE:
+			baseline_path = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_MD:
+			md = optarg;
+			break;
+		case OPT_CSV:
+			csv = optarg;
+			break;
+		case OPT_HYPERFINE:
+			hf = optarg;
+			break;
+		case OPT_QUIET:
+			quiet = 1;
+			break;
+		case OPT_JSON:
+			json_out = 1;
+			break;
+		case OPT_SHELL:
+			cfg->shell = 1;
+			break;
+		case 'h':
+			fputs(cmd_bench_usage, stdout);
+			rc = PL_EXIT_OK;
+			goto out;
+		case ':':
+			pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+			goto out;
+		default:
+			pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop bench --help')",
+			       argv[optind - 1]);
+			goto out;
+		}
+	}
+	(void)order_set;
+	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
+		pl_die(PL_EXIT_USAGE, "option '--min-runs': %d is more than --max-runs %d",
+		       cfg->min_runs, cfg->max_runs);
+		goto out;
+	}
+
+	/* the command strings */
+	const char **cmds;
+	size_t ncmds;
+	if (dashdash >= 0) {
+		if (optind < optargc) {
+			pl_die(PL_EXIT_USAGE, "give commands either as strings or after '--', not "
+					      "both");
+			goto out;
+		}
+		if (dashdash + 1 >= argc) {
+			pl_die(PL_EXIT_USAGE, "no command after '--'");
+			goto out;
+		}
+		size_t len = 0;
+		for (int i = dashdash + 1; i < argc; i++) {
+			if (cfg->shell) {
+				size_t need = len + strlen(argv[i]) + 2;
+				joined = realloc(joined, need);
+				snprintf(joined + len, need - len, "%s%s", len ? " " : "", argv[i]);
+				len = strlen(joined);
+			} else {
+				append_quoted(&joined, &len, argv[i]);
+			}
+		}
+		cmds = (const char **)&joined;
+		ncmds = 1;
+	} else {
+		cmds = (const char **)argv + optind;
+		ncmds = (size_t)(optargc - optind);
+	}
+	if (ncmds == 0) {
+		pl_die(PL_EXIT_USAGE, "no command to benchmark (see 'perfloop bench --help')");
+		goto out;
+	}
+	if (nnames > ncmds) {
+		pl_die(PL_EXIT_USAGE, "option '--name': %zu names for %zu commands", nnames, ncmds);
+		goto out;
+	}
+	if (pl_counters_parse(&cfg->counters, counters, &err) != PL_OK) {
+		pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	if (baseline_path && pl_summary_load(baseline_path, &baseline, &err) != PL_OK) {
+		pl_die(PL_EXIT_USAGE, "option '--baseline': %s", err.msg);
+		goto out;
+	}
+
+	/* every command x every parameter combination */
+	const char *pnames[16];
+	for (size_t k = 0; k < nparams; k++)
+		pnames[k] = params[k].name;
+	size_t combos = pl_params_combinations(params, nparams);
+	for (size_t ci = 0; ci < ncmds; ci++) {
+		for (size_t comb = 0; comb < combos; comb++) {
+			size_t idx[16];
+			pl_params_combination(params, nparams, comb, idx);
+			char *cmd = strdup(cmds[ci]);
+			char *name = strdup(ci < nnames ? names[ci] : cmds[ci]);
+			char **values = calloc(nparams ? nparams : 1, sizeof(char *));
+			for (size_t k = 0; k < nparams && cmd && name; k++) {
+				const char *v = params[k].values[idx[k]];
+				char *c2 = pl_words_substitute(cmd, params[k].name, v);
+				char *n2 = pl_words_substitute(name, params[k].name, v);
+				free(cmd);
+				free(name);
+				cmd = c2;
+				name = n2;
+				values[k] = strdup(v);
+			}
+			int arc = cmd && name && values
+				      ? pl_bench_add(&run, name, cmd, nparams, pnames, values, &err)
+				      : PL_ENOMEM;
+			free(cmd);
+			free(name);
+			if (arc != PL_OK) {
+				if (values)
+					for (size_t k = 0; k < nparams; k++)
+						free(values[k]);
+				free(values);
+				rc = pl_die(pl_exit_code(arc), "%s",
+					    arc == PL_ENOMEM ? "out of memory" : err.msg);
+				goto out;
+			}
+		}
+	}
+	if (reference) {
+		size_t k;
+		for (k = 0; k < run.nbench; k++)
+			if (strcmp(run.bench[k].name, reference) == 0 ||
+			    strcmp(run.bench[k].command, reference) == 0)
+				break;
+		if (k == run.nbench) {
+			pl_die(PL_EXIT_USAGE, "option '--reference': no command named '%s'",
+			       reference);
+			goto out;
+		}
+		run.reference = k;
+	}
+
+	pl_counters_probe(&cfg->counters, pl_perf_open);
+	struct progress_state ps = {0};
+	pl_style_detect(&ps.st, stderr);
+	run.interrupt_flag = ctx->interrupted;
+	if (!quiet && isatty(STDERR_FILENO)) {
+		run.progress = on_progress;
+		run.progress_arg = &ps;
+	}
+
+	int erc = pl_bench_execute(&run, &err);
+	if (ps.active)
+		pl_progress_clear(stderr);
+	if (erc != PL_OK && erc != PL_EINTR) {
+		rc = pl_die(pl_exit_code(erc), "%s", err.msg);
+		goto out;
+	}
+	if (pl_bench_finish(&run) != PL_OK) {
+		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
+	if (baseline)
+		baseline_cmp = compare_baseline(&run, baseline, baseline_path);
+
+	FILE *human = json_out ? stderr : stdout;
+	if (!quiet) {
+		struct pl_style st;
+		pl_style_detect(&st, human);
+		pl_benchview_table(human, &st, &run);
+		pl_benchview_comparisons(human, &st, &run);
+		if (baseline_cmp)
+			pl_benchview_baseline(human, &st, baseline_cmp);
+	}
+	for (size_t i = 0; i < run.nbench; i++)
+		if (run.bench[i].state == PL_BENCH_FAILED)
+			fprintf(stderr, "perfloop: error: '%s' %s\n", run.bench[i].name,
+				run.bench[i].failure);
+
+	json_t *doc = pl_summary_build(&run, baseline_cmp);
+	if (!doc) {
+		rc = pl_die(PL_EXIT_INTERNAL, "cannot build the summary");
+		goto out;
+	}
+	int wrc = PL_OK;
+	if (out)
+		wrc = pl_summary_write(out, doc, &err);
+	if (wrc == PL_OK && md)
+		wrc = write_text(md, pl_benchview_markdown(&run), &err);
+	if (wrc == PL_OK && csv)
+		wrc = write_text(csv, pl_benchview_csv(&run), &err);
+	if (wrc == PL_OK && hf)
+		wrc = write_text(hf, pl_benchview_hyperfine(&run), &err);
+	if (json_out) {
+		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+		fputc('\n', stdout);
+	}
+	json_decref(doc);
+	if (wrc != PL_OK) {
+		rc = pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		goto out;
+	}
+	if (run.interrupted) {
+		fprintf(stderr, "perfloop: interrupted: the summary holds the finished runs\n");
+		rc = PL_EXIT_INTERRUPTED;
+	} else {
+		rc = run.failed ? PL_EXIT_FAILED : PL_EXIT_OK;
+	}
+out:
+	json_decref(baseline);
+	json_decref(baseline_cmp);
+	free(joined);
+	for (size_t k = 0; k < nparams; k++)
+		pl_param_release(&params[k]);
+	pl_bench_run_release(&run);
+	return rc;
+}

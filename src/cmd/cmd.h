@@ -1,0 +1,29 @@
+/*
+ * The interface between main.c's command table and the subcommands.
+ *
+ * To add a command: write src/cmd/<name>.c with
+ *     int cmd_<name>(int argc, char **argv, const struct pl_ctx *ctx);
+ *     extern const char cmd_<name>_usage[];
+ * declare both here, add a row to the table in src/main.c, and add
+ * docs/<name>.md whose "Synopsis" block equals the usage text (a test,
+ * tests/cli/t002-docs-synopsis.sh, checks that every command's page does).
+ * argv[0] is the command name; the return value is the process exit code
+ * (enum pl_exit in src/lib/error.h).
+ */
+#ifndef PL_CMD_H
+#define PL_CMD_H
+
+#include <signal.h>
+
+struct pl_ctx {
+	/* set by main's SIGINT handler */
+	const volatile sig_atomic_t *interrupted;
+};
+
+/* "perfloop: error: ..." on stderr; returns code for `return pl_die(...)`. */
+int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_bench_usage[];
+
+#endif

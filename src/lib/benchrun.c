@@ -1,0 +1,585 @@
+/*
+ * The benchmark engine (see benchrun.h).
+ *
+ * Run-count policy, decided after each command's first measured run:
+ *   --runs N                      exactly N;
+ *   --precision PCT               until the 95% CI of the median is within
+ *                                 +-PCT% (checked with a cheaper bootstrap as
+ *                                 runs come in), between min and max runs;
+ *   otherwise                     max(min-runs, time-budget / first run),
+ *                                 capped by max-runs.
+ * Interleaved order runs one run of each pending command per round, starting
+ * the round one command later each time, so slow drifts of the machine (heat,
+ * a neighbour's job) spread evenly over the commands instead of biasing one.
+ */
+#include "benchrun.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+#define PRECISION_DEFAULT_MAX 1000
+#define PRECISION_CHECK_RESAMPLES 2000
+
+void pl_bench_config_defaults(struct pl_bench_config *cfg)
+{
+	memset(cfg, 0, sizeof(*cfg));
+	cfg->warmup = 1;
+	cfg->min_runs = 10;
+	cfg->time_budget_s = 3.0;
+	cfg->order = PL_ORDER_INTERLEAVED;
+	cfg->output = "null";
+	cfg->resamples = 10000;
+	cfg->seed = 20261202;
+}
+
+static int split_command(const struct pl_bench_config *cfg, const char *command,
+			 struct pl_argv *argv, struct pl_error *err)
+{
+	if (!cfg->shell)
+		return pl_words_split(command, argv, err);
+	argv->v = calloc(4, sizeof(char *));
+	if (!argv->v)
+		return PL_ENOMEM;
+	argv->v[0] = strdup("/bin/sh");
+	argv->v[1] = strdup("-c");
+	argv->v[2] = strdup(command);
+	argv->n = 3;
+	if (!argv->v[0] || !argv->v[1] || !argv->v[2]) {
+		pl_argv_release(argv);
+		return PL_ENOMEM;
+	}
+	return PL_OK;
+}
+
+int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command,
+		 size_t nparams, const char **param_names, char **param_values,
+		 struct pl_error *err)
+{
+	struct pl_bench *nb = realloc(run->bench, (run->nbench + 1) * sizeof(*nb));
+	if (!nb)
+		return PL_ENOMEM;
+	run->bench = nb;
+	struct pl_bench *b = &run->bench[run->nbench];
+	memset(b, 0, sizeof(*b));
+	int rc = split_command(&run->cfg, command, &b->argv, err);
+	if (rc != PL_OK) {
+		if (rc == PL_EINPUT)
+			pl_error_set(err, PL_EINPUT, "command '%s': %s", command,
+				     err ? err->msg : "");
+		return rc;
+	}
+	b->name = strdup(name ? name : command);
+	b->command = strdup(command);
+	b->nparams = nparams;
+	b->param_names = param_names;
+	b->param_values = param_values;
+	if (!b->name || !b->command) {
+		free(b->name);
+		free(b->command);
+		pl_argv_release(&b->argv);
+		return PL_ENOMEM;
+	}
+	run->nbench++;
+	return PL_OK;
+}
+
+/* {NAME} substitution of a hook command for benchmark b. */
+static char *substitute_params(const struct pl_bench *b, const char *s)
+{
+	char *cur = strdup(s);
+	for (size_t i = 0; cur && i < b->nparams; i++) {
+		char *next = pl_words_substitute(cur, b->param_names[i], b->param_values[i]);
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+struct io {
+	int in_fd;  /* -1: /dev/null */
+	int out_fd; /* -1: /dev/null, -2: inherit */
+};
+
+static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const char *what,
+		    const char *hook, const struct io *io, struct pl_error *err)
+{
+	if (!hook)
+		return PL_OK;
+	char *cmd = substitute_params(b, hook);
+	if (!cmd)
+		return PL_ENOMEM;
+	struct pl_argv argv;
+	int rc = split_command(&run->cfg, cmd, &argv, err);
+	if (rc != PL_OK) {
+		if (rc == PL_EINPUT)
+			pl_error_set(err, PL_EINPUT, "option '--%s': %s", what, err ? err->msg : "");
+		free(cmd);
+		return rc;
+	}
+	struct pl_spawn_opts o = {.argv = argv.v, .stdin_fd = -1, .stdout_fd = io->out_fd,
+				  .stderr_fd = io->out_fd, .timeout_s = run->cfg.timeout_s,
+				  .interrupted = run->interrupt_flag};
+	struct pl_run_result r;
+	rc = pl_spawn_run(&o, &r, err);
+	if (rc == PL_ENOEXEC) {
+		pl_error_set(err, PL_ENOEXEC, "--%s %s", what, err ? err->msg : "");
+	} else if (rc == PL_OK && (r.timed_out || r.signal || r.exit_code)) {
+		char sig[32];
+		if (r.timed_out)
+			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' timed out", what, cmd);
+		else if (r.signal)
+			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' was killed by %s",
+					  what, cmd, pl_signal_name(r.signal, sig, sizeof(sig)));
+		else
+			rc = pl_error_set(err, PL_EFAILED,
+					  "--%s command '%s' exited with code %d", what, cmd,
+					  r.exit_code);
+	}
+	pl_argv_release(&argv);
+	free(cmd);
+	return rc;
+}
+
+static void plan(const struct pl_bench_config *cfg, struct pl_bench *b, double first_wall)
+{
+	if (b->target)
+		return;
+	size_t target;
+	if (cfg->runs > 0) {
+		target = (size_t)cfg->runs;
+	} else if (cfg->precision_pct > 0) {
+		target = cfg->max_runs > 0 ? (size_t)cfg->max_runs : PRECISION_DEFAULT_MAX;
+	} else {
+		double by_budget = first_wall > 0 ? cfg->time_budget_s / first_wall : 1e9;
+		if (by_budget > 1e9)
+			by_budget = 1e9;
+		target = (size_t)ceil(by_budget);
+		if (target < (size_t)cfg->min_runs)
+			target = (size_t)cfg->min_runs;
+		if (cfg->max_runs > 0 && target > (size_t)cfg->max_runs)
+			target = (size_t)cfg->max_runs;
+	}
+	b->target = target ? target : 1;
+}
+
+static int counted(const struct pl_sample *s)
+{
+	return s->counted;
+}
+
+static size_t collect(const struct pl_bench *b, double *out, int metric)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pl_sample *s = &b->samples[i];
+		if (!counted(s))
+			continue;
+		switch (metric) {
+		case -1:
+			out[k++] = s->wall_s;
+			break;
+		case -2:
+			out[k++] = s->user_s;
+			break;
+		case -3:
+			out[k++] = s->sys_s;
+			break;
+		case -4:
+			out[k++] = s->user_s + s->sys_s;
+			break;
+		case -5:
+			out[k++] = (double)s->max_rss_kb * 1024.0;
+			break;
+		default:
+			if (s->counter_ok[metric])
+				out[k++] = s->counter[metric];
+		}
+	}
+	return k;
+}
+
+double pl_bench_current_median(const struct pl_bench *b)
+{
+	if (b->n == 0)
+		return NAN;
+	double *x = malloc(b->n * sizeof(*x));
+	if (!x)
+		return NAN;
+	size_t k = collect(b, x, -1);
+	double m = k ? pl_stats_median_inplace(x, k) : NAN;
+	free(x);
+	return m;
+}
+
+static int precision_reached(const struct pl_bench_config *cfg, const struct pl_bench *b)
+{
+	if (b->n < (size_t)cfg->min_runs || b->n < 3)
+		return 0;
+	/* checking costs a bootstrap: every run early, every ~10% later */
+	if (b->n > 30 && b->n % (b->n / 10) != 0)
+		return 0;
+	double *x = malloc(b->n * sizeof(*x));
+	if (!x)
+		return 0;
+	size_t k = collect(b, x, -1);
+	double lo, hi;
+	int ok = 0;
+	if (k >= 3 && pl_stats_bootstrap_median_ci(x, k, PRECISION_CHECK_RESAMPLES, cfg->seed,
+						   0.95, &lo, &hi) == PL_OK) {
+		double med = pl_stats_median_inplace(x, k);
+		double half = fmax(med - lo, hi - med);
+		ok = med > 0 && half / med * 100.0 <= cfg->precision_pct;
+	}
+	free(x);
+	return ok;
+}
+
+static int push_sample(struct pl_bench *b, const struct pl_sample *s)
+{
+	if (b->n == b->cap) {
+		size_t cap = b->cap ? b->cap * 2 : 16;
+		struct pl_sample *ns = realloc(b->samples, cap * sizeof(*ns));
+		if (!ns)
+			return PL_ENOMEM;
+		b->samples = ns;
+		b->cap = cap;
+	}
+	b->samples[b->n++] = *s;
+	return PL_OK;
+}
+
+/* One run (measured or warm-up) with its prepare/conclude hooks. */
+static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
+		   int measured, struct pl_error *err)
+{
+	const struct pl_bench_config *cfg = &run->cfg;
+	int rc = run_hook(run, b, "prepare", cfg->prepare, io, err);
+	if (rc != PL_OK)
+		return rc;
+	if (io->in_fd >= 0)
+		lseek(io->in_fd, 0, SEEK_SET);
+	struct pl_spawn_opts o = {.argv = b->argv.v, .stdin_fd = io->in_fd,
+				  .stdout_fd = io->out_fd, .stderr_fd = io->out_fd,
+				  .timeout_s = cfg->timeout_s, .interrupted = run->interrupt_flag,
+				  .counters = cfg->counters.n ? &cfg->counters : NULL};
+	struct pl_run_result r;
+	rc = pl_spawn_run(&o, &r, err);
+	if (rc == PL_EINTR) {
+		run->interrupted = 1;
+		return rc;
+	}
+	if (rc != PL_OK)
+		return rc;
+
+	char sig[32];
+	if (r.timed_out) {
+		snprintf(b->failure, sizeof(b->failure),
+			 "timed out after %g s (process group killed)", cfg->timeout_s);
+		b->state = PL_BENCH_FAILED;
+		run->failed = 1;
+	} else if (!cfg->ignore_failure && r.signal) {
+		snprintf(b->failure, sizeof(b->failure), "crashed: killed by %s",
+			 pl_signal_name(r.signal, sig, sizeof(sig)));
+		b->state = PL_BENCH_FAILED;
+		run->failed = 1;
+	} else if (!cfg->ignore_failure && r.exit_code != 0) {
+		snprintf(b->failure, sizeof(b->failure),
+			 "exited with code %d (use -i/--ignore-failure to benchmark it anyway)",
+			 r.exit_code);
+		b->state = PL_BENCH_FAILED;
+		run->failed = 1;
+	}
+	if (measured || b->state == PL_BENCH_FAILED) {
+		struct pl_sample s = {.wall_s = r.wall_s, .user_s = r.user_s, .sys_s = r.sys_s,
+				      .max_rss_kb = r.max_rss_kb, .exit_code = r.exit_code,
+				      .signal = r.signal, .timed_out = r.timed_out,
+				      .counted = measured && b->state != PL_BENCH_FAILED};
+		for (size_t i = 0; i < cfg->counters.n; i++) {
+			s.counter[i] = r.counter[i];
+			s.counter_ok[i] = (unsigned char)r.counter_ok[i];
+		}
+		if ((rc = push_sample(b, &s)) != PL_OK)
+			return rc;
+		if (measured && b->state != PL_BENCH_FAILED)
+			plan(cfg, b, r.wall_s);
+	}
+	if (b->state == PL_BENCH_FAILED)
+		return PL_OK;
+	return run_hook(run, b, "conclude", cfg->conclude, io, err);
+}
+
+static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b)
+{
+	if (b->state != PL_BENCH_PENDING)
+		return 1;
+	if (b->target && b->n >= b->target)
+		return 1;
+	if (cfg->precision_pct > 0 && precision_reached(cfg, b))
+		return 1;
+	return 0;
+}
+
+static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
+		   size_t idx, struct pl_error *err)
+{
+	for (int w = 0; w < run->cfg.warmup && b->state == PL_BENCH_PENDING; w++) {
+		int rc = one_run(run, b, io, 0, err);
+		if (rc != PL_OK)
+			return rc;
+		if (run->progress)
+			run->progress(run->progress_arg, b, idx, PL_PROGRESS_WARMUP);
+	}
+	return PL_OK;
+}
+
+static int measured_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
+			size_t idx, struct pl_error *err)
+{
+	int rc = one_run(run, b, io, 1, err);
+	if (rc != PL_OK)
+		return rc;
+	if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b))
+		b->state = PL_BENCH_DONE;
+	if (run->progress)
+		run->progress(run->progress_arg, b, idx,
+			      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN : PL_PROGRESS_END);
+	return PL_OK;
+}
+
+static int interrupted(const struct pl_bench_run *run)
+{
+	return run->interrupted || (run->interrupt_flag && *run->interrupt_flag);
+}
+
+static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_error *err)
+{
+	io->in_fd = -1;
+	io->out_fd = -1;
+	if (cfg->input) {
+		io->in_fd = open(cfg->input, O_RDONLY | O_CLOEXEC);
+		if (io->in_fd < 0)
+			return pl_error_set(err, PL_EINPUT, "option '--input': cannot open '%s': %s",
+					    cfg->input, strerror(errno));
+	}
+	if (!cfg->output || strcmp(cfg->output, "null") == 0) {
+		io->out_fd = -1;
+	} else if (strcmp(cfg->output, "inherit") == 0) {
+		io->out_fd = -2;
+	} else {
+		io->out_fd = open(cfg->output, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+		if (io->out_fd < 0) {
+			int e = errno;
+			if (io->in_fd >= 0)
+				close(io->in_fd);
+			return pl_error_set(err, PL_EINPUT,
+					    "option '--output': cannot open '%s': %s", cfg->output,
+					    strerror(e));
+		}
+	}
+	return PL_OK;
+}
+
+int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+
+	/* A command that cannot be started is bad input: say so before
+	 * anything runs. */
+	for (size_t i = 0; i < run->nbench; i++) {
+		char *path = pl_spawn_which(run->bench[i].argv.v[0]);
+		if (!path)
+			return pl_error_set(err, PL_ENOEXEC, "cannot start '%s': command not found",
+					    run->bench[i].argv.v[0]);
+		free(path);
+	}
+	pl_fingerprint_read(&run->fp);
+	if (run->nbench > 0)
+		pl_fingerprint_toolchain(&run->fp, run->bench[0].argv.v);
+
+	struct io io;
+	int rc = open_io(&run->cfg, &io, err);
+	if (rc != PL_OK)
+		return rc;
+
+	if (run->cfg.order == PL_ORDER_SEQUENTIAL || run->nbench == 1) {
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && !interrupted(run); i++) {
+			struct pl_bench *b = &run->bench[i];
+			rc = run_hook(run, b, "setup", run->cfg.setup, &io, err);
+			if (rc == PL_OK)
+				rc = warm_up(run, b, &io, i, err);
+			while (rc == PL_OK && b->state == PL_BENCH_PENDING && !interrupted(run))
+				rc = measured_run(run, b, &io, i, err);
+			if (rc == PL_OK)
+				rc = run_hook(run, b, "cleanup", run->cfg.cleanup, &io, err);
+		}
+	} else {
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && !interrupted(run); i++) {
+			rc = run_hook(run, &run->bench[i], "setup", run->cfg.setup, &io, err);
+			if (rc == PL_OK)
+				rc = warm_up(run, &run->bench[i], &io, i, err);
+		}
+		for (size_t round = 0; rc == PL_OK && !interrupted(run); round++) {
+			int any = 0;
+			for (size_t k = 0; k < run->nbench && rc == PL_OK && !interrupted(run);
+			     k++) {
+				size_t i = (k + round) % run->nbench;
+				struct pl_bench *b = &run->bench[i];
+				if (b->state != PL_BENCH_PENDING)
+					continue;
+				any = 1;
+				rc = measured_run(run, b, &io, i, err);
+			}
+			if (!any)
+				break;
+		}
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && !interrupted(run); i++)
+			rc = run_hook(run, &run->bench[i], "cleanup", run->cfg.cleanup, &io, err);
+	}
+	if (io.in_fd >= 0)
+		close(io.in_fd);
+	if (io.out_fd >= 0)
+		close(io.out_fd);
+	if (interrupted(run)) {
+		run->interrupted = 1;
+		return pl_error_set(err, PL_EINTR, "interrupted");
+	}
+	return rc;
+}
+
+static void metric(const struct pl_bench_config *cfg, const struct pl_bench *b, int which,
+		   double *scratch, struct pl_metric_stats *m, uint64_t seed)
+{
+	memset(m, 0, sizeof(*m));
+	size_t k = collect(b, scratch, which);
+	if (k == 0 || pl_stats_describe(scratch, k, &m->d) != PL_OK)
+		return;
+	m->present = 1;
+	if (pl_stats_bootstrap_median_ci(scratch, k, cfg->resamples, seed, 0.95, &m->ci_lo,
+					 &m->ci_hi) != PL_OK)
+		m->ci_lo = m->ci_hi = m->d.p50;
+}
+
+int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr,
+		     size_t resamples, uint64_t seed, struct pl_comparison *out)
+{
+	double *a = malloc(nc * sizeof(*a)), *b = malloc(nr * sizeof(*b));
+	if (!a || !b) {
+		free(a);
+		free(b);
+		return PL_ENOMEM;
+	}
+	memcpy(a, cand, nc * sizeof(*a));
+	memcpy(b, ref, nr * sizeof(*b));
+	double ma = pl_stats_median_inplace(a, nc), mb = pl_stats_median_inplace(b, nr);
+	free(a);
+	free(b);
+	out->ratio = mb > 0 ? ma / mb : NAN;
+	int rc = pl_stats_bootstrap_ratio_ci(cand, nc, ref, nr, resamples, seed, 0.95,
+					     &out->ci_lo, &out->ci_hi);
+	struct pl_mwu u;
+	if (rc == PL_OK)
+		rc = pl_stats_mann_whitney(cand, nc, ref, nr, &u);
+	if (rc != PL_OK) {
+		out->p = 1;
+		out->change = PL_CHANGE_NONE;
+		return rc;
+	}
+	out->p = u.p;
+	out->change = pl_stats_change(u.p, out->ci_lo, out->ci_hi, 0.05, 0.01);
+	return PL_OK;
+}
+
+int pl_bench_finish(struct pl_bench_run *run)
+{
+	size_t maxn = 1;
+	for (size_t i = 0; i < run->nbench; i++)
+		if (run->bench[i].n > maxn)
+			maxn = run->bench[i].n;
+	double *scratch = malloc(maxn * sizeof(*scratch));
+	if (!scratch)
+		return PL_ENOMEM;
+	for (size_t i = 0; i < run->nbench; i++) {
+		struct pl_bench *b = &run->bench[i];
+		uint64_t seed = run->cfg.seed + i;
+		metric(&run->cfg, b, -1, scratch, &b->wall, seed);
+		metric(&run->cfg, b, -2, scratch, &b->user, seed);
+		metric(&run->cfg, b, -3, scratch, &b->sys, seed);
+		metric(&run->cfg, b, -4, scratch, &b->cpu, seed);
+		metric(&run->cfg, b, -5, scratch, &b->rss, seed);
+		for (size_t c = 0; c < run->cfg.counters.n; c++)
+			if (run->cfg.counters.supported[c])
+				metric(&run->cfg, b, (int)c, scratch, &b->counter[c], seed);
+		free(b->outlier);
+		b->outlier = calloc(b->n ? b->n : 1, 1);
+		size_t k = collect(b, scratch, -1);
+		if (b->outlier && k > 0) {
+			unsigned char *flags = calloc(k, 1);
+			if (flags) {
+				pl_stats_outliers(scratch, k, flags);
+				for (size_t s = 0, j = 0; s < b->n; s++)
+					if (counted(&b->samples[s]))
+						b->outlier[s] = flags[j++];
+				free(flags);
+			}
+		}
+	}
+	free(run->cmp);
+	run->cmp = NULL;
+	run->ncmp = 0;
+	const struct pl_bench *ref = run->nbench ? &run->bench[run->reference] : NULL;
+	if (run->nbench > 1 && ref->wall.present) {
+		run->cmp = calloc(run->nbench, sizeof(*run->cmp));
+		double *rs = malloc((ref->n ? ref->n : 1) * sizeof(*rs));
+		if (!run->cmp || !rs) {
+			free(rs);
+			free(scratch);
+			return PL_ENOMEM;
+		}
+		size_t nr = collect(ref, rs, -1);
+		for (size_t i = 0; i < run->nbench; i++) {
+			if (i == run->reference || !run->bench[i].wall.present)
+				continue;
+			size_t nc = collect(&run->bench[i], scratch, -1);
+			struct pl_comparison *c = &run->cmp[run->ncmp];
+			c->bench = i;
+			c->reference = run->reference;
+			if (pl_bench_compare(scratch, nc, rs, nr, run->cfg.resamples,
+					     run->cfg.seed ^ (i + 1), c) == PL_OK)
+				run->ncmp++;
+		}
+		free(rs);
+	}
+	free(scratch);
+	return PL_OK;
+}
+
+void pl_bench_run_release(struct pl_bench_run *run)
+{
+	for (size_t i = 0; i < run->nbench; i++) {
+		struct pl_bench *b = &run->bench[i];
+		free(b->name);
+		free(b->command);
+		pl_argv_release(&b->argv);
+		for (size_t p = 0; p < b->nparams; p++)
+			free(b->param_values[p]);
+		free(b->param_values);
+		free(b->samples);
+		free(b->outlier);
+	}
+	free(run->bench);
+	free(run->cmp);
+	run->bench = NULL;
+	run->cmp = NULL;
+	run->nbench = run->ncmp = 0;
+}

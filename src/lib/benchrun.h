@@ -1,0 +1,128 @@
+/*
+ * The benchmark engine behind `perfloop bench`: warm-up, the run-count
+ * policy (fixed, time budget, or --precision), interleaved or sequential
+ * order, prepare/conclude/setup/cleanup hooks, failure handling, and the
+ * statistics and comparisons computed from the samples. It measures and
+ * computes; it never prints. Progress goes through a callback so the command
+ * decides how (and whether) to draw it.
+ */
+#ifndef PL_BENCHRUN_H
+#define PL_BENCHRUN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "fingerprint.h"
+#include "linux/counters.h"
+#include "stats.h"
+#include "words.h"
+
+enum pl_order { PL_ORDER_INTERLEAVED, PL_ORDER_SEQUENTIAL };
+
+struct pl_bench_config {
+	int warmup;		/* default 1 */
+	int runs;		/* exact number, 0: decided by the policy */
+	int min_runs;		/* default 10 */
+	int max_runs;		/* 0: no cap (1000 with --precision) */
+	double time_budget_s;	/* default 3 */
+	double precision_pct;	/* 0: off */
+	const char *setup, *prepare, *conclude, *cleanup;
+	int shell;
+	enum pl_order order;
+	double timeout_s;
+	const char *input;	/* NULL: /dev/null */
+	const char *output;	/* "null", "inherit" or a file name */
+	int ignore_failure;
+	struct pl_counter_set counters;
+	size_t resamples;	/* bootstrap resamples, default 10000 */
+	uint64_t seed;
+};
+
+struct pl_sample {
+	double wall_s, user_s, sys_s;
+	long max_rss_kb;
+	int exit_code, signal, timed_out;
+	int counted; /* in the statistics: a measured run that did not fail */
+	double counter[PL_CTR_COUNT];
+	unsigned char counter_ok[PL_CTR_COUNT];
+};
+
+enum pl_bench_state { PL_BENCH_PENDING, PL_BENCH_DONE, PL_BENCH_FAILED };
+
+struct pl_metric_stats {
+	int present;
+	struct pl_describe d;
+	double ci_lo, ci_hi; /* 95% bootstrap CI of the median */
+};
+
+struct pl_bench {
+	char *name;
+	char *command;		/* after parameter substitution */
+	struct pl_argv argv;	/* what is executed */
+	size_t nparams;
+	const char **param_names;
+	char **param_values;
+	struct pl_sample *samples;
+	size_t n, cap;
+	size_t target;		/* planned runs, 0 before the first run */
+	enum pl_bench_state state;
+	char failure[512];	/* why it stopped early */
+	/* after pl_bench_finish */
+	struct pl_metric_stats wall, user, sys, cpu, rss;
+	struct pl_metric_stats counter[PL_CTR_COUNT];
+	unsigned char *outlier; /* per sample, wall time */
+};
+
+struct pl_comparison {
+	size_t bench, reference;
+	double ratio, ci_lo, ci_hi, p;
+	enum pl_change change;
+};
+
+enum pl_progress_event { PL_PROGRESS_WARMUP, PL_PROGRESS_RUN, PL_PROGRESS_END };
+typedef void (*pl_progress_fn)(void *arg, const struct pl_bench *b, size_t index,
+			       enum pl_progress_event ev);
+
+struct pl_bench_run {
+	struct pl_bench_config cfg;
+	struct pl_bench *bench;
+	size_t nbench;
+	size_t reference;
+	struct pl_comparison *cmp;
+	size_t ncmp;
+	struct pl_fingerprint fp;
+	int interrupted;
+	int failed; /* some benchmark failed, timed out or crashed */
+	char started[32];
+	const volatile sig_atomic_t *interrupt_flag;
+	pl_progress_fn progress;
+	void *progress_arg;
+};
+
+void pl_bench_config_defaults(struct pl_bench_config *cfg);
+
+/* Add a benchmark for a command string (parameters already substituted). */
+int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command,
+		 size_t nparams, const char **param_names, char **param_values,
+		 struct pl_error *err);
+
+/* Run every benchmark. Returns PL_OK, PL_EINTR (summary still valid),
+ * PL_ENOEXEC (a command could not be started), PL_EFAILED (a hook failed).
+ * A benchmark whose command fails is marked PL_BENCH_FAILED and the others
+ * go on; run->failed says so. */
+int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err);
+
+/* Statistics and comparisons over what was measured. */
+int pl_bench_finish(struct pl_bench_run *run);
+
+/* Compare two sample sets (e.g. against a saved baseline). */
+int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr,
+		     size_t resamples, uint64_t seed, struct pl_comparison *out);
+
+void pl_bench_run_release(struct pl_bench_run *run);
+
+/* Median of a sample's metric over the planned runs so far (for progress). */
+double pl_bench_current_median(const struct pl_bench *b);
+
+#endif

@@ -1,0 +1,294 @@
+/*
+ * Bench output (see benchview.h). Medians lead because benchmark
+ * distributions are skewed; the mean is shown beside them for hyperfine's
+ * users. Exports are built in memory and written atomically by the command.
+ */
+#include "benchview.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "summary.h"
+
+static void verdict_line(FILE *f, const struct pl_style *st, const char *name,
+			 const char *refname, double ratio, double lo, double hi, double p,
+			 enum pl_change ch)
+{
+	const char *col = ch == PL_CHANGE_FASTER ? PL_GREEN : ch == PL_CHANGE_SLOWER ? PL_RED : PL_DIM;
+	char rel[64];
+	if (ratio < 1)
+		snprintf(rel, sizeof(rel), "%.2f× faster than", 1.0 / ratio);
+	else
+		snprintf(rel, sizeof(rel), "%.2f× slower than", ratio);
+	fprintf(f, "  %s%s%s %s %s%s%s\n", pl_c(st, PL_BOLD), name, pl_c(st, PL_RESET), rel,
+		pl_c(st, PL_BOLD), refname, pl_c(st, PL_RESET));
+	fprintf(f, "    ratio %.3f  95%% CI [%.3f, %.3f]  p = %.2g  → %s%s%s\n", ratio, lo, hi, p,
+		pl_c(st, col), pl_change_name(ch), pl_c(st, PL_RESET));
+}
+
+void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_bench_run *run)
+{
+	char a[32], b[32], c[32], d[32];
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *bn = &run->bench[i];
+		fprintf(f, "%sBenchmark %zu: %s%s\n", pl_c(st, PL_BOLD), i + 1, bn->name,
+			pl_c(st, PL_RESET));
+		if (strcmp(bn->name, bn->command) != 0)
+			fprintf(f, "  %s%s%s\n", pl_c(st, PL_DIM), bn->command, pl_c(st, PL_RESET));
+		if (!bn->wall.present) {
+			fprintf(f, "  %sno completed runs%s", pl_c(st, PL_RED), pl_c(st, PL_RESET));
+			if (bn->state == PL_BENCH_FAILED)
+				fprintf(f, ": %s", bn->failure);
+			fprintf(f, "\n\n");
+			continue;
+		}
+		const struct pl_describe *w = &bn->wall.d;
+		double scale;
+		const char *unit;
+		pl_time_unit(w->p50, &scale, &unit);
+		fprintf(f, "  Time (%smedian%s ± MAD):  %s%8.3f %s%s ± %7.3f %s    [User: %s, System: %s]\n",
+			pl_c(st, PL_GREEN), pl_c(st, PL_RESET), pl_c(st, PL_GREEN), w->p50 * scale,
+			unit, pl_c(st, PL_RESET), w->mad * scale, unit,
+			pl_fmt_time(a, sizeof(a), bn->user.d.p50),
+			pl_fmt_time(b, sizeof(b), bn->sys.d.p50));
+		fprintf(f, "  Time (mean ± σ):      %8.3f %s ± %7.3f %s    CV %.1f%%\n",
+			w->mean * scale, unit, w->stdev * scale, unit, w->cv * 100);
+		fprintf(f, "  Range (min … max):    %8.3f %s … %.3f %s    %zu runs", w->min * scale,
+			unit, w->max * scale, unit, w->n);
+		if (w->n_outliers)
+			fprintf(f, ", %s%zu outlier%s%s", pl_c(st, PL_YELLOW), w->n_outliers,
+				w->n_outliers > 1 ? "s" : "", pl_c(st, PL_RESET));
+		fprintf(f, "\n");
+		fprintf(f, "  95%% CI of median:     [%.3f %s, %.3f %s]   p90 %s, p99 %s\n",
+			bn->wall.ci_lo * scale, unit, bn->wall.ci_hi * scale, unit,
+			pl_fmt_time(c, sizeof(c), w->p90), pl_fmt_time(d, sizeof(d), w->p99));
+		fprintf(f, "  Max RSS:              %s\n", pl_fmt_bytes(a, sizeof(a), bn->rss.d.p50));
+		int any = 0;
+		for (size_t k = 0; k < run->cfg.counters.n; k++) {
+			if (!run->cfg.counters.supported[k] || !bn->counter[k].present)
+				continue;
+			const struct pl_counter_def *def = pl_counter_def(run->cfg.counters.id[k]);
+			double v = bn->counter[k].d.p50;
+			if (strcmp(def->unit, "ns") == 0)
+				pl_fmt_time(a, sizeof(a), v * 1e-9);
+			else
+				pl_fmt_count(a, sizeof(a), v);
+			fprintf(f, "%s%s %s", any ? ", " : "  Counters (median):    ", def->name, a);
+			any = 1;
+		}
+		if (any)
+			fprintf(f, "\n");
+		struct pl_dimension dims[PL_CTR_COUNT + 8];
+		size_t nd = pl_summary_dimensions(run, bn, dims, sizeof(dims) / sizeof(dims[0]));
+		for (size_t k = 0; k < nd; k++) {
+			if (strcmp(dims[k].name, "ipc") == 0 ||
+			    strstr(dims[k].name, "_rate") != NULL)
+				fprintf(f, "  %-22s%.3f\n", dims[k].name, dims[k].value);
+		}
+		if (nd > 0 && !dims[0].scored)
+			fprintf(f,
+				"  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare; more runs, "
+				"--precision, a quieter machine or pinning (taskset -c) help%s\n",
+				pl_c(st, PL_YELLOW), w->cv * 100, pl_c(st, PL_RESET));
+		if (bn->state == PL_BENCH_FAILED)
+			fprintf(f, "  %s! stopped: %s%s\n", pl_c(st, PL_RED), bn->failure,
+				pl_c(st, PL_RESET));
+		fprintf(f, "\n");
+	}
+	int unsup = 0;
+	for (size_t k = 0; k < run->cfg.counters.n; k++) {
+		if (run->cfg.counters.supported[k])
+			continue;
+		const struct pl_counter_def *def = pl_counter_def(run->cfg.counters.id[k]);
+		fprintf(f, "%s%s%s%s", unsup ? ", " : "", pl_c(st, PL_DIM),
+			unsup ? "" : "Counters unsupported here: ", def->name);
+		unsup++;
+	}
+	if (unsup) {
+		/* one hint per distinct reason */
+		int shown[256] = {0};
+		fprintf(f, "\n");
+		for (size_t k = 0; k < run->cfg.counters.n; k++) {
+			int e = run->cfg.counters.err[k];
+			if (run->cfg.counters.supported[k] || e < 0 || e >= 256 || shown[e])
+				continue;
+			shown[e] = 1;
+			fprintf(f, "  (%s)\n", pl_counter_hint(e));
+		}
+		fprintf(f, "%s\n", pl_c(st, PL_RESET));
+	}
+}
+
+void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct pl_bench_run *run)
+{
+	if (run->ncmp == 0)
+		return;
+	fprintf(f, "%sSummary%s (reference: %s)\n", pl_c(st, PL_BOLD), pl_c(st, PL_RESET),
+		run->bench[run->reference].name);
+	for (size_t i = 0; i < run->ncmp; i++) {
+		const struct pl_comparison *c = &run->cmp[i];
+		verdict_line(f, st, run->bench[c->bench].name, run->bench[c->reference].name,
+			     c->ratio, c->ci_lo, c->ci_hi, c->p, c->change);
+	}
+	fprintf(f, "  %s(a verdict needs p < 0.05 and the whole interval beyond ±1%%)%s\n",
+		pl_c(st, PL_DIM), pl_c(st, PL_RESET));
+}
+
+void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
+{
+	json_t *cmps = json_object_get(baseline, "comparisons");
+	if (!json_array_size(cmps))
+		return;
+	fprintf(f, "%sAgainst baseline%s %s\n", pl_c(st, PL_BOLD), pl_c(st, PL_RESET),
+		json_string_value(json_object_get(baseline, "file")));
+	size_t i;
+	json_t *c;
+	json_array_foreach(cmps, i, c)
+	{
+		const char *v = json_string_value(json_object_get(c, "verdict"));
+		enum pl_change ch = strcmp(v, "faster") == 0   ? PL_CHANGE_FASTER
+				    : strcmp(v, "slower") == 0 ? PL_CHANGE_SLOWER
+							       : PL_CHANGE_NONE;
+		json_t *ci = json_object_get(c, "ci95");
+		verdict_line(f, st, json_string_value(json_object_get(c, "name")), "baseline",
+			     json_number_value(json_object_get(c, "ratio")),
+			     json_number_value(json_array_get(ci, 0)),
+			     json_number_value(json_array_get(ci, 1)),
+			     json_number_value(json_object_get(c, "p_value")), ch);
+	}
+}
+
+struct buf {
+	char *s;
+	size_t len, cap;
+};
+
+static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void bprintf(struct buf *b, const char *fmt, ...)
+{
+	va_list ap;
+	for (;;) {
+		va_start(ap, fmt);
+		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
+		va_end(ap);
+		if (n < 0)
+			return;
+		if (b->s && b->len + (size_t)n < b->cap) {
+			b->len += (size_t)n;
+			return;
+		}
+		size_t cap = (b->cap + (size_t)n + 1) * 2;
+		char *ns = realloc(b->s, cap);
+		if (!ns)
+			return;
+		b->s = ns;
+		b->cap = cap;
+	}
+}
+
+static void csv_field(struct buf *b, const char *s)
+{
+	if (!strpbrk(s, ",\"\n")) {
+		bprintf(b, "%s", s);
+		return;
+	}
+	bprintf(b, "\"");
+	for (const char *p = s; *p; p++)
+		bprintf(b, *p == '"' ? "\"\"" : "%c", *p);
+	bprintf(b, "\"");
+}
+
+static double ref_median(const struct pl_bench_run *run)
+{
+	return run->nbench ? run->bench[run->reference].wall.d.p50 : NAN;
+}
+
+char *pl_benchview_markdown(const struct pl_bench_run *run)
+{
+	struct buf b = {0};
+	double ref = ref_median(run), scale = 1e3;
+	bprintf(&b, "| Command | Median [ms] | Mean [ms] | Min [ms] | Max [ms] | Relative |\n");
+	bprintf(&b, "|:---|---:|---:|---:|---:|---:|\n");
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *bn = &run->bench[i];
+		if (!bn->wall.present) {
+			bprintf(&b, "| `%s` | failed | | | | |\n", bn->name);
+			continue;
+		}
+		const struct pl_describe *w = &bn->wall.d;
+		bprintf(&b, "| `%s` | %.1f ± %.1f | %.1f ± %.1f | %.1f | %.1f | ", bn->name,
+			w->p50 * scale, w->mad * scale, w->mean * scale, w->stdev * scale,
+			w->min * scale, w->max * scale);
+		if (i == run->reference || run->nbench == 1) {
+			bprintf(&b, "1.00 |\n");
+			continue;
+		}
+		const struct pl_comparison *c = NULL;
+		for (size_t k = 0; k < run->ncmp; k++)
+			if (run->cmp[k].bench == i)
+				c = &run->cmp[k];
+		if (c)
+			bprintf(&b, "%.2f [%.2f, %.2f] |\n", c->ratio, c->ci_lo, c->ci_hi);
+		else
+			bprintf(&b, "%.2f |\n", w->p50 / ref);
+	}
+	return b.s;
+}
+
+char *pl_benchview_csv(const struct pl_bench_run *run)
+{
+	struct buf b = {0};
+	bprintf(&b, "command,median,mean,stddev,mad,min,max,user,system,max_rss_bytes,runs");
+	const struct pl_bench *first = run->nbench ? &run->bench[0] : NULL;
+	for (size_t p = 0; first && p < first->nparams; p++)
+		bprintf(&b, ",parameter_%s", first->param_names[p]);
+	bprintf(&b, "\n");
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *bn = &run->bench[i];
+		const struct pl_describe *w = &bn->wall.d;
+		csv_field(&b, bn->name);
+		bprintf(&b, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f,%zu", w->p50, w->mean,
+			w->stdev, w->mad, w->min, w->max, bn->user.d.mean, bn->sys.d.mean,
+			bn->rss.d.p50, w->n);
+		for (size_t p = 0; p < bn->nparams; p++) {
+			bprintf(&b, ",");
+			csv_field(&b, bn->param_values[p]);
+		}
+		bprintf(&b, "\n");
+	}
+	return b.s;
+}
+
+char *pl_benchview_hyperfine(const struct pl_bench_run *run)
+{
+	json_t *results = json_array();
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *bn = &run->bench[i];
+		json_t *times = json_array(), *codes = json_array(), *params = json_object();
+		for (size_t s = 0; s < bn->n; s++) {
+			if (!bn->samples[s].counted)
+				continue;
+			json_array_append_new(times, json_real(bn->samples[s].wall_s));
+			json_array_append_new(codes, json_integer(bn->samples[s].exit_code));
+		}
+		for (size_t p = 0; p < bn->nparams; p++)
+			json_object_set_new(params, bn->param_names[p],
+					    json_string(bn->param_values[p]));
+		const struct pl_describe *w = &bn->wall.d;
+		json_t *r = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "command",
+				      bn->name, "mean", w->mean, "stddev", w->stdev, "median", w->p50,
+				      "user", bn->user.d.mean, "system", bn->sys.d.mean, "min",
+				      w->min, "max", w->max, "times", times, "exit_codes", codes);
+		if (bn->nparams)
+			json_object_set_new(r, "parameters", params);
+		else
+			json_decref(params);
+		json_array_append_new(results, r);
+	}
+	json_t *doc = json_pack("{s:o}", "results", results);
+	char *text = json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(12));
+	json_decref(doc);
+	return text;
+}

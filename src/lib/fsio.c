@@ -1,0 +1,70 @@
+/*
+ * Atomic file writes (see fsio.h). The temporary file lives beside the
+ * target so that rename(2) stays within one file system, and is removed if
+ * anything fails, so a failed write leaves the old file as it was.
+ */
+#include "fsio.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err)
+{
+	size_t plen = strlen(path);
+	char *tmp = malloc(plen + 16);
+	if (!tmp)
+		return PL_ENOMEM;
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	int fd = mkstemp(tmp);
+	if (fd < 0) {
+		int e = errno;
+		free(tmp);
+		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+	}
+	fchmod(fd, 0644);
+	const char *p = data;
+	size_t left = len;
+	while (left > 0) {
+		ssize_t w = write(fd, p, left);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			goto fail;
+		p += w;
+		left -= (size_t)w;
+	}
+	if (fsync(fd) != 0)
+		goto fail;
+	if (close(fd) != 0) {
+		fd = -1;
+		goto fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto fail;
+	/* make the rename itself durable */
+	char *dcopy = strdup(path);
+	if (dcopy) {
+		int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(dcopy);
+	}
+	free(tmp);
+	return PL_OK;
+fail:;
+	int e = errno;
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+	free(tmp);
+	return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+}

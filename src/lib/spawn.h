@@ -1,0 +1,53 @@
+/*
+ * Starting and reaping one measured command.
+ *
+ * pl_spawn_run() starts argv (no shell) in its own process group, with its
+ * stdin/stdout/stderr redirected, optionally with counters opened on it, and
+ * waits for it: wall time from just before the start until it is reaped,
+ * user/sys time and peak RSS from wait4, exit status or signal. A timeout
+ * kills the whole process group. An interruption (the flag set by a SIGINT
+ * handler) kills the group too and reports PL_EINTR.
+ */
+#ifndef PL_SPAWN_H
+#define PL_SPAWN_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "linux/counters.h"
+
+struct pl_spawn_opts {
+	char *const *argv;	  /* argv[0] is looked up in PATH when it has no '/' */
+	int stdin_fd;		  /* -1: /dev/null */
+	int stdout_fd;		  /* -1: /dev/null, -2: inherit */
+	int stderr_fd;		  /* -1: /dev/null, -2: inherit */
+	double timeout_s;	  /* 0: none */
+	const volatile sig_atomic_t *interrupted; /* may be NULL */
+	const struct pl_counter_set *counters;    /* may be NULL */
+};
+
+struct pl_run_result {
+	double wall_s, user_s, sys_s;
+	long max_rss_kb;
+	int exit_code; /* valid when signal == 0 and !timed_out */
+	int signal;    /* terminating signal, 0 if it exited */
+	int timed_out;
+	double counter[PL_CTR_COUNT]; /* by position in opts->counters */
+	int counter_ok[PL_CTR_COUNT];
+};
+
+/* Resolve argv0 in PATH like execvp; returns a malloc'd path or NULL. */
+char *pl_spawn_which(const char *argv0);
+
+/* Returns PL_OK once the command ran (check result for its exit status),
+ * PL_ENOEXEC if it could not be started, PL_EINTR if interrupted (result
+ * holds what was measured), PL_ESYS on a system failure. A timeout is PL_OK
+ * with result->timed_out set. */
+int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
+		 struct pl_error *err);
+
+/* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
+const char *pl_signal_name(int sig, char *buf, size_t len);
+
+#endif

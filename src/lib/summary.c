@@ -1,0 +1,389 @@
+/*
+ * perfloop.bench/1 documents. Field names carry their unit (wall_s,
+ * max_rss_bytes) so a reader never guesses; counters are either an object
+ * with a value or the string "unsupported", never a zero standing in for
+ * "could not measure". The reader validates everything it will use and names
+ * the first bad field as a JSON path, because summaries are hand-edited,
+ * truncated by full disks and produced by older versions.
+ */
+#include "summary.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "fsio.h"
+
+static json_t *stats_json(const struct pl_metric_stats *m, const unsigned char *outliers,
+			  const struct pl_bench *b)
+{
+	if (!m->present)
+		return json_null();
+	json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:[f,f]}", "n",
+			      (json_int_t)m->d.n, "min", m->d.min, "p50", m->d.p50, "mean",
+			      m->d.mean, "stdev", m->d.stdev, "cv", m->d.cv, "mad", m->d.mad, "p90",
+			      m->d.p90, "p99", m->d.p99, "max", m->d.max, "ci95_median", m->ci_lo,
+			      m->ci_hi);
+	if (outliers) {
+		json_t *list = json_array();
+		for (size_t i = 0; i < b->n; i++)
+			if (outliers[i])
+				json_array_append_new(list, json_integer((json_int_t)i));
+		json_object_set_new(o, "outliers", list);
+	} else {
+		json_object_set_new(o, "outlier_count", json_integer((json_int_t)m->d.n_outliers));
+	}
+	return o;
+}
+
+static void dim_set(struct pl_dimension *d, const char *name, const char *unit, double value,
+		    double cv, double timing_cv)
+{
+	memset(d, 0, sizeof(*d));
+	snprintf(d->name, sizeof(d->name), "%s", name);
+	for (char *c = d->name; *c; c++)
+		if (*c == '-')
+			*c = '_';
+	d->unit = unit;
+	d->value = value;
+	d->cv = cv;
+	d->scored = 1;
+	if (timing_cv > PL_NOISE_CV_MAX) {
+		d->scored = 0;
+		snprintf(d->reason, sizeof(d->reason), "timing CV %.1f%% > %.0f%%",
+			 timing_cv * 100, PL_NOISE_CV_MAX * 100);
+	} else if (cv > PL_NOISE_CV_MAX) {
+		d->scored = 0;
+		snprintf(d->reason, sizeof(d->reason), "CV %.1f%% > %.0f%%", cv * 100,
+			 PL_NOISE_CV_MAX * 100);
+	}
+}
+
+static int counter_pos(const struct pl_bench_run *run, int id)
+{
+	for (size_t i = 0; i < run->cfg.counters.n; i++)
+		if (run->cfg.counters.id[i] == id && run->cfg.counters.supported[i])
+			return (int)i;
+	return -1;
+}
+
+/* Per-run ratio num/den of two counters, described. */
+static int rate(const struct pl_bench_run *run, const struct pl_bench *b, int num_id, int den_id,
+		struct pl_describe *d)
+{
+	int pn = counter_pos(run, num_id), pd = counter_pos(run, den_id);
+	if (pn < 0 || pd < 0 || b->n == 0)
+		return 0;
+	double *x = malloc(b->n * sizeof(*x));
+	if (!x)
+		return 0;
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pl_sample *s = &b->samples[i];
+		if (s->counted && s->counter_ok[pn] && s->counter_ok[pd] && s->counter[pd] > 0)
+			x[k++] = s->counter[pn] / s->counter[pd];
+	}
+	int ok = k > 0 && pl_stats_describe(x, k, d) == PL_OK;
+	free(x);
+	return ok;
+}
+
+size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_bench *b,
+			     struct pl_dimension *out, size_t max)
+{
+	size_t k = 0;
+	if (!b->wall.present || max < 3)
+		return 0;
+	double tcv = b->wall.d.cv;
+	dim_set(&out[k++], "timing", "s", b->wall.d.p50, tcv, 0);
+	dim_set(&out[k++], "cpu", "s", b->cpu.d.p50, b->cpu.d.cv, tcv);
+	dim_set(&out[k++], "memory", "bytes", b->rss.d.p50, b->rss.d.cv, tcv);
+	for (size_t c = 0; c < run->cfg.counters.n && k < max; c++) {
+		if (!run->cfg.counters.supported[c] || !b->counter[c].present)
+			continue;
+		const struct pl_counter_def *def = pl_counter_def(run->cfg.counters.id[c]);
+		dim_set(&out[k++], def->name, def->unit, b->counter[c].d.p50, b->counter[c].d.cv,
+			tcv);
+	}
+	static const struct {
+		const char *name;
+		int num, den;
+	} rates[] = {
+	    {"ipc", PL_CTR_INSTRUCTIONS, PL_CTR_CYCLES},
+	    {"l1_miss_rate", PL_CTR_L1D_LOAD_MISSES, PL_CTR_L1D_LOADS},
+	    {"branch_miss_rate", PL_CTR_BRANCH_MISSES, PL_CTR_BRANCHES},
+	    {"cache_miss_rate", PL_CTR_CACHE_MISSES, PL_CTR_CACHE_REFERENCES},
+	};
+	for (size_t r = 0; r < sizeof(rates) / sizeof(rates[0]) && k < max; r++) {
+		struct pl_describe d;
+		if (rate(run, b, rates[r].num, rates[r].den, &d))
+			dim_set(&out[k++], rates[r].name, "ratio", d.p50, d.cv, tcv);
+	}
+	return k;
+}
+
+static json_t *samples_json(const struct pl_bench_run *run, const struct pl_bench *b)
+{
+	json_t *arr = json_array();
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pl_sample *s = &b->samples[i];
+		json_t *o = json_pack("{s:f, s:f, s:f, s:I, s:i, s:b, s:b, s:b}", "wall_s",
+				      s->wall_s, "user_s", s->user_s, "sys_s", s->sys_s,
+				      "max_rss_bytes", (json_int_t)s->max_rss_kb * 1024, "exit_code",
+				      s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
+				      "outlier", b->outlier ? b->outlier[i] : 0);
+		json_object_set_new(o, "signal", s->signal ? json_integer(s->signal) : json_null());
+		if (run->cfg.counters.n) {
+			json_t *c = json_object();
+			for (size_t k = 0; k < run->cfg.counters.n; k++) {
+				if (!run->cfg.counters.supported[k])
+					continue;
+				const char *name = pl_counter_def(run->cfg.counters.id[k])->name;
+				json_object_set_new(c, name,
+						    s->counter_ok[k] ? json_real(s->counter[k])
+								     : json_null());
+			}
+			json_object_set_new(o, "counters", c);
+		}
+		json_array_append_new(arr, o);
+	}
+	return arr;
+}
+
+static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench *b)
+{
+	json_t *argv = json_array();
+	for (size_t i = 0; i < b->argv.n; i++)
+		json_array_append_new(argv, json_string(b->argv.v[i]));
+	json_t *params = json_object();
+	for (size_t i = 0; i < b->nparams; i++)
+		json_object_set_new(params, b->param_names[i], json_string(b->param_values[i]));
+	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:s}", "name", b->name, "command", b->command,
+			      "argv", argv, "parameters", params, "status",
+			      b->state == PL_BENCH_FAILED ? "failed" : "ok");
+	json_object_set_new(o, "failure", b->state == PL_BENCH_FAILED ? json_string(b->failure)
+								       : json_null());
+	json_object_set_new(o, "samples", samples_json(run, b));
+	json_t *stats = json_object();
+	json_object_set_new(stats, "wall_s", stats_json(&b->wall, b->outlier, b));
+	json_object_set_new(stats, "user_s", stats_json(&b->user, NULL, b));
+	json_object_set_new(stats, "sys_s", stats_json(&b->sys, NULL, b));
+	json_object_set_new(stats, "cpu_s", stats_json(&b->cpu, NULL, b));
+	json_object_set_new(stats, "max_rss_bytes", stats_json(&b->rss, NULL, b));
+	json_object_set_new(o, "stats", stats);
+
+	json_t *counters = json_object();
+	for (size_t k = 0; k < run->cfg.counters.n; k++) {
+		const struct pl_counter_def *def = pl_counter_def(run->cfg.counters.id[k]);
+		if (!run->cfg.counters.supported[k]) {
+			json_object_set_new(counters, def->name, json_string("unsupported"));
+			continue;
+		}
+		const struct pl_metric_stats *m = &b->counter[k];
+		json_object_set_new(counters, def->name,
+				    m->present ? json_pack("{s:f, s:s, s:o}", "value", m->d.p50,
+							   "unit", def->unit, "stats",
+							   stats_json(m, NULL, b))
+					       : json_null());
+	}
+	json_object_set_new(o, "counters", counters);
+
+	struct pl_dimension dims[PL_CTR_COUNT + 8];
+	size_t nd = pl_summary_dimensions(run, b, dims, sizeof(dims) / sizeof(dims[0]));
+	json_t *dj = json_object();
+	for (size_t i = 0; i < nd; i++) {
+		json_t *d = json_pack("{s:f, s:s, s:f, s:b}", "value", dims[i].value, "unit",
+				      dims[i].unit, "cv", dims[i].cv, "scored", dims[i].scored);
+		if (!dims[i].scored)
+			json_object_set_new(d, "reason", json_string(dims[i].reason));
+		json_object_set_new(dj, dims[i].name, d);
+	}
+	json_object_set_new(o, "dimensions", dj);
+	return o;
+}
+
+json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
+{
+	const struct pl_bench_config *cfg = &run->cfg;
+	json_t *counters = json_array();
+	json_t *unsupported = json_object();
+	for (size_t k = 0; k < cfg->counters.n; k++) {
+		const char *name = pl_counter_def(cfg->counters.id[k])->name;
+		json_array_append_new(counters, json_string(name));
+		if (!cfg->counters.supported[k])
+			json_object_set_new(unsupported, name,
+					    json_string(pl_counter_hint(cfg->counters.err[k])));
+	}
+	json_t *settings = json_pack(
+	    "{s:i, s:o, s:i, s:o, s:f, s:o, s:s, s:b, s:o, s:o, s:s, s:b, s:o, s:I, s:I}",
+	    "warmup", cfg->warmup, "runs", cfg->runs ? json_integer(cfg->runs) : json_null(),
+	    "min_runs", cfg->min_runs, "max_runs",
+	    cfg->max_runs ? json_integer(cfg->max_runs) : json_null(), "time_budget_s",
+	    cfg->time_budget_s, "precision_pct",
+	    cfg->precision_pct > 0 ? json_real(cfg->precision_pct) : json_null(), "order",
+	    cfg->order == PL_ORDER_SEQUENTIAL ? "sequential" : "interleaved", "shell", cfg->shell,
+	    "timeout_s", cfg->timeout_s > 0 ? json_real(cfg->timeout_s) : json_null(), "input",
+	    cfg->input ? json_string(cfg->input) : json_null(), "output",
+	    cfg->output ? cfg->output : "null", "ignore_failure", cfg->ignore_failure, "counters",
+	    counters, "resamples", (json_int_t)cfg->resamples, "seed", (json_int_t)cfg->seed);
+
+	json_t *benches = json_array();
+	for (size_t i = 0; i < run->nbench; i++)
+		json_array_append_new(benches, bench_json(run, &run->bench[i]));
+
+	json_t *cmps = json_array();
+	for (size_t i = 0; i < run->ncmp; i++) {
+		const struct pl_comparison *c = &run->cmp[i];
+		json_array_append_new(
+		    cmps, json_pack("{s:s, s:s, s:f, s:[f,f], s:f, s:s}", "name",
+				    run->bench[c->bench].name, "reference",
+				    run->bench[c->reference].name, "ratio", c->ratio, "ci95",
+				    c->ci_lo, c->ci_hi, "p_value", c->p, "verdict",
+				    pl_change_name(c->change)));
+	}
+	json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
+				"schema", PL_SUMMARY_SCHEMA, "tool", "name", "perfloop", "version",
+				PERFLOOP_VERSION, "created", run->started, "interrupted",
+				run->interrupted, "fingerprint", pl_fingerprint_to_json(&run->fp),
+				"settings", settings, "unsupported_counters", unsupported,
+				"benchmarks", benches, "reference",
+				run->nbench > 1 ? json_string(run->bench[run->reference].name)
+						: json_null(),
+				"comparisons", cmps);
+	json_object_set_new(doc, "baseline", baseline_cmp ? json_incref(baseline_cmp) : json_null());
+	return doc;
+}
+
+int pl_summary_write(const char *path, json_t *doc, struct pl_error *err)
+{
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+	if (!text)
+		return PL_ENOMEM;
+	size_t len = strlen(text);
+	text[len] = '\0';
+	char *withnl = realloc(text, len + 2);
+	if (!withnl) {
+		free(text);
+		return PL_ENOMEM;
+	}
+	withnl[len] = '\n';
+	int rc = pl_fsio_write_atomic(path, withnl, len + 1, err);
+	free(withnl);
+	return rc;
+}
+
+static int bad(struct pl_error *err, const char *path, const char *where, const char *what)
+{
+	return pl_error_set(err, PL_EINPUT, "%s: %s: %s", path, where, what);
+}
+
+int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
+{
+	*out = NULL;
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc) {
+		if (jerr.line <= 0)
+			return pl_error_set(err, PL_EINPUT, "%s: %s", path, jerr.text);
+		return pl_error_set(err, PL_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+				    jerr.text);
+	}
+	int rc = PL_OK;
+	char where[128];
+	if (!json_is_object(doc)) {
+		rc = bad(err, path, "$", "expected an object");
+		goto out;
+	}
+	json_t *schema = json_object_get(doc, "schema");
+	if (!json_is_string(schema)) {
+		rc = bad(err, path, "schema", "missing (expected \"" PL_SUMMARY_SCHEMA "\")");
+		goto out;
+	}
+	if (strcmp(json_string_value(schema), PL_SUMMARY_SCHEMA) != 0) {
+		snprintf(where, sizeof(where), "expected \"%s\", got \"%s\"", PL_SUMMARY_SCHEMA,
+			 json_string_value(schema));
+		rc = bad(err, path, "schema", where);
+		goto out;
+	}
+	json_t *benches = json_object_get(doc, "benchmarks");
+	if (!json_is_array(benches)) {
+		rc = bad(err, path, "benchmarks", "expected an array");
+		goto out;
+	}
+	size_t i;
+	json_t *b;
+	json_array_foreach(benches, i, b)
+	{
+		snprintf(where, sizeof(where), "benchmarks[%zu]", i);
+		if (!json_is_object(b)) {
+			rc = bad(err, path, where, "expected an object");
+			goto out;
+		}
+		if (!json_is_string(json_object_get(b, "name"))) {
+			snprintf(where, sizeof(where), "benchmarks[%zu].name", i);
+			rc = bad(err, path, where, "expected a string");
+			goto out;
+		}
+		json_t *samples = json_object_get(b, "samples");
+		if (!json_is_array(samples)) {
+			snprintf(where, sizeof(where), "benchmarks[%zu].samples", i);
+			rc = bad(err, path, where, "expected an array");
+			goto out;
+		}
+		size_t j;
+		json_t *s;
+		json_array_foreach(samples, j, s)
+		{
+			json_t *w = json_object_get(s, "wall_s");
+			if (!json_is_number(w) || !isfinite(json_number_value(w)) ||
+			    json_number_value(w) < 0) {
+				snprintf(where, sizeof(where), "benchmarks[%zu].samples[%zu].wall_s",
+					 i, j);
+				rc = bad(err, path, where, "expected a non-negative number");
+				goto out;
+			}
+			json_t *c = json_object_get(s, "counted");
+			if (c && !json_is_boolean(c)) {
+				snprintf(where, sizeof(where),
+					 "benchmarks[%zu].samples[%zu].counted", i, j);
+				rc = bad(err, path, where, "expected true or false");
+				goto out;
+			}
+		}
+	}
+out:
+	if (rc != PL_OK)
+		json_decref(doc);
+	else
+		*out = doc;
+	return rc;
+}
+
+int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
+{
+	*x = NULL;
+	*n = 0;
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
+	{
+		if (strcmp(json_string_value(json_object_get(b, "name")), name) != 0)
+			continue;
+		json_t *samples = json_object_get(b, "samples");
+		*x = malloc((json_array_size(samples) + 1) * sizeof(**x));
+		if (!*x)
+			return PL_ENOMEM;
+		size_t j;
+		json_t *s;
+		json_array_foreach(samples, j, s)
+		{
+			json_t *c = json_object_get(s, "counted");
+			if (c && !json_is_true(c))
+				continue;
+			(*x)[(*n)++] = json_number_value(json_object_get(s, "wall_s"));
+		}
+		return PL_OK;
+	}
+	return PL_EINPUT;
+}

@@ -1,0 +1,42 @@
+/*
+ * The benchmark summary, `perfloop.bench/1` (docs/schemas/bench-1.md):
+ * building it from a finished run, writing it atomically, and reading one
+ * back with full validation (the first bad field is named by its JSON path).
+ */
+#ifndef PL_SUMMARY_H
+#define PL_SUMMARY_H
+
+#include <jansson.h>
+
+#include "benchrun.h"
+#include "error.h"
+
+#define PL_SUMMARY_SCHEMA "perfloop.bench/1"
+/* A dimension is scored (comparable) only when its CV is at most this. */
+#define PL_NOISE_CV_MAX 0.05
+
+struct pl_dimension {
+	char name[40];
+	const char *unit;
+	double value;
+	double cv;
+	int scored;
+	char reason[128]; /* why not scored */
+};
+
+/* The dimensions of one benchmark: timing, cpu, memory, and one per
+ * supported counter plus the derived rates. Returns how many were filled. */
+size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_bench *b,
+			     struct pl_dimension *out, size_t max);
+
+/* Build the summary document. baseline_cmp may be NULL. */
+json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp);
+int pl_summary_write(const char *path, json_t *doc, struct pl_error *err);
+
+/* Load and validate a summary file. */
+int pl_summary_load(const char *path, json_t **out, struct pl_error *err);
+/* The counted wall-time samples of benchmark `name` in a loaded summary;
+ * *x is malloc'd. Returns PL_EINPUT when there is no such benchmark. */
+int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n);
+
+#endif

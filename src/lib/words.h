@@ -1,0 +1,25 @@
+/*
+ * Splitting a command string into argv the way a POSIX shell would split
+ * words, without running a shell: blanks separate words, '...' is literal,
+ * "..." allows \" \\ \$ \` escapes, a backslash outside quotes escapes the
+ * next character. No expansion of variables, globs or ~ happens: a user who
+ * wants those asks for `--shell`.
+ */
+#ifndef PL_WORDS_H
+#define PL_WORDS_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+struct pl_argv {
+	char **v; /* NULL-terminated */
+	size_t n;
+};
+
+int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err);
+void pl_argv_release(struct pl_argv *a);
+/* Replace every "{name}" in s with value; returns a malloc'd string. */
+char *pl_words_substitute(const char *s, const char *name, const char *value);
+
+#endif
