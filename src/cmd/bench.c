@@ -177,7 +177,7 @@ static void append_quoted(char **s, size_t *len, const char *w)
 {
 	int plain = *w != '\0';
 	for (const char *p = w; *p; p++)
-		if (!(isalnum((unsigned char)*p) || strchr("_-./=:,+@%", *p)))
+		if (!(isalnum((unsigned char)*p) || strchr("_-./=:,+@%{}", *p)))
 			plain = 0;
 	size_t need = *len + strlen(w) * 4 + 4;
 	*s = realloc(*s, need);

@@ -104,9 +104,15 @@ static char *substitute_params(const struct pl_bench *b, const char *s)
 }
 
 struct io {
-	int in_fd;  /* -1: /dev/null */
-	int out_fd; /* -1: /dev/null, -2: inherit */
+	int in_fd;   /* -1: /dev/null */
+	int out_fd;  /* -1: /dev/null, -2: inherit */
+	int null_fd; /* opened once, not per run */
 };
+
+static int fd_or_null(const struct io *io, int fd)
+{
+	return fd == -1 ? io->null_fd : fd;
+}
 
 static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const char *what,
 		    const char *hook, const struct io *io, struct pl_error *err)
@@ -124,8 +130,9 @@ static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const ch
 		free(cmd);
 		return rc;
 	}
-	struct pl_spawn_opts o = {.argv = argv.v, .stdin_fd = -1, .stdout_fd = io->out_fd,
-				  .stderr_fd = io->out_fd, .timeout_s = run->cfg.timeout_s,
+	struct pl_spawn_opts o = {.argv = argv.v, .stdin_fd = io->null_fd,
+				  .stdout_fd = fd_or_null(io, io->out_fd),
+				  .stderr_fd = fd_or_null(io, io->out_fd), .timeout_s = run->cfg.timeout_s,
 				  .interrupted = run->interrupt_flag};
 	struct pl_run_result r;
 	rc = pl_spawn_run(&o, &r, err);
@@ -266,8 +273,9 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 		return rc;
 	if (io->in_fd >= 0)
 		lseek(io->in_fd, 0, SEEK_SET);
-	struct pl_spawn_opts o = {.argv = b->argv.v, .stdin_fd = io->in_fd,
-				  .stdout_fd = io->out_fd, .stderr_fd = io->out_fd,
+	struct pl_spawn_opts o = {.argv = b->argv.v, .stdin_fd = fd_or_null(io, io->in_fd),
+				  .stdout_fd = fd_or_null(io, io->out_fd),
+				  .stderr_fd = fd_or_null(io, io->out_fd),
 				  .timeout_s = cfg->timeout_s, .interrupted = run->interrupt_flag,
 				  .counters = cfg->counters.n ? &cfg->counters : NULL};
 	struct pl_run_result r;
@@ -363,11 +371,18 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 {
 	io->in_fd = -1;
 	io->out_fd = -1;
+	io->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
+	if (io->null_fd < 0)
+		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
 	if (cfg->input) {
 		io->in_fd = open(cfg->input, O_RDONLY | O_CLOEXEC);
-		if (io->in_fd < 0)
+		if (io->in_fd < 0) {
+			int e = errno;
+			close(io->null_fd);
+			errno = e;
 			return pl_error_set(err, PL_EINPUT, "option '--input': cannot open '%s': %s",
 					    cfg->input, strerror(errno));
+		}
 	}
 	if (!cfg->output || strcmp(cfg->output, "null") == 0) {
 		io->out_fd = -1;
@@ -379,6 +394,7 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 			int e = errno;
 			if (io->in_fd >= 0)
 				close(io->in_fd);
+			close(io->null_fd);
 			return pl_error_set(err, PL_EINPUT,
 					    "option '--output': cannot open '%s': %s", cfg->output,
 					    strerror(e));
@@ -450,6 +466,7 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 		close(io.in_fd);
 	if (io.out_fd >= 0)
 		close(io.out_fd);
+	close(io.null_fd);
 	if (interrupted(run)) {
 		run->interrupted = 1;
 		return pl_error_set(err, PL_EINTR, "interrupted");
@@ -457,6 +474,9 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 	return rc;
 }
 
+/* The bootstrap interval is computed for wall time only (it is what the
+ * comparisons and --precision use); it is the costly part of finishing a
+ * long benchmark. The other metrics report their median as the interval. */
 static void metric(const struct pl_bench_config *cfg, const struct pl_bench *b, int which,
 		   double *scratch, struct pl_metric_stats *m, uint64_t seed)
 {
@@ -465,7 +485,7 @@ static void metric(const struct pl_bench_config *cfg, const struct pl_bench *b, 
 	if (k == 0 || pl_stats_describe(scratch, k, &m->d) != PL_OK)
 		return;
 	m->present = 1;
-	if (pl_stats_bootstrap_median_ci(scratch, k, cfg->resamples, seed, 0.95, &m->ci_lo,
+	if (which != -1 || pl_stats_bootstrap_median_ci(scratch, k, cfg->resamples, seed, 0.95, &m->ci_lo,
 					 &m->ci_hi) != PL_OK)
 		m->ci_lo = m->ci_hi = m->d.p50;
 }

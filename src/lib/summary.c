@@ -20,12 +20,13 @@ static json_t *stats_json(const struct pl_metric_stats *m, const unsigned char *
 {
 	if (!m->present)
 		return json_null();
-	json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:[f,f]}", "n",
+	json_t *o = json_pack("{s:I, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:f}", "n",
 			      (json_int_t)m->d.n, "min", m->d.min, "p50", m->d.p50, "mean",
 			      m->d.mean, "stdev", m->d.stdev, "cv", m->d.cv, "mad", m->d.mad, "p90",
-			      m->d.p90, "p99", m->d.p99, "max", m->d.max, "ci95_median", m->ci_lo,
-			      m->ci_hi);
+			      m->d.p90, "p99", m->d.p99, "max", m->d.max);
 	if (outliers) {
+		/* the bootstrap interval is computed for wall time only */
+		json_object_set_new(o, "ci95_median", json_pack("[f,f]", m->ci_lo, m->ci_hi));
 		json_t *list = json_array();
 		for (size_t i = 0; i < b->n; i++)
 			if (outliers[i])

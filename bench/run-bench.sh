@@ -1,0 +1,6 @@
+#!/bin/sh
+# All of perfloop bench's side-by-side benchmarks (make bench).
+set -eu
+BUILD=$(dirname "${1:-build/perfloop}")
+sh "$(dirname "$0")/overhead.sh" "$BUILD"
+sh "$(dirname "$0")/trust.sh" "$BUILD"

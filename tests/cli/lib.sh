@@ -1,0 +1,47 @@
+# Shared by the CLI tests: sourced, never run. CTest sets PERFLOOP (the
+# binary), PERFLOOP_SRC and PERFLOOP_BUILD. Exit 77 means skipped.
+set -u
+: "${PERFLOOP:?set by ctest}"
+: "${PERFLOOP_SRC:?set by ctest}"
+: "${PERFLOOP_BUILD:?set by ctest}"
+BUSY=$PERFLOOP_BUILD/bench/busy
+T=$(mktemp -d "${TMPDIR:-/tmp}/perfloop-test.XXXXXX")
+trap 'rm -rf "$T"' EXIT
+cd "$T"
+
+fail() {
+	echo "FAIL: $*" >&2
+	exit 1
+}
+skip() {
+	echo "SKIP: $*" >&2
+	exit 77
+}
+
+# run CMD...: runs it, keeping stdout in $T/out, stderr in $T/err, status in $rc
+run() {
+	set +e
+	"$@" >"$T/out" 2>"$T/err"
+	rc=$?
+	set -e
+}
+
+expect_rc() {
+	[ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc; stderr: $(cat "$T/err")"
+}
+
+# expect_err PATTERN: stderr has one line and it matches
+expect_err() {
+	grep -q -- "$1" "$T/err" || fail "stderr lacks '$1': $(cat "$T/err")"
+}
+
+# j FILE EXPR: evaluate a Python expression over the JSON document `d`
+j() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
+}
+
+# check COND-EXPR FILE: assert a Python expression over `d` is true
+check() {
+	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" ||
+		fail "$1: expected $2"
+}

@@ -1,0 +1,57 @@
+#!/bin/sh
+# How many runs: --runs, --min-runs, --max-runs, --time-budget, --precision,
+# --warmup; interleaved and sequential order.
+. "$(dirname "$0")/lib.sh"
+set -e
+n() { j "$1" "len([s for s in d['benchmarks'][0]['samples'] if s['counted']])"; }
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 3 --max-runs 4 --time-budget 100 -o a.json -- "$BUSY" 1000
+expect_rc 0
+[ "$(n a.json)" -eq 4 ] || fail "max-runs: $(n a.json) runs"
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 6 --time-budget 0.000001 -o b.json -- "$BUSY" 1000
+expect_rc 0
+[ "$(n b.json)" -eq 6 ] || fail "min-runs: $(n b.json) runs"
+# budget / first run: a ~20 ms command with a 0.3 s budget is about 15 runs
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 2 --time-budget 0.3 -o c.json -- sleep 0.02
+expect_rc 0
+c=$(n c.json)
+[ "$c" -ge 5 ] && [ "$c" -le 16 ] || fail "time budget gave $c runs"
+# precision: a loose target is met long before max-runs
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 200 --precision 40 -o p.json -- "$BUSY" 100000
+expect_rc 0
+p=$(n p.json)
+[ "$p" -ge 5 ] && [ "$p" -lt 200 ] || fail "precision gave $p runs"
+check p.json "d['settings']['precision_pct'] == 40"
+# warm-up runs are not samples
+echo 0 >count
+run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 -- "echo x >> $T/count"
+expect_rc 0
+[ "$(grep -c x count)" -eq 5 ] || fail "warmup+runs: $(grep -c x count) executions"
+
+# order: interleaved rotates, sequential does not
+: >log
+run "$PERFLOOP" bench --quiet --shell -w 0 -r 3 "echo A >> $T/log" "echo B >> $T/log"
+expect_rc 0
+[ "$(tr -d '\n' <log)" = "ABBAAB" ] || fail "interleaved order: $(tr -d '\n' <log)"
+: >log
+run "$PERFLOOP" bench --quiet --shell --order sequential -w 0 -r 3 "echo A >> $T/log" "echo B >> $T/log"
+expect_rc 0
+[ "$(tr -d '\n' <log)" = "AAABBB" ] || fail "sequential order: $(tr -d '\n' <log)"
+
+for bad in "--runs -3" "--runs 0" "--min-runs x" "--warmup -1" "--time-budget 0" "--precision 0" "--precision 100" "--timeout -1" "--order random"; do
+	# shellcheck disable=SC2086
+	run "$PERFLOOP" bench $bad -- "$BUSY" 1
+	expect_rc 2
+	opt=${bad%% *}
+	expect_err "option '$opt'"
+	[ "$(wc -l <err)" -eq 1 ] || fail "$bad: more than one line: $(cat err)"
+done
+run "$PERFLOOP" bench --min-runs 5 --max-runs 3 -- "$BUSY" 1
+expect_rc 2
+expect_err "option '--min-runs'"
+run "$PERFLOOP" bench --runs
+expect_rc 2
+expect_err "needs a value"
+run "$PERFLOOP" bench --frob -- "$BUSY" 1
+expect_rc 2
+expect_err "unknown option '--frob'"
+echo ok

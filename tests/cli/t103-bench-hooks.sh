@@ -1,0 +1,25 @@
+#!/bin/sh
+# --setup/--prepare/--conclude/--cleanup: how often they run, parameter
+# substitution in them, and a failing hook.
+. "$(dirname "$0")/lib.sh"
+set -e
+run "$PERFLOOP" bench --quiet -w 1 -r 3 -P v=1,2 \
+	--setup "sh -c 'echo setup{v} >> $T/h'" --prepare "sh -c 'echo prepare >> $T/h'" \
+	--conclude "sh -c 'echo conclude >> $T/h'" --cleanup "sh -c 'echo cleanup{v} >> $T/h'" \
+	-- "$BUSY" 1000
+expect_rc 0
+[ "$(grep -c '^setup' h)" -eq 2 ] || fail "setup ran $(grep -c '^setup' h) times"
+grep -q '^setup1$' h && grep -q '^setup2$' h || fail "setup not substituted: $(cat h)"
+[ "$(grep -c '^cleanup' h)" -eq 2 ] || fail "cleanup ran $(grep -c '^cleanup' h) times"
+# 2 benchmarks x (1 warm-up + 3 runs)
+[ "$(grep -c '^prepare$' h)" -eq 8 ] || fail "prepare ran $(grep -c '^prepare$' h) times"
+[ "$(grep -c '^conclude$' h)" -eq 8 ] || fail "conclude ran $(grep -c '^conclude$' h) times"
+
+run "$PERFLOOP" bench --quiet -r 3 --prepare "sh -c 'exit 4'" -- "$BUSY" 1000
+expect_rc 3
+expect_err "prepare"
+expect_err "exited with code 4"
+run "$PERFLOOP" bench --quiet -r 3 --setup "no-such-program-xyz" -- "$BUSY" 1000
+expect_rc 2
+expect_err "no-such-program-xyz"
+echo ok
