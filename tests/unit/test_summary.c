@@ -1,0 +1,140 @@
+/* Unit tests for src/lib/summary.c and the statistics side of benchrun.c:
+ * a run built by hand, written, read back, and damaged in several ways. */
+#include <math.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "testutil.h"
+
+#include "benchrun.h"
+#include "summary.h"
+
+static void make_run(struct pl_bench_run *run, double noise)
+{
+	memset(run, 0, sizeof(*run));
+	pl_bench_config_defaults(&run->cfg);
+	run->cfg.resamples = 500;
+	pl_counters_parse(&run->cfg.counters, "task-clock,instructions", NULL);
+	run->cfg.counters.supported[1] = 0; /* as on a VM without a PMU */
+	run->cfg.counters.err[1] = 2;
+	snprintf(run->started, sizeof(run->started), "2026-12-02T00:00:00Z");
+	pl_fingerprint_read(&run->fp);
+	const char *cmds[] = {"a 1", "b 2"};
+	for (int k = 0; k < 2; k++) {
+		assert_int_equal(pl_bench_add(run, NULL, cmds[k], 0, NULL, NULL, NULL), 0);
+		struct pl_bench *b = &run->bench[k];
+		b->cap = 20;
+		b->samples = calloc(b->cap, sizeof(*b->samples));
+		for (int i = 0; i < 20; i++) {
+			struct pl_sample *s = &b->samples[b->n++];
+			double base = k ? 0.2 : 0.1;
+			s->wall_s = base * (1 + noise * ((i % 5) - 2) / 2.0);
+			s->user_s = s->wall_s * 0.9;
+			s->sys_s = s->wall_s * 0.05;
+			s->max_rss_kb = 2048;
+			s->counted = 1;
+			s->counter[0] = s->user_s * 1e9;
+			s->counter_ok[0] = 1;
+		}
+		b->state = PL_BENCH_DONE;
+	}
+}
+
+static void test_build_write_load(void **state)
+{
+	(void)state;
+	struct pl_bench_run run;
+	make_run(&run, 0.01);
+	assert_int_equal(pl_bench_finish(&run), 0);
+	assert_int_equal(run.ncmp, 1);
+	assert_int_equal(run.cmp[0].change, PL_CHANGE_SLOWER);
+	json_t *doc = pl_summary_build(&run, NULL);
+	assert_non_null(doc);
+	char path[] = "/tmp/perfloop-summary-XXXXXX";
+	int fd = mkstemp(path);
+	close(fd);
+	struct pl_error err;
+	assert_int_equal(pl_summary_write(path, doc, &err), 0);
+	json_decref(doc);
+
+	json_t *back;
+	assert_int_equal(pl_summary_load(path, &back, &err), 0);
+	json_t *b0 = json_array_get(json_object_get(back, "benchmarks"), 0);
+	json_t *counters = json_object_get(b0, "counters");
+	assert_string_equal(json_string_value(json_object_get(counters, "instructions")),
+			    "unsupported");
+	assert_true(json_is_object(json_object_get(counters, "task-clock")));
+	assert_true(json_is_string(json_object_get(json_object_get(back, "unsupported_counters"),
+						   "instructions")));
+	json_t *dims = json_object_get(b0, "dimensions");
+	assert_true(json_is_true(json_object_get(json_object_get(dims, "timing"), "scored")));
+	assert_null(json_object_get(dims, "instructions"));
+	double *x;
+	size_t n;
+	assert_int_equal(pl_summary_wall_samples(back, "b 2", &x, &n), 0);
+	assert_int_equal(n, 20);
+	free(x);
+	assert_int_equal(pl_summary_wall_samples(back, "zzz", &x, &n), PL_EINPUT);
+	json_decref(back);
+	unlink(path);
+	pl_bench_run_release(&run);
+}
+
+static void test_noise_gate(void **state)
+{
+	(void)state;
+	struct pl_bench_run run;
+	make_run(&run, 0.2); /* CV ~ 0.14 */
+	pl_bench_finish(&run);
+	struct pl_dimension d[16];
+	size_t nd = pl_summary_dimensions(&run, &run.bench[0], d, 16);
+	assert_true(nd >= 4);
+	assert_string_equal(d[0].name, "timing");
+	for (size_t i = 0; i < nd; i++) {
+		assert_false(d[i].scored);
+		assert_non_null(strstr(d[i].reason, "CV"));
+	}
+	pl_bench_run_release(&run);
+}
+
+static void expect_load_error(const char *text, const char *want)
+{
+	char path[] = "/tmp/perfloop-bad-XXXXXX";
+	int fd = mkstemp(path);
+	assert_int_equal(write(fd, text, strlen(text)), (ssize_t)strlen(text));
+	close(fd);
+	json_t *doc;
+	struct pl_error err;
+	assert_int_equal(pl_summary_load(path, &doc, &err), PL_EINPUT);
+	assert_null(doc);
+	if (!strstr(err.msg, want))
+		fail_msg("error '%s' lacks '%s'", err.msg, want);
+	assert_non_null(strstr(err.msg, path));
+	unlink(path);
+}
+
+static void test_load_errors(void **state)
+{
+	(void)state;
+	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"benchmarks\": [", ":1:");
+	expect_load_error("[]", "$: expected an object");
+	expect_load_error("{}", "schema: missing");
+	expect_load_error("{\"schema\": \"perfloop.bench/2\"}", "got \"perfloop.bench/2\"");
+	expect_load_error("{\"schema\": \"perfloop.bench/1\"}", "benchmarks: expected an array");
+	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"benchmarks\": [{}]}",
+			  "benchmarks[0].name");
+	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"benchmarks\": [{\"name\": \"a\", "
+			  "\"samples\": [{\"wall_s\": 1}, {\"wall_s\": \"x\"}]}]}",
+			  "benchmarks[0].samples[1].wall_s");
+	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"schema\": \"x\"}", "duplicate");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_build_write_load),
+	    cmocka_unit_test(test_noise_gate),
+	    cmocka_unit_test(test_load_errors),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,68 @@
+/* Unit tests for src/lib/words.c: shell-like splitting without a shell. */
+#include <string.h>
+
+#include "testutil.h"
+
+#include "words.h"
+
+static void expect_split(const char *s, const char **want, size_t n)
+{
+	struct pl_argv a;
+	struct pl_error err;
+	assert_int_equal(pl_words_split(s, &a, &err), 0);
+	assert_int_equal(a.n, n);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(a.v[i], want[i]);
+	assert_null(a.v[n]);
+	pl_argv_release(&a);
+}
+
+static void test_split_plain_and_quoted(void **state)
+{
+	(void)state;
+	const char *w1[] = {"ls", "-l", "/tmp"};
+	expect_split("  ls   -l\t/tmp  ", w1, 3);
+	const char *w2[] = {"printf", "%s|", "a b", "c\"d", "e'f"};
+	expect_split("printf '%s|' 'a b' \"c\\\"d\" e\\'f", w2, 5);
+	const char *w3[] = {"echo", "$HOME", "*", "a|b"};
+	expect_split("echo '$HOME' \\* a|b", w3, 4);
+	const char *w4[] = {"x", "", "y"};
+	expect_split("x '' y", w4, 3);
+	const char *w5[] = {"ab c"};
+	expect_split("a\"b c\"", w5, 1);
+}
+
+static void test_split_errors(void **state)
+{
+	(void)state;
+	struct pl_argv a;
+	struct pl_error err;
+	assert_int_equal(pl_words_split("echo 'x", &a, &err), PL_EINPUT);
+	assert_non_null(strstr(err.msg, "unterminated '"));
+	assert_int_equal(pl_words_split("echo \"x", &a, &err), PL_EINPUT);
+	assert_int_equal(pl_words_split("echo x\\", &a, &err), PL_EINPUT);
+	assert_non_null(strstr(err.msg, "trailing backslash"));
+	assert_int_equal(pl_words_split("   ", &a, &err), PL_EINPUT);
+	assert_non_null(strstr(err.msg, "empty command"));
+}
+
+static void test_substitute(void **state)
+{
+	(void)state;
+	char *s = pl_words_substitute("sort {n} {n}x {nn} {m}", "n", "100");
+	assert_string_equal(s, "sort 100 100x {nn} {m}");
+	free(s);
+	s = pl_words_substitute("{n", "n", "1");
+	assert_string_equal(s, "{n");
+	free(s);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_split_plain_and_quoted),
+	    cmocka_unit_test(test_split_errors),
+	    cmocka_unit_test(test_substitute),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
