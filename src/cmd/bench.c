@@ -200,10 +200,15 @@ static void append_quoted(char **s, size_t *len, const char *w)
 	*len = (size_t)(o - *s);
 }
 
+/* Progress on stderr: one line per command (up to PROGRESS_LINES; beyond
+ * that only the running one), redrawn in place, at most every 50 ms. */
+#define PROGRESS_LINES 12
+
 struct progress_state {
 	struct pl_style st;
+	const struct pl_bench_run *run;
 	double last_draw;
-	int active;
+	size_t drawn; /* lines on screen */
 };
 
 static double now_s(void)
@@ -213,27 +218,78 @@ static double now_s(void)
 	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
+static void progress_line(struct progress_state *ps, const struct pl_bench *b, int warming)
+{
+	char extra[64] = "", tb[32];
+	size_t total = b->target ? b->target : b->n;
+	double eta = -1;
+	if (warming) {
+		snprintf(extra, sizeof(extra), "warming up");
+	} else if (b->n > 0) {
+		double med = pl_bench_current_median(b);
+		snprintf(extra, sizeof(extra), "median %s", pl_fmt_time(tb, sizeof(tb), med));
+		eta = b->state == PL_BENCH_PENDING && total > b->n ? (double)(total - b->n) * med : 0;
+	} else {
+		snprintf(extra, sizeof(extra), "waiting");
+	}
+	if (b->state == PL_BENCH_FAILED)
+		snprintf(extra, sizeof(extra), "failed");
+	pl_progress_draw(stderr, &ps->st, b->name, b->n, total ? total : 1, eta, extra);
+}
+
 static void on_progress(void *arg, const struct pl_bench *b, size_t index,
 			enum pl_progress_event ev)
 {
 	struct progress_state *ps = arg;
-	(void)index;
 	double t = now_s();
 	if (ev != PL_PROGRESS_END && t - ps->last_draw < 0.05)
 		return;
 	ps->last_draw = t;
-	if (ev == PL_PROGRESS_WARMUP) {
-		pl_progress_draw(stderr, &ps->st, b->name, 0, 1, -1, "warming up");
-		ps->active = 1;
+	const struct pl_bench_run *run = ps->run;
+	if (run->nbench > PROGRESS_LINES) {
+		progress_line(ps, b, ev == PL_PROGRESS_WARMUP);
+		ps->drawn = 1;
 		return;
 	}
-	double med = pl_bench_current_median(b);
-	char extra[64], tb[32];
-	snprintf(extra, sizeof(extra), "median %s", pl_fmt_time(tb, sizeof(tb), med));
-	size_t total = b->target ? b->target : b->n;
-	double eta = total > b->n ? (double)(total - b->n) * med : 0;
-	pl_progress_draw(stderr, &ps->st, b->name, b->n, total, eta, extra);
-	ps->active = 1;
+	/* back to the first line, then redraw every command */
+	if (ps->drawn > 1)
+		fprintf(stderr, "\033[%zuA", ps->drawn - 1);
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *bi = &run->bench[i];
+		progress_line(ps, bi, i == index && ev == PL_PROGRESS_WARMUP);
+		if (i + 1 < run->nbench)
+			fputc('\n', stderr);
+	}
+	ps->drawn = run->nbench;
+	fflush(stderr);
+}
+
+static void progress_clear(struct progress_state *ps)
+{
+	if (!ps->drawn)
+		return;
+	for (size_t i = 1; i < ps->drawn; i++)
+		fprintf(stderr, "\r\033[K\033[1A");
+	pl_progress_clear(stderr);
+}
+
+/* An output that cannot be written is found before minutes of measuring,
+ * not after. */
+static int check_writable(const char *opt, const char *path)
+{
+	if (!path)
+		return 0;
+	char *copy = strdup(path);
+	if (!copy)
+		return -1;
+	char *slash = strrchr(copy, '/');
+	const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+	int ok = access(dir, W_OK | X_OK) == 0;
+	int e = errno;
+	if (!ok)
+		pl_die(PL_EXIT_USAGE, "option '%s': cannot write '%s': %s", opt, path, strerror(e));
+	free(copy);
+	return ok ? 0 : -1;
 }
 
 static int write_text(const char *path, char *text, struct pl_error *err)
@@ -489,6 +545,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_die(PL_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	if (check_writable("--out", out) || check_writable("--export-markdown", md) ||
+	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf))
+		goto out;
 	if (baseline_path && pl_summary_load(baseline_path, &baseline, &err) != PL_OK) {
 		pl_die(PL_EXIT_USAGE, "option '--baseline': %s", err.msg);
 		goto out;
@@ -507,7 +566,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			char *name = strdup(ci < nnames ? names[ci] : cmds[ci]);
 			char **values = calloc(nparams ? nparams : 1, sizeof(char *));
 			for (size_t k = 0; k < nparams && cmd && name; k++) {
-				const char *v = params[k].values[idx[k]];
+				const char *v = params[k].values.v[idx[k]];
 				char *c2 = pl_words_substitute(cmd, params[k].name, v);
 				char *n2 = pl_words_substitute(name, params[k].name, v);
 				free(cmd);
@@ -547,7 +606,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 
 	pl_counters_probe(&cfg->counters, pl_perf_open);
-	struct progress_state ps = {0};
+	struct progress_state ps = {.run = &run};
 	pl_style_detect(&ps.st, stderr);
 	run.interrupt_flag = ctx->interrupted;
 	if (!quiet && isatty(STDERR_FILENO)) {
@@ -556,8 +615,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 
 	int erc = pl_bench_execute(&run, &err);
-	if (ps.active)
-		pl_progress_clear(stderr);
+	progress_clear(&ps);
 	if (erc != PL_OK && erc != PL_EINTR) {
 		rc = pl_die(pl_exit_code(erc), "%s", err.msg);
 		goto out;

@@ -324,13 +324,17 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 	return run_hook(run, b, "conclude", cfg->conclude, io, err);
 }
 
-static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b)
+/* alone: this command's precision alone may end it. Interleaved commands
+ * under --precision stop together (see pl_bench_execute), so that their
+ * samples cover the same stretch of time and a drifting machine cannot
+ * favour the one that ran longer. */
+static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b, int alone)
 {
 	if (b->state != PL_BENCH_PENDING)
 		return 1;
 	if (b->target && b->n >= b->target)
 		return 1;
-	if (cfg->precision_pct > 0 && precision_reached(cfg, b))
+	if (alone && cfg->precision_pct > 0 && precision_reached(cfg, b))
 		return 1;
 	return 0;
 }
@@ -349,17 +353,39 @@ static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io
 }
 
 static int measured_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
-			size_t idx, struct pl_error *err)
+			size_t idx, int alone, struct pl_error *err)
 {
 	int rc = one_run(run, b, io, 1, err);
 	if (rc != PL_OK)
 		return rc;
-	if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b))
+	if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b, alone))
 		b->state = PL_BENCH_DONE;
 	if (run->progress)
 		run->progress(run->progress_arg, b, idx,
 			      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN : PL_PROGRESS_END);
 	return PL_OK;
+}
+
+/* Under --precision, interleaved commands end when all have reached it. */
+static void stop_together(struct pl_bench_run *run)
+{
+	int pending = 0;
+	for (size_t i = 0; i < run->nbench; i++) {
+		struct pl_bench *b = &run->bench[i];
+		if (b->state != PL_BENCH_PENDING)
+			continue;
+		pending = 1;
+		if (!precision_reached(&run->cfg, b))
+			return;
+	}
+	for (size_t i = 0; pending && i < run->nbench; i++) {
+		struct pl_bench *b = &run->bench[i];
+		if (b->state == PL_BENCH_PENDING) {
+			b->state = PL_BENCH_DONE;
+			if (run->progress)
+				run->progress(run->progress_arg, b, i, PL_PROGRESS_END);
+		}
+	}
 }
 
 static int interrupted(const struct pl_bench_run *run)
@@ -435,7 +461,7 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 			if (rc == PL_OK)
 				rc = warm_up(run, b, &io, i, err);
 			while (rc == PL_OK && b->state == PL_BENCH_PENDING && !interrupted(run))
-				rc = measured_run(run, b, &io, i, err);
+				rc = measured_run(run, b, &io, i, 1, err);
 			if (rc == PL_OK)
 				rc = run_hook(run, b, "cleanup", run->cfg.cleanup, &io, err);
 		}
@@ -454,10 +480,12 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 				if (b->state != PL_BENCH_PENDING)
 					continue;
 				any = 1;
-				rc = measured_run(run, b, &io, i, err);
+				rc = measured_run(run, b, &io, i, 0, err);
 			}
 			if (!any)
 				break;
+			if (run->cfg.precision_pct > 0 && rc == PL_OK)
+				stop_together(run);
 		}
 		for (size_t i = 0; i < run->nbench && rc == PL_OK && !interrupted(run); i++)
 			rc = run_hook(run, &run->bench[i], "cleanup", run->cfg.cleanup, &io, err);

@@ -16,15 +16,7 @@
 
 static int add_value(struct pl_param *p, const char *v, size_t len)
 {
-	char **nv = realloc(p->values, (p->n + 1) * sizeof(*nv));
-	if (!nv)
-		return PL_ENOMEM;
-	p->values = nv;
-	p->values[p->n] = strndup(v, len);
-	if (!p->values[p->n])
-		return PL_ENOMEM;
-	p->n++;
-	return PL_OK;
+	return pl_argv_push(&p->values, v, len);
 }
 
 static int parse_num(const char *s, size_t len, double *out, int *is_int)
@@ -108,7 +100,7 @@ int pl_param_parse(const char *spec, struct pl_param *out, struct pl_error *err)
 	int as_int = lo_int && hi_int && step_int && (factor == 0 || floor(factor) == factor);
 	if (factor > 0) {
 		for (double x = lo; x <= hi * (1 + 1e-12); x *= factor) {
-			if (out->n >= PL_PARAM_MAX)
+			if (out->values.n >= PL_PARAM_MAX)
 				goto too_many;
 			if ((rc = add_number(out, x, as_int)) != PL_OK)
 				goto fail;
@@ -138,9 +130,7 @@ fail:
 
 void pl_param_release(struct pl_param *p)
 {
-	for (size_t i = 0; i < p->n; i++)
-		free(p->values[i]);
-	free(p->values);
+	pl_argv_release(&p->values);
 	free(p->name);
 	memset(p, 0, sizeof(*p));
 }
@@ -149,14 +139,14 @@ size_t pl_params_combinations(const struct pl_param *p, size_t k)
 {
 	size_t total = 1;
 	for (size_t i = 0; i < k; i++)
-		total *= p[i].n;
+		total *= p[i].values.n;
 	return total;
 }
 
 void pl_params_combination(const struct pl_param *p, size_t k, size_t i, size_t *idx)
 {
 	for (size_t j = k; j-- > 0;) {
-		idx[j] = i % p[j].n;
-		i /= p[j].n;
+		idx[j] = i % p[j].values.n;
+		i /= p[j].values.n;
 	}
 }

@@ -9,11 +9,11 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "words.h"
 
 struct pl_param {
 	char *name;
-	char **values;
-	size_t n;
+	struct pl_argv values;
 };
 
 /* Parse one -P argument. */

@@ -236,6 +236,17 @@ static double resample_median(const double *x, size_t n, double *scratch, struct
 	return pl_stats_median_inplace(scratch, n);
 }
 
+static int boot_alloc(size_t n, size_t resamples, double **scratch, double **stat)
+{
+	*scratch = malloc(n * sizeof(**scratch));
+	*stat = malloc(resamples * sizeof(**stat));
+	if (*scratch && *stat)
+		return PL_OK;
+	free(*scratch);
+	free(*stat);
+	return PL_ENOMEM;
+}
+
 static void percentile_interval(double *stat, size_t b, double level, double *lo, double *hi)
 {
 	qsort(stat, b, sizeof(*stat), cmp_double);
@@ -249,13 +260,9 @@ int pl_stats_bootstrap_median_ci(const double *x, size_t n, size_t resamples, ui
 {
 	if (n == 0 || resamples == 0 || !(level > 0 && level < 1))
 		return PL_EINPUT;
-	double *scratch = malloc(n * sizeof(*scratch));
-	double *stat = malloc(resamples * sizeof(*stat));
-	if (!scratch || !stat) {
-		free(scratch);
-		free(stat);
+	double *scratch, *stat;
+	if (boot_alloc(n, resamples, &scratch, &stat) != PL_OK)
 		return PL_ENOMEM;
-	}
 	struct pl_rng rng;
 	pl_rng_seed(&rng, seed);
 	for (size_t b = 0; b < resamples; b++)
@@ -272,13 +279,9 @@ int pl_stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, siz
 {
 	if (na == 0 || nb == 0 || resamples == 0 || !(level > 0 && level < 1))
 		return PL_EINPUT;
-	double *scratch = malloc((na > nb ? na : nb) * sizeof(*scratch));
-	double *stat = malloc(resamples * sizeof(*stat));
-	if (!scratch || !stat) {
-		free(scratch);
-		free(stat);
+	double *scratch, *stat;
+	if (boot_alloc(na > nb ? na : nb, resamples, &scratch, &stat) != PL_OK)
 		return PL_ENOMEM;
-	}
 	struct pl_rng rng;
 	pl_rng_seed(&rng, seed);
 	size_t kept = 0;

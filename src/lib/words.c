@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int push(struct pl_argv *a, const char *buf, size_t len)
+int pl_argv_push(struct pl_argv *a, const char *buf, size_t len)
 {
 	char **v = realloc(a->v, (a->n + 2) * sizeof(*v));
 	if (!v)
@@ -36,7 +36,7 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 		char ch = *p;
 		if (ch == '\0' || ch == ' ' || ch == '\t' || ch == '\n') {
 			if (in_word) {
-				if ((rc = push(out, buf, len)) != PL_OK)
+				if ((rc = pl_argv_push(out, buf, len)) != PL_OK)
 					break;
 				len = 0;
 				in_word = 0;

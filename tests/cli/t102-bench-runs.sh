@@ -21,6 +21,11 @@ expect_rc 0
 p=$(n p.json)
 [ "$p" -ge 5 ] && [ "$p" -lt 200 ] || fail "precision gave $p runs"
 check p.json "d['settings']['precision_pct'] == 40"
+# interleaved commands under --precision stop together (same rounds)
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 300 --precision 20 -o p2.json "$BUSY 100000" "$BUSY 300000"
+expect_rc 0
+check p2.json "len(set(b['stats']['wall_s']['n'] for b in d['benchmarks'])) == 1"
+check p2.json "d['benchmarks'][0]['stats']['wall_s']['n'] < 300"
 # warm-up runs are not samples
 echo 0 >count
 run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 -- "echo x >> $T/count"

@@ -26,7 +26,11 @@ expect_err "unterminated"
 run "$PERFLOOP" bench --quiet -r 1 --input no/such/file -- cat
 expect_rc 2
 expect_err "option '--input'"
-run "$PERFLOOP" bench --quiet -r 1 -o no/such/dir/s.json -- true
+run "$PERFLOOP" bench --quiet -r 1 -o no/such/dir/s.json -- touch ran
 expect_rc 2
-expect_err "no/such/dir/s.json"
+expect_err "option '--out': cannot write 'no/such/dir/s.json'"
+[ ! -e ran ] || fail "benchmark ran although its output cannot be written"
+run "$PERFLOOP" bench --quiet -r 1 --export-csv no/such/x.csv -- true
+expect_rc 2
+expect_err "option '--export-csv'"
 echo ok

@@ -13,9 +13,9 @@ static void expect_values(const char *spec, const char *name, const char **want,
 	if (rc != 0)
 		fail_msg("%s: %s", spec, err.msg);
 	assert_string_equal(p.name, name);
-	assert_int_equal(p.n, n);
+	assert_int_equal(p.values.n, n);
 	for (size_t i = 0; i < n; i++)
-		assert_string_equal(p.values[i], want[i]);
+		assert_string_equal(p.values.v[i], want[i]);
 	pl_param_release(&p);
 }
 
