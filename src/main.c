@@ -29,7 +29,8 @@ struct command {
 };
 
 static const struct command commands[] = {
-    {"bench", cmd_bench, cmd_bench_usage, "time commands with statistics, counters and a noise gate"},
+    {"bench", cmd_bench, cmd_bench_usage,
+     "time commands with statistics, counters and a noise gate"},
 };
 
 int pl_die(int code, const char *fmt, ...)

@@ -228,7 +228,8 @@ static void progress_line(struct progress_state *ps, const struct pl_bench *b, i
 	} else if (b->n > 0) {
 		double med = pl_bench_current_median(b);
 		snprintf(extra, sizeof(extra), "median %s", pl_fmt_time(tb, sizeof(tb), med));
-		eta = b->state == PL_BENCH_PENDING && total > b->n ? (double)(total - b->n) * med : 0;
+		eta =
+		    b->state == PL_BENCH_PENDING && total > b->n ? (double)(total - b->n) * med : 0;
 	} else {
 		snprintf(extra, sizeof(extra), "waiting");
 	}
@@ -386,8 +387,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			if (parse_pos("--precision", optarg, &cfg->precision_pct))
 				goto out;
 			if (cfg->precision_pct >= 100) {
-				pl_die(PL_EXIT_USAGE, "option '--precision': expected a percentage "
-						      "below 100, got '%s'", optarg);
+				pl_die(PL_EXIT_USAGE,
+				       "option '--precision': expected a percentage "
+				       "below 100, got '%s'",
+				       optarg);
 				goto out;
 			}
 			break;
@@ -414,7 +417,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			for (size_t k = 0; k < nparams; k++)
 				if (strcmp(params[k].name, params[nparams].name) == 0) {
-					pl_die(PL_EXIT_USAGE, "option '-P': parameter '%s' given twice",
+					pl_die(PL_EXIT_USAGE,
+					       "option '-P': parameter '%s' given twice",
 					       params[k].name);
 					nparams++;
 					goto out;
@@ -427,8 +431,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			else if (strcmp(optarg, "sequential") == 0)
 				cfg->order = PL_ORDER_SEQUENTIAL;
 			else {
-				pl_die(PL_EXIT_USAGE, "option '--order': expected interleaved or "
-						      "sequential, got '%s'", optarg);
+				pl_die(PL_EXIT_USAGE,
+				       "option '--order': expected interleaved or "
+				       "sequential, got '%s'",
+				       optarg);
 				goto out;
 			}
 			order_set = 1;

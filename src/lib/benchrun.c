@@ -59,9 +59,8 @@ static int split_command(const struct pl_bench_config *cfg, const char *command,
 	return PL_OK;
 }
 
-int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command,
-		 size_t nparams, const char **param_names, char **param_values,
-		 struct pl_error *err)
+int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command, size_t nparams,
+		 const char **param_names, char **param_values, struct pl_error *err)
 {
 	struct pl_bench *nb = realloc(run->bench, (run->nbench + 1) * sizeof(*nb));
 	if (!nb)
@@ -126,13 +125,16 @@ static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const ch
 	int rc = split_command(&run->cfg, cmd, &argv, err);
 	if (rc != PL_OK) {
 		if (rc == PL_EINPUT)
-			pl_error_set(err, PL_EINPUT, "option '--%s': %s", what, err ? err->msg : "");
+			pl_error_set(err, PL_EINPUT, "option '--%s': %s", what,
+				     err ? err->msg : "");
 		free(cmd);
 		return rc;
 	}
-	struct pl_spawn_opts o = {.argv = argv.v, .stdin_fd = io->null_fd,
+	struct pl_spawn_opts o = {.argv = argv.v,
+				  .stdin_fd = io->null_fd,
 				  .stdout_fd = fd_or_null(io, io->out_fd),
-				  .stderr_fd = fd_or_null(io, io->out_fd), .timeout_s = run->cfg.timeout_s,
+				  .stderr_fd = fd_or_null(io, io->out_fd),
+				  .timeout_s = run->cfg.timeout_s,
 				  .interrupted = run->interrupt_flag};
 	struct pl_run_result r;
 	rc = pl_spawn_run(&o, &r, err);
@@ -141,14 +143,14 @@ static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const ch
 	} else if (rc == PL_OK && (r.timed_out || r.signal || r.exit_code)) {
 		char sig[32];
 		if (r.timed_out)
-			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' timed out", what, cmd);
+			rc =
+			    pl_error_set(err, PL_EFAILED, "--%s command '%s' timed out", what, cmd);
 		else if (r.signal)
 			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' was killed by %s",
 					  what, cmd, pl_signal_name(r.signal, sig, sizeof(sig)));
 		else
-			rc = pl_error_set(err, PL_EFAILED,
-					  "--%s command '%s' exited with code %d", what, cmd,
-					  r.exit_code);
+			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' exited with code %d",
+					  what, cmd, r.exit_code);
 	}
 	pl_argv_release(&argv);
 	free(cmd);
@@ -239,8 +241,8 @@ static int precision_reached(const struct pl_bench_config *cfg, const struct pl_
 	size_t k = collect(b, x, -1);
 	double lo, hi;
 	int ok = 0;
-	if (k >= 3 && pl_stats_bootstrap_median_ci(x, k, PRECISION_CHECK_RESAMPLES, cfg->seed,
-						   0.95, &lo, &hi) == PL_OK) {
+	if (k >= 3 && pl_stats_bootstrap_median_ci(x, k, PRECISION_CHECK_RESAMPLES, cfg->seed, 0.95,
+						   &lo, &hi) == PL_OK) {
 		double med = pl_stats_median_inplace(x, k);
 		double half = fmax(med - lo, hi - med);
 		ok = med > 0 && half / med * 100.0 <= cfg->precision_pct;
@@ -264,8 +266,8 @@ static int push_sample(struct pl_bench *b, const struct pl_sample *s)
 }
 
 /* One run (measured or warm-up) with its prepare/conclude hooks. */
-static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
-		   int measured, struct pl_error *err)
+static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io, int measured,
+		   struct pl_error *err)
 {
 	const struct pl_bench_config *cfg = &run->cfg;
 	int rc = run_hook(run, b, "prepare", cfg->prepare, io, err);
@@ -273,10 +275,12 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 		return rc;
 	if (io->in_fd >= 0)
 		lseek(io->in_fd, 0, SEEK_SET);
-	struct pl_spawn_opts o = {.argv = b->argv.v, .stdin_fd = fd_or_null(io, io->in_fd),
+	struct pl_spawn_opts o = {.argv = b->argv.v,
+				  .stdin_fd = fd_or_null(io, io->in_fd),
 				  .stdout_fd = fd_or_null(io, io->out_fd),
 				  .stderr_fd = fd_or_null(io, io->out_fd),
-				  .timeout_s = cfg->timeout_s, .interrupted = run->interrupt_flag,
+				  .timeout_s = cfg->timeout_s,
+				  .interrupted = run->interrupt_flag,
 				  .counters = cfg->counters.n ? &cfg->counters : NULL};
 	struct pl_run_result r;
 	rc = pl_spawn_run(&o, &r, err);
@@ -306,9 +310,13 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 		run->failed = 1;
 	}
 	if (measured || b->state == PL_BENCH_FAILED) {
-		struct pl_sample s = {.wall_s = r.wall_s, .user_s = r.user_s, .sys_s = r.sys_s,
-				      .max_rss_kb = r.max_rss_kb, .exit_code = r.exit_code,
-				      .signal = r.signal, .timed_out = r.timed_out,
+		struct pl_sample s = {.wall_s = r.wall_s,
+				      .user_s = r.user_s,
+				      .sys_s = r.sys_s,
+				      .max_rss_kb = r.max_rss_kb,
+				      .exit_code = r.exit_code,
+				      .signal = r.signal,
+				      .timed_out = r.timed_out,
 				      .counted = measured && b->state != PL_BENCH_FAILED};
 		for (size_t i = 0; i < cfg->counters.n; i++) {
 			s.counter[i] = r.counter[i];
@@ -339,8 +347,8 @@ static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b,
 	return 0;
 }
 
-static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
-		   size_t idx, struct pl_error *err)
+static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io *io, size_t idx,
+		   struct pl_error *err)
 {
 	for (int w = 0; w < run->cfg.warmup && b->state == PL_BENCH_PENDING; w++) {
 		int rc = one_run(run, b, io, 0, err);
@@ -406,8 +414,9 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 			int e = errno;
 			close(io->null_fd);
 			errno = e;
-			return pl_error_set(err, PL_EINPUT, "option '--input': cannot open '%s': %s",
-					    cfg->input, strerror(errno));
+			return pl_error_set(err, PL_EINPUT,
+					    "option '--input': cannot open '%s': %s", cfg->input,
+					    strerror(errno));
 		}
 	}
 	if (!cfg->output || strcmp(cfg->output, "null") == 0) {
@@ -513,13 +522,13 @@ static void metric(const struct pl_bench_config *cfg, const struct pl_bench *b, 
 	if (k == 0 || pl_stats_describe(scratch, k, &m->d) != PL_OK)
 		return;
 	m->present = 1;
-	if (which != -1 || pl_stats_bootstrap_median_ci(scratch, k, cfg->resamples, seed, 0.95, &m->ci_lo,
-					 &m->ci_hi) != PL_OK)
+	if (which != -1 || pl_stats_bootstrap_median_ci(scratch, k, cfg->resamples, seed, 0.95,
+							&m->ci_lo, &m->ci_hi) != PL_OK)
 		m->ci_lo = m->ci_hi = m->d.p50;
 }
 
-int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr,
-		     size_t resamples, uint64_t seed, struct pl_comparison *out)
+int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr, size_t resamples,
+		     uint64_t seed, struct pl_comparison *out)
 {
 	double *a = malloc(nc * sizeof(*a)), *b = malloc(nr * sizeof(*b));
 	if (!a || !b) {
@@ -533,8 +542,8 @@ int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr
 	free(a);
 	free(b);
 	out->ratio = mb > 0 ? ma / mb : NAN;
-	int rc = pl_stats_bootstrap_ratio_ci(cand, nc, ref, nr, resamples, seed, 0.95,
-					     &out->ci_lo, &out->ci_hi);
+	int rc = pl_stats_bootstrap_ratio_ci(cand, nc, ref, nr, resamples, seed, 0.95, &out->ci_lo,
+					     &out->ci_hi);
 	struct pl_mwu u;
 	if (rc == PL_OK)
 		rc = pl_stats_mann_whitney(cand, nc, ref, nr, &u);

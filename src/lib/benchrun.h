@@ -21,21 +21,21 @@
 enum pl_order { PL_ORDER_INTERLEAVED, PL_ORDER_SEQUENTIAL };
 
 struct pl_bench_config {
-	int warmup;		/* default 1 */
-	int runs;		/* exact number, 0: decided by the policy */
-	int min_runs;		/* default 10 */
-	int max_runs;		/* 0: no cap (1000 with --precision) */
-	double time_budget_s;	/* default 3 */
-	double precision_pct;	/* 0: off */
+	int warmup;	      /* default 1 */
+	int runs;	      /* exact number, 0: decided by the policy */
+	int min_runs;	      /* default 10 */
+	int max_runs;	      /* 0: no cap (1000 with --precision) */
+	double time_budget_s; /* default 3 */
+	double precision_pct; /* 0: off */
 	const char *setup, *prepare, *conclude, *cleanup;
 	int shell;
 	enum pl_order order;
 	double timeout_s;
-	const char *input;	/* NULL: /dev/null */
-	const char *output;	/* "null", "inherit" or a file name */
+	const char *input;  /* NULL: /dev/null */
+	const char *output; /* "null", "inherit" or a file name */
 	int ignore_failure;
 	struct pl_counter_set counters;
-	size_t resamples;	/* bootstrap resamples, default 10000 */
+	size_t resamples; /* bootstrap resamples, default 10000 */
 	uint64_t seed;
 };
 
@@ -58,16 +58,16 @@ struct pl_metric_stats {
 
 struct pl_bench {
 	char *name;
-	char *command;		/* after parameter substitution */
-	struct pl_argv argv;	/* what is executed */
+	char *command;	     /* after parameter substitution */
+	struct pl_argv argv; /* what is executed */
 	size_t nparams;
 	const char **param_names;
 	char **param_values;
 	struct pl_sample *samples;
 	size_t n, cap;
-	size_t target;		/* planned runs, 0 before the first run */
+	size_t target; /* planned runs, 0 before the first run */
 	enum pl_bench_state state;
-	char failure[512];	/* why it stopped early */
+	char failure[512]; /* why it stopped early */
 	/* after pl_bench_finish */
 	struct pl_metric_stats wall, user, sys, cpu, rss;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
@@ -103,9 +103,8 @@ struct pl_bench_run {
 void pl_bench_config_defaults(struct pl_bench_config *cfg);
 
 /* Add a benchmark for a command string (parameters already substituted). */
-int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command,
-		 size_t nparams, const char **param_names, char **param_values,
-		 struct pl_error *err);
+int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command, size_t nparams,
+		 const char **param_names, char **param_values, struct pl_error *err);
 
 /* Run every benchmark. Returns PL_OK, PL_EINTR (summary still valid),
  * PL_ENOEXEC (a command could not be started), PL_EFAILED (a hook failed).
@@ -117,8 +116,8 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err);
 int pl_bench_finish(struct pl_bench_run *run);
 
 /* Compare two sample sets (e.g. against a saved baseline). */
-int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr,
-		     size_t resamples, uint64_t seed, struct pl_comparison *out);
+int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr, size_t resamples,
+		     uint64_t seed, struct pl_comparison *out);
 
 void pl_bench_run_release(struct pl_bench_run *run);
 

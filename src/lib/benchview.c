@@ -12,11 +12,12 @@
 
 #include "summary.h"
 
-static void verdict_line(FILE *f, const struct pl_style *st, const char *name,
-			 const char *refname, double ratio, double lo, double hi, double p,
-			 enum pl_change ch)
+static void verdict_line(FILE *f, const struct pl_style *st, const char *name, const char *refname,
+			 double ratio, double lo, double hi, double p, enum pl_change ch)
 {
-	const char *col = ch == PL_CHANGE_FASTER ? PL_GREEN : ch == PL_CHANGE_SLOWER ? PL_RED : PL_DIM;
+	const char *col = ch == PL_CHANGE_FASTER   ? PL_GREEN
+			  : ch == PL_CHANGE_SLOWER ? PL_RED
+						   : PL_DIM;
 	char rel[64];
 	if (ratio < 1)
 		snprintf(rel, sizeof(rel), "%.2f× faster than", 1.0 / ratio);
@@ -48,7 +49,9 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		double scale;
 		const char *unit;
 		pl_time_unit(w->p50, &scale, &unit);
-		fprintf(f, "  Time (%smedian%s ± MAD):  %s%8.3f %s%s ± %7.3f %s    [User: %s, System: %s]\n",
+		fprintf(f,
+			"  Time (%smedian%s ± MAD):  %s%8.3f %s%s ± %7.3f %s    [User: %s, System: "
+			"%s]\n",
 			pl_c(st, PL_GREEN), pl_c(st, PL_RESET), pl_c(st, PL_GREEN), w->p50 * scale,
 			unit, pl_c(st, PL_RESET), w->mad * scale, unit,
 			pl_fmt_time(a, sizeof(a), bn->user.d.p50),
@@ -64,7 +67,8 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		fprintf(f, "  95%% CI of median:     [%.3f %s, %.3f %s]   p90 %s, p99 %s\n",
 			bn->wall.ci_lo * scale, unit, bn->wall.ci_hi * scale, unit,
 			pl_fmt_time(c, sizeof(c), w->p90), pl_fmt_time(d, sizeof(d), w->p99));
-		fprintf(f, "  Max RSS:              %s\n", pl_fmt_bytes(a, sizeof(a), bn->rss.d.p50));
+		fprintf(f, "  Max RSS:              %s\n",
+			pl_fmt_bytes(a, sizeof(a), bn->rss.d.p50));
 		int any = 0;
 		for (size_t k = 0; k < run->cfg.counters.n; k++) {
 			if (!run->cfg.counters.supported[k] || !bn->counter[k].present)
@@ -75,7 +79,8 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 				pl_fmt_time(a, sizeof(a), v * 1e-9);
 			else
 				pl_fmt_count(a, sizeof(a), v);
-			fprintf(f, "%s%s %s", any ? ", " : "  Counters (median):    ", def->name, a);
+			fprintf(f, "%s%s %s", any ? ", " : "  Counters (median):    ", def->name,
+				a);
 			any = 1;
 		}
 		if (any)
@@ -88,10 +93,11 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 				fprintf(f, "  %-22s%.3f\n", dims[k].name, dims[k].value);
 		}
 		if (nd > 0 && !dims[0].scored)
-			fprintf(f,
-				"  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare; more runs, "
-				"--precision, a quieter machine or pinning (taskset -c) help%s\n",
-				pl_c(st, PL_YELLOW), w->cv * 100, pl_c(st, PL_RESET));
+			fprintf(
+			    f,
+			    "  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare; more runs, "
+			    "--precision, a quieter machine or pinning (taskset -c) help%s\n",
+			    pl_c(st, PL_YELLOW), w->cv * 100, pl_c(st, PL_RESET));
 		if (bn->state == PL_BENCH_FAILED)
 			fprintf(f, "  %s! stopped: %s%s\n", pl_c(st, PL_RED), bn->failure,
 				pl_c(st, PL_RESET));
@@ -277,10 +283,11 @@ char *pl_benchview_hyperfine(const struct pl_bench_run *run)
 			json_object_set_new(params, bn->param_names[p],
 					    json_string(bn->param_values[p]));
 		const struct pl_describe *w = &bn->wall.d;
-		json_t *r = json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "command",
-				      bn->name, "mean", w->mean, "stddev", w->stdev, "median", w->p50,
-				      "user", bn->user.d.mean, "system", bn->sys.d.mean, "min",
-				      w->min, "max", w->max, "times", times, "exit_codes", codes);
+		json_t *r =
+		    json_pack("{s:s, s:f, s:f, s:f, s:f, s:f, s:f, s:f, s:o, s:o}", "command",
+			      bn->name, "mean", w->mean, "stddev", w->stdev, "median", w->p50,
+			      "user", bn->user.d.mean, "system", bn->sys.d.mean, "min", w->min,
+			      "max", w->max, "times", times, "exit_codes", codes);
 		if (bn->nparams)
 			json_object_set_new(r, "parameters", params);
 		else

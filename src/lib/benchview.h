@@ -13,8 +13,7 @@
 #include "render.h"
 
 void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_bench_run *run);
-void pl_benchview_comparisons(FILE *f, const struct pl_style *st,
-			      const struct pl_bench_run *run);
+void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct pl_bench_run *run);
 /* Lines comparing with a saved baseline (the array built by the command). */
 void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline);
 

@@ -13,25 +13,25 @@
 
 /* Process exit codes, documented in README.md and docs/. */
 enum pl_exit {
-	PL_EXIT_OK = 0,		 /* success */
-	PL_EXIT_NEGATIVE = 1,	 /* a negative verdict or no candidate: an answer */
-	PL_EXIT_USAGE = 2,	 /* bad usage or bad input */
-	PL_EXIT_FAILED = 3,	 /* the measured program failed or timed out */
-	PL_EXIT_INTERNAL = 4,	 /* internal error (a bug, or the OS refused) */
+	PL_EXIT_OK = 0,		  /* success */
+	PL_EXIT_NEGATIVE = 1,	  /* a negative verdict or no candidate: an answer */
+	PL_EXIT_USAGE = 2,	  /* bad usage or bad input */
+	PL_EXIT_FAILED = 3,	  /* the measured program failed or timed out */
+	PL_EXIT_INTERNAL = 4,	  /* internal error (a bug, or the OS refused) */
 	PL_EXIT_INTERRUPTED = 130 /* stopped by SIGINT after writing what it had */
 };
 
 /* Library return codes. */
 enum pl_status {
 	PL_OK = 0,
-	PL_EINPUT = -1,	   /* bad input from the user: usage or file content */
-	PL_ESYS = -2,	   /* a system call failed */
-	PL_ENOMEM = -3,	   /* out of memory */
-	PL_EFAILED = -4,   /* the measured program failed */
-	PL_ETIMEOUT = -5,  /* the measured program timed out */
-	PL_EINTR = -6,	   /* interrupted by the user */
-	PL_ENOTSUP = -7,   /* the machine or kernel does not support it */
-	PL_ENOEXEC = -8,   /* a command could not be started */
+	PL_EINPUT = -1,	  /* bad input from the user: usage or file content */
+	PL_ESYS = -2,	  /* a system call failed */
+	PL_ENOMEM = -3,	  /* out of memory */
+	PL_EFAILED = -4,  /* the measured program failed */
+	PL_ETIMEOUT = -5, /* the measured program timed out */
+	PL_EINTR = -6,	  /* interrupted by the user */
+	PL_ENOTSUP = -7,  /* the machine or kernel does not support it */
+	PL_ENOEXEC = -8,  /* a command could not be started */
 };
 
 struct pl_error {

@@ -87,13 +87,12 @@ void pl_fingerprint_read(struct pl_fingerprint *fp)
 	else
 		snprintf(fp->kernel, sizeof(fp->kernel), "unknown");
 
-	if (read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor",
-			    fp->governor, sizeof(fp->governor)) != 0)
+	if (read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", fp->governor,
+			    sizeof(fp->governor)) != 0)
 		snprintf(fp->governor, sizeof(fp->governor), "unknown");
 
 	snprintf(fp->turbo, sizeof(fp->turbo), "unknown");
-	if (read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) ==
-	    0)
+	if (read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
 		snprintf(fp->turbo, sizeof(fp->turbo), "%s", atoi(buf) ? "off" : "on");
 	else if (read_first_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
 		snprintf(fp->turbo, sizeof(fp->turbo), "%s", atoi(buf) ? "on" : "off");
@@ -189,8 +188,8 @@ static void python_version(const char *interp, char *out, size_t len)
 		return;
 	char *argv[] = {(char *)interp, "-c",
 			"import sys; print('%d.%d.%d' % sys.version_info[:3])", NULL};
-	struct pl_spawn_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = pipefd[1],
-				  .stderr_fd = -1, .timeout_s = 10};
+	struct pl_spawn_opts o = {
+	    .argv = argv, .stdin_fd = -1, .stdout_fd = pipefd[1], .stderr_fd = -1, .timeout_s = 10};
 	struct pl_run_result r;
 	int rc = pl_spawn_run(&o, &r, NULL);
 	close(pipefd[1]);
@@ -228,7 +227,7 @@ json_t *pl_fingerprint_to_json(const struct pl_fingerprint *fp)
 	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:s?, s:s?, s:s}", "cpu_model",
 			 fp->cpu_model, "logical_cores", fp->logical_cores, "physical_cores",
 			 fp->physical_cores, "smt", fp->smt, "kernel", fp->kernel, "governor",
-			 fp->governor, "turbo", fp->turbo, "loadavg_1m", fp->loadavg_1m,
-			 "compiler", fp->compiler[0] ? fp->compiler : NULL, "python",
+			 fp->governor, "turbo", fp->turbo, "loadavg_1m", fp->loadavg_1m, "compiler",
+			 fp->compiler[0] ? fp->compiler : NULL, "python",
 			 fp->python[0] ? fp->python : NULL, "hostname_hash", fp->hostname_hash);
 }

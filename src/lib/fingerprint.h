@@ -11,10 +11,10 @@ struct pl_fingerprint {
 	char cpu_model[256];
 	int logical_cores;
 	int physical_cores;
-	char smt[16];	    /* "on", "off", "unknown" */
+	char smt[16]; /* "on", "off", "unknown" */
 	char kernel[128];
-	char governor[64];  /* "unknown" where cpufreq is not exposed */
-	char turbo[16];	    /* "on", "off", "unknown" */
+	char governor[64]; /* "unknown" where cpufreq is not exposed */
+	char turbo[16];	   /* "on", "off", "unknown" */
 	double loadavg_1m;
 	char compiler[256]; /* from the measured executable's .comment, or "" */
 	char python[64];    /* version when the command runs Python, or "" */

@@ -38,8 +38,8 @@ static int parse_num(const char *s, size_t len, double *out, int *is_int)
 static int add_number(struct pl_param *p, double v, int as_int)
 {
 	char buf[64];
-	int len = as_int ? snprintf(buf, sizeof(buf), "%.0f", v)
-			 : snprintf(buf, sizeof(buf), "%.10g", v);
+	int len =
+	    as_int ? snprintf(buf, sizeof(buf), "%.0f", v) : snprintf(buf, sizeof(buf), "%.10g", v);
 	return add_value(p, buf, (size_t)len);
 }
 
@@ -48,8 +48,8 @@ int pl_param_parse(const char *spec, struct pl_param *out, struct pl_error *err)
 	memset(out, 0, sizeof(*out));
 	const char *eq = strchr(spec, '=');
 	if (!eq || eq == spec)
-		return pl_error_set(err, PL_EINPUT,
-				    "option '-P': expected NAME=VALUES in '%s'", spec);
+		return pl_error_set(err, PL_EINPUT, "option '-P': expected NAME=VALUES in '%s'",
+				    spec);
 	for (const char *c = spec; c < eq; c++)
 		if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z') ||
 		      (c > spec && *c >= '0' && *c <= '9')))
@@ -83,8 +83,7 @@ int pl_param_parse(const char *spec, struct pl_param *out, struct pl_error *err)
 	const char *rest = dots + 2;
 	const char *mod = strpbrk(rest, ":*");
 	size_t hilen = mod ? (size_t)(mod - rest) : strlen(rest);
-	if (parse_num(v, (size_t)(dots - v), &lo, &lo_int) ||
-	    parse_num(rest, hilen, &hi, &hi_int))
+	if (parse_num(v, (size_t)(dots - v), &lo, &lo_int) || parse_num(rest, hilen, &hi, &hi_int))
 		goto bad_range;
 	if (mod && *mod == ':') {
 		if (parse_num(mod + 1, strlen(mod + 1), &step, &step_int) || !(step > 0))

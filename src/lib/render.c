@@ -99,7 +99,8 @@ void pl_progress_draw(FILE *f, const struct pl_style *st, const char *label, siz
 	bar[k] = '\0';
 	char eta[32] = "";
 	if (eta_s >= 0 && isfinite(eta_s))
-		snprintf(eta, sizeof(eta), " ETA %02d:%02d", (int)(eta_s / 60), (int)fmod(eta_s, 60));
+		snprintf(eta, sizeof(eta), " ETA %02d:%02d", (int)(eta_s / 60),
+			 (int)fmod(eta_s, 60));
 	fprintf(f, "\r\033[K%s%-20.20s%s %s%s%s %zu/%zu%s %s", pl_c(st, PL_BOLD), label,
 		pl_c(st, PL_RESET), pl_c(st, PL_CYAN), bar, pl_c(st, PL_RESET), done, total, eta,
 		extra ? extra : "");

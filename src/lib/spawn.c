@@ -174,9 +174,9 @@ static int wait_child(pid_t pid, double deadline, const volatile sig_atomic_t *i
 			}
 			if (pidfd >= 0) {
 				struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-				struct timespec ts = {.tv_sec = (time_t)left,
-						      .tv_nsec = (long)((left - (double)(time_t)left) *
-									1e9)};
+				struct timespec ts = {
+				    .tv_sec = (time_t)left,
+				    .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
 				int r = ppoll(&pfd, 1, &ts, NULL);
 				if (r == 0 || (r < 0 && errno == EINTR))
 					continue;
@@ -216,8 +216,8 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 		return pl_error_set(err, PL_ENOEXEC, "cannot start '%s': command not found",
 				    opts->argv[0]);
 
-	struct child_ctx c = {.path = path, .argv = opts->argv, .envp = environ,
-			      .counters = opts->counters};
+	struct child_ctx c = {
+	    .path = path, .argv = opts->argv, .envp = environ, .counters = opts->counters};
 	int devnull = -1;
 	int want[3] = {opts->stdin_fd, opts->stdout_fd, opts->stderr_fd};
 	for (int t = 0; t < 3; t++) {
@@ -272,9 +272,10 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 	memset(&ru, 0, sizeof(ru));
 	if (c.fail_stage) {
 		waitpid(pid, &status, 0);
-		rc = pl_error_set(err, PL_ENOEXEC, "cannot start '%s': %s%s%s", opts->argv[0],
-				  strerror(c.fail_errno), strcmp(c.fail_stage, "exec") ? " at " : "",
-				  strcmp(c.fail_stage, "exec") ? c.fail_stage : "");
+		rc =
+		    pl_error_set(err, PL_ENOEXEC, "cannot start '%s': %s%s%s", opts->argv[0],
+				 strerror(c.fail_errno), strcmp(c.fail_stage, "exec") ? " at " : "",
+				 strcmp(c.fail_stage, "exec") ? c.fail_stage : "");
 		goto out;
 	}
 	double deadline = opts->timeout_s > 0 ? t0 + opts->timeout_s : 0;

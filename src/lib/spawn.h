@@ -18,13 +18,13 @@
 #include "linux/counters.h"
 
 struct pl_spawn_opts {
-	char *const *argv;	  /* argv[0] is looked up in PATH when it has no '/' */
-	int stdin_fd;		  /* -1: /dev/null */
-	int stdout_fd;		  /* -1: /dev/null, -2: inherit */
-	int stderr_fd;		  /* -1: /dev/null, -2: inherit */
-	double timeout_s;	  /* 0: none */
+	char *const *argv; /* argv[0] is looked up in PATH when it has no '/' */
+	int stdin_fd;	   /* -1: /dev/null */
+	int stdout_fd;	   /* -1: /dev/null, -2: inherit */
+	int stderr_fd;	   /* -1: /dev/null, -2: inherit */
+	double timeout_s;  /* 0: none */
 	const volatile sig_atomic_t *interrupted; /* may be NULL */
-	const struct pl_counter_set *counters;    /* may be NULL */
+	const struct pl_counter_set *counters;	  /* may be NULL */
 };
 
 struct pl_run_result {

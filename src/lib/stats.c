@@ -91,13 +91,19 @@ static void select_kth(double *x, size_t n, size_t k)
 		size_t mid = lo + (hi - lo) / 2;
 		/* median of three as pivot */
 		if (x[mid] < x[lo]) {
-			double t = x[mid]; x[mid] = x[lo]; x[lo] = t;
+			double t = x[mid];
+			x[mid] = x[lo];
+			x[lo] = t;
 		}
 		if (x[hi] < x[lo]) {
-			double t = x[hi]; x[hi] = x[lo]; x[lo] = t;
+			double t = x[hi];
+			x[hi] = x[lo];
+			x[lo] = t;
 		}
 		if (x[hi] < x[mid]) {
-			double t = x[hi]; x[hi] = x[mid]; x[mid] = t;
+			double t = x[hi];
+			x[hi] = x[mid];
+			x[mid] = t;
 		}
 		double pivot = x[mid];
 		size_t i = lo, j = hi;
@@ -107,7 +113,9 @@ static void select_kth(double *x, size_t n, size_t k)
 			while (x[j] > pivot)
 				j--;
 			if (i <= j) {
-				double t = x[i]; x[i] = x[j]; x[j] = t;
+				double t = x[i];
+				x[i] = x[j];
+				x[j] = t;
 				i++;
 				if (j == 0)
 					break;
@@ -403,8 +411,7 @@ int pl_stats_mann_whitney(const double *a, size_t na, const double *b, size_t nb
 	return PL_OK;
 }
 
-enum pl_change pl_stats_change(double p, double ci_lo, double ci_hi, double alpha,
-			       double threshold)
+enum pl_change pl_stats_change(double p, double ci_lo, double ci_hi, double alpha, double threshold)
 {
 	if (!(p < alpha))
 		return PL_CHANGE_NONE;

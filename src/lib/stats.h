@@ -56,9 +56,9 @@ int pl_stats_bootstrap_ratio_ci(const double *a, size_t na, const double *b, siz
 				double *hi);
 
 struct pl_mwu {
-	double u1;    /* U statistic of the first sample */
-	double p;     /* two-sided p-value */
-	int exact;    /* 1 when the exact distribution was used */
+	double u1; /* U statistic of the first sample */
+	double p;  /* two-sided p-value */
+	int exact; /* 1 when the exact distribution was used */
 };
 /* Two-sided Mann-Whitney U test, as scipy.stats.mannwhitneyu(a, b) with
  * method='auto' (exact when a sample has at most 8 values and there are no

@@ -52,8 +52,8 @@ static void dim_set(struct pl_dimension *d, const char *name, const char *unit, 
 	d->scored = 1;
 	if (timing_cv > PL_NOISE_CV_MAX) {
 		d->scored = 0;
-		snprintf(d->reason, sizeof(d->reason), "timing CV %.1f%% > %.0f%%",
-			 timing_cv * 100, PL_NOISE_CV_MAX * 100);
+		snprintf(d->reason, sizeof(d->reason), "timing CV %.1f%% > %.0f%%", timing_cv * 100,
+			 PL_NOISE_CV_MAX * 100);
 	} else if (cv > PL_NOISE_CV_MAX) {
 		d->scored = 0;
 		snprintf(d->reason, sizeof(d->reason), "CV %.1f%% > %.0f%%", cv * 100,
@@ -129,11 +129,11 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 	json_t *arr = json_array();
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pl_sample *s = &b->samples[i];
-		json_t *o = json_pack("{s:f, s:f, s:f, s:I, s:i, s:b, s:b, s:b}", "wall_s",
-				      s->wall_s, "user_s", s->user_s, "sys_s", s->sys_s,
-				      "max_rss_bytes", (json_int_t)s->max_rss_kb * 1024, "exit_code",
-				      s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
-				      "outlier", b->outlier ? b->outlier[i] : 0);
+		json_t *o = json_pack(
+		    "{s:f, s:f, s:f, s:I, s:i, s:b, s:b, s:b}", "wall_s", s->wall_s, "user_s",
+		    s->user_s, "sys_s", s->sys_s, "max_rss_bytes", (json_int_t)s->max_rss_kb * 1024,
+		    "exit_code", s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
+		    "outlier", b->outlier ? b->outlier[i] : 0);
 		json_object_set_new(o, "signal", s->signal ? json_integer(s->signal) : json_null());
 		if (run->cfg.counters.n) {
 			json_t *c = json_object();
@@ -163,8 +163,8 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	json_t *o = json_pack("{s:s, s:s, s:o, s:o, s:s}", "name", b->name, "command", b->command,
 			      "argv", argv, "parameters", params, "status",
 			      b->state == PL_BENCH_FAILED ? "failed" : "ok");
-	json_object_set_new(o, "failure", b->state == PL_BENCH_FAILED ? json_string(b->failure)
-								       : json_null());
+	json_object_set_new(o, "failure",
+			    b->state == PL_BENCH_FAILED ? json_string(b->failure) : json_null());
 	json_object_set_new(o, "samples", samples_json(run, b));
 	json_t *stats = json_object();
 	json_object_set_new(stats, "wall_s", stats_json(&b->wall, b->outlier, b));
@@ -183,10 +183,10 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 		}
 		const struct pl_metric_stats *m = &b->counter[k];
 		json_object_set_new(counters, def->name,
-				    m->present ? json_pack("{s:f, s:s, s:o}", "value", m->d.p50,
-							   "unit", def->unit, "stats",
-							   stats_json(m, NULL, b))
-					       : json_null());
+				    m->present
+					? json_pack("{s:f, s:s, s:o}", "value", m->d.p50, "unit",
+						    def->unit, "stats", stats_json(m, NULL, b))
+					: json_null());
 	}
 	json_object_set_new(o, "counters", counters);
 
@@ -217,11 +217,10 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 					    json_string(pl_counter_hint(cfg->counters.err[k])));
 	}
 	json_t *settings = json_pack(
-	    "{s:i, s:o, s:i, s:o, s:f, s:o, s:s, s:b, s:o, s:o, s:s, s:b, s:o, s:I, s:I}",
-	    "warmup", cfg->warmup, "runs", cfg->runs ? json_integer(cfg->runs) : json_null(),
-	    "min_runs", cfg->min_runs, "max_runs",
-	    cfg->max_runs ? json_integer(cfg->max_runs) : json_null(), "time_budget_s",
-	    cfg->time_budget_s, "precision_pct",
+	    "{s:i, s:o, s:i, s:o, s:f, s:o, s:s, s:b, s:o, s:o, s:s, s:b, s:o, s:I, s:I}", "warmup",
+	    cfg->warmup, "runs", cfg->runs ? json_integer(cfg->runs) : json_null(), "min_runs",
+	    cfg->min_runs, "max_runs", cfg->max_runs ? json_integer(cfg->max_runs) : json_null(),
+	    "time_budget_s", cfg->time_budget_s, "precision_pct",
 	    cfg->precision_pct > 0 ? json_real(cfg->precision_pct) : json_null(), "order",
 	    cfg->order == PL_ORDER_SEQUENTIAL ? "sequential" : "interleaved", "shell", cfg->shell,
 	    "timeout_s", cfg->timeout_s > 0 ? json_real(cfg->timeout_s) : json_null(), "input",
@@ -236,23 +235,23 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_t *cmps = json_array();
 	for (size_t i = 0; i < run->ncmp; i++) {
 		const struct pl_comparison *c = &run->cmp[i];
-		json_array_append_new(
-		    cmps, json_pack("{s:s, s:s, s:f, s:[f,f], s:f, s:s}", "name",
-				    run->bench[c->bench].name, "reference",
-				    run->bench[c->reference].name, "ratio", c->ratio, "ci95",
-				    c->ci_lo, c->ci_hi, "p_value", c->p, "verdict",
-				    pl_change_name(c->change)));
+		json_array_append_new(cmps,
+				      json_pack("{s:s, s:s, s:f, s:[f,f], s:f, s:s}", "name",
+						run->bench[c->bench].name, "reference",
+						run->bench[c->reference].name, "ratio", c->ratio,
+						"ci95", c->ci_lo, c->ci_hi, "p_value", c->p,
+						"verdict", pl_change_name(c->change)));
 	}
-	json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}",
-				"schema", PL_SUMMARY_SCHEMA, "tool", "name", "perfloop", "version",
-				PERFLOOP_VERSION, "created", run->started, "interrupted",
-				run->interrupted, "fingerprint", pl_fingerprint_to_json(&run->fp),
-				"settings", settings, "unsupported_counters", unsupported,
-				"benchmarks", benches, "reference",
-				run->nbench > 1 ? json_string(run->bench[run->reference].name)
-						: json_null(),
-				"comparisons", cmps);
-	json_object_set_new(doc, "baseline", baseline_cmp ? json_incref(baseline_cmp) : json_null());
+	json_t *doc =
+	    json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
+		      PL_SUMMARY_SCHEMA, "tool", "name", "perfloop", "version", PERFLOOP_VERSION,
+		      "created", run->started, "interrupted", run->interrupted, "fingerprint",
+		      pl_fingerprint_to_json(&run->fp), "settings", settings,
+		      "unsupported_counters", unsupported, "benchmarks", benches, "reference",
+		      run->nbench > 1 ? json_string(run->bench[run->reference].name) : json_null(),
+		      "comparisons", cmps);
+	json_object_set_new(doc, "baseline",
+			    baseline_cmp ? json_incref(baseline_cmp) : json_null());
 	return doc;
 }
 
@@ -339,8 +338,8 @@ int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 			json_t *w = json_object_get(s, "wall_s");
 			if (!json_is_number(w) || !isfinite(json_number_value(w)) ||
 			    json_number_value(w) < 0) {
-				snprintf(where, sizeof(where), "benchmarks[%zu].samples[%zu].wall_s",
-					 i, j);
+				snprintf(where, sizeof(where),
+					 "benchmarks[%zu].samples[%zu].wall_s", i, j);
 				rc = bad(err, path, where, "expected a non-negative number");
 				goto out;
 			}

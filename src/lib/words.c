@@ -49,7 +49,8 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 		if (ch == '\'') {
 			const char *end = strchr(p + 1, '\'');
 			if (!end) {
-				rc = pl_error_set(err, PL_EINPUT, "unterminated ' quote in '%s'", s);
+				rc =
+				    pl_error_set(err, PL_EINPUT, "unterminated ' quote in '%s'", s);
 				break;
 			}
 			memcpy(buf + len, p + 1, (size_t)(end - p - 1));
@@ -63,7 +64,8 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 				buf[len++] = *p++;
 			}
 			if (*p != '"') {
-				rc = pl_error_set(err, PL_EINPUT, "unterminated \" quote in '%s'", s);
+				rc = pl_error_set(err, PL_EINPUT, "unterminated \" quote in '%s'",
+						  s);
 				break;
 			}
 		} else if (ch == '\\') {

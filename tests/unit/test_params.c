@@ -43,9 +43,9 @@ static void test_forms(void **state)
 static void test_errors(void **state)
 {
 	(void)state;
-	const char *bad[] = {"n=1..", "n=..3", "n=3..1", "n=1..5:0", "n=1..5:-1", "n=1..5*1",
-			     "n=0..5*2", "n", "=1", "1n=2", "n=1,,2", "n=", "n=a..b",
-			     "n=1..1000000000"};
+	const char *bad[] = {
+	    "n=1..", "n=..3", "n=3..1", "n=1..5:0", "n=1..5:-1", "n=1..5*1", "n=0..5*2",
+	    "n",     "=1",    "1n=2",	"n=1,,2",   "n=",	 "n=a..b",   "n=1..1000000000"};
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		struct pl_param p;
 		struct pl_error err;

@@ -14,8 +14,8 @@ static int spawn_sh(const char *script, double timeout, struct pl_run_result *r,
 		    struct pl_error *err)
 {
 	char *argv[] = {"/bin/sh", "-c", (char *)script, NULL};
-	struct pl_spawn_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-				  .timeout_s = timeout};
+	struct pl_spawn_opts o = {
+	    .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .timeout_s = timeout};
 	return pl_spawn_run(&o, r, err);
 }
 
@@ -71,12 +71,12 @@ static void test_redirect_and_fds_untouched(void **state)
 	char script[128];
 	/* is either end of our pipe (both close-on-exec) open in the child
 	 * under its own number? It must not be. */
-	snprintf(script, sizeof(script),
-		 "echo out; echo err >&2; [ -e /proc/self/fd/%d ] || [ -e /proc/self/fd/%d ]; echo $?",
-		 p[0], p[1]);
+	snprintf(
+	    script, sizeof(script),
+	    "echo out; echo err >&2; [ -e /proc/self/fd/%d ] || [ -e /proc/self/fd/%d ]; echo $?",
+	    p[0], p[1]);
 	char *argv[] = {"/bin/sh", "-c", script, NULL};
-	struct pl_spawn_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = p[1],
-				  .stderr_fd = -1};
+	struct pl_spawn_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = p[1], .stderr_fd = -1};
 	struct pl_run_result r;
 	assert_int_equal(pl_spawn_run(&o, &r, NULL), 0);
 	close(p[1]);
@@ -100,10 +100,9 @@ static void test_counters_count_the_child(void **state)
 	pl_counters_probe(&set, pl_perf_open);
 	if (!set.supported[0])
 		skip();
-	char *argv[] = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done",
-			NULL};
-	struct pl_spawn_opts o = {.argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1,
-				  .counters = &set};
+	char *argv[] = {"/bin/sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done", NULL};
+	struct pl_spawn_opts o = {
+	    .argv = argv, .stdin_fd = -1, .stdout_fd = -1, .stderr_fd = -1, .counters = &set};
 	struct pl_run_result r;
 	assert_int_equal(pl_spawn_run(&o, &r, NULL), 0);
 	assert_true(r.counter_ok[0]);

@@ -135,7 +135,8 @@ static void test_bootstrap_close_to_scipy_and_reproducible(void **state)
 		double *x = pl_test_doubles(json_object_get(json_object_get(sets, name), "x"), &n);
 		double lo, hi, lo2, hi2;
 		assert_int_equal(pl_stats_bootstrap_median_ci(x, n, 20000, 42, 0.95, &lo, &hi), 0);
-		assert_int_equal(pl_stats_bootstrap_median_ci(x, n, 20000, 42, 0.95, &lo2, &hi2), 0);
+		assert_int_equal(pl_stats_bootstrap_median_ci(x, n, 20000, 42, 0.95, &lo2, &hi2),
+				 0);
 		assert_true(lo == lo2 && hi == hi2);
 		double se = json_number_value(json_object_get(ref, "se"));
 		/* Different random streams: the endpoints agree to a fraction of

@@ -64,8 +64,8 @@ static void test_build_write_load(void **state)
 	assert_string_equal(json_string_value(json_object_get(counters, "instructions")),
 			    "unsupported");
 	assert_true(json_is_object(json_object_get(counters, "task-clock")));
-	assert_true(json_is_string(json_object_get(json_object_get(back, "unsupported_counters"),
-						   "instructions")));
+	assert_true(json_is_string(
+	    json_object_get(json_object_get(back, "unsupported_counters"), "instructions")));
 	json_t *dims = json_object_get(b0, "dimensions");
 	assert_true(json_is_true(json_object_get(json_object_get(dims, "timing"), "scored")));
 	assert_null(json_object_get(dims, "instructions"));

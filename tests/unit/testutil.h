@@ -41,8 +41,7 @@ static inline double *pl_test_doubles(json_t *arr, size_t *n)
 		double _a = (a), _b = (b);                                                         \
 		double _tol = (rel) * (fabs(_b) > 1e-300 ? fabs(_b) : 1.0);                        \
 		if (!(fabs(_a - _b) <= _tol))                                                      \
-			fail_msg("%s = %.17g, expected %.17g (tolerance %.3g)", #a, _a, _b,        \
-				 _tol);                                                            \
+			fail_msg("%s = %.17g, expected %.17g (tolerance %.3g)", #a, _a, _b, _tol); \
 	} while (0)
 
 #endif

@@ -13,13 +13,12 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#define HWC(op, res)                                                                               \
-	(PERF_COUNT_HW_CACHE_L1D | ((uint64_t)(op) << 8) | ((uint64_t)(res) << 16))
+#define HWC(op, res) (PERF_COUNT_HW_CACHE_L1D | ((uint64_t)(op) << 8) | ((uint64_t)(res) << 16))
 
 static const struct pl_counter_def defs[PL_CTR_COUNT] = {
     [PL_CTR_TASK_CLOCK] = {"task-clock", "ns", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_TASK_CLOCK, 0},
-    [PL_CTR_PAGE_FAULTS] = {"page-faults", "count", PERF_TYPE_SOFTWARE,
-			    PERF_COUNT_SW_PAGE_FAULTS, 0},
+    [PL_CTR_PAGE_FAULTS] = {"page-faults", "count", PERF_TYPE_SOFTWARE, PERF_COUNT_SW_PAGE_FAULTS,
+			    0},
     [PL_CTR_CONTEXT_SWITCHES] = {"context-switches", "count", PERF_TYPE_SOFTWARE,
 				 PERF_COUNT_SW_CONTEXT_SWITCHES, 0},
     [PL_CTR_CPU_MIGRATIONS] = {"cpu-migrations", "count", PERF_TYPE_SOFTWARE,
@@ -27,8 +26,8 @@ static const struct pl_counter_def defs[PL_CTR_COUNT] = {
     [PL_CTR_INSTRUCTIONS] = {"instructions", "count", PERF_TYPE_HARDWARE,
 			     PERF_COUNT_HW_INSTRUCTIONS, 1},
     [PL_CTR_CYCLES] = {"cycles", "count", PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1},
-    [PL_CTR_BRANCHES] = {"branches", "count", PERF_TYPE_HARDWARE,
-			 PERF_COUNT_HW_BRANCH_INSTRUCTIONS, 1},
+    [PL_CTR_BRANCHES] = {"branches", "count", PERF_TYPE_HARDWARE, PERF_COUNT_HW_BRANCH_INSTRUCTIONS,
+			 1},
     [PL_CTR_BRANCH_MISSES] = {"branch-misses", "count", PERF_TYPE_HARDWARE,
 			      PERF_COUNT_HW_BRANCH_MISSES, 1},
     [PL_CTR_CACHE_REFERENCES] = {"cache-references", "count", PERF_TYPE_HARDWARE,
@@ -106,13 +105,14 @@ int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_er
 			tok++;
 		int id = pl_counter_lookup(tok);
 		if (id < 0) {
-			int rc = pl_error_set(err, PL_EINPUT,
-					      "option '--counters': unknown counter '%s' (known: "
-					      "task-clock, page-faults, context-switches, "
-					      "cpu-migrations, instructions, cycles, branches, "
-					      "branch-misses, cache-references, cache-misses, "
-					      "L1-dcache-loads, L1-dcache-load-misses; or auto, none)",
-					      tok);
+			int rc =
+			    pl_error_set(err, PL_EINPUT,
+					 "option '--counters': unknown counter '%s' (known: "
+					 "task-clock, page-faults, context-switches, "
+					 "cpu-migrations, instructions, cycles, branches, "
+					 "branch-misses, cache-references, cache-misses, "
+					 "L1-dcache-loads, L1-dcache-load-misses; or auto, none)",
+					 tok);
 			free(copy);
 			return rc;
 		}
@@ -186,7 +186,7 @@ int pl_counter_read(int fd, double *value)
 		*value = 0; /* never scheduled: the program ran no instructions we saw */
 		return buf[1] == 0 ? 0 : -1;
 	}
-	*value = buf[2] < buf[1] ? (double)buf[0] * ((double)buf[1] / (double)buf[2])
-				 : (double)buf[0];
+	*value =
+	    buf[2] < buf[1] ? (double)buf[0] * ((double)buf[1] / (double)buf[2]) : (double)buf[0];
 	return 0;
 }

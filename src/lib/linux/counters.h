@@ -47,10 +47,10 @@ const struct pl_counter_def *pl_counter_def(int id);
 int pl_counter_lookup(const char *name);
 
 struct pl_counter_set {
-	size_t n;			     /* counters requested */
-	int id[PL_CTR_COUNT];		     /* which, in request order */
-	int supported[PL_CTR_COUNT];	     /* after probing */
-	int err[PL_CTR_COUNT];		     /* errno when unsupported */
+	size_t n;		     /* counters requested */
+	int id[PL_CTR_COUNT];	     /* which, in request order */
+	int supported[PL_CTR_COUNT]; /* after probing */
+	int err[PL_CTR_COUNT];	     /* errno when unsupported */
 	struct perf_event_attr attr[PL_CTR_COUNT];
 };
 
