@@ -77,7 +77,7 @@ char *pl_fmt_count(char *buf, size_t len, double v)
 	else if (v == floor(v))
 		snprintf(buf, len, "%.0f", v);
 	else
-		snprintf(buf, len, "%.3f", v);
+		snprintf(buf, len, "%.1f", v);
 	return buf;
 }
 
