@@ -137,6 +137,16 @@ void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct p
 		const struct pl_comparison *c = &run->cmp[i];
 		verdict_line(f, st, run->bench[c->bench].name, run->bench[c->reference].name,
 			     c->ratio, c->ci_lo, c->ci_hi, c->p, c->change);
+		size_t pair[2] = {c->bench, c->reference};
+		for (int k = 0; k < 2; k++) {
+			const struct pl_bench *b = &run->bench[pair[k]];
+			if (b->wall.d.cv > PL_NOISE_CV_MAX)
+				fprintf(f,
+					"    %snote: %s is noisy (CV %.1f%%): its timing is N/A "
+					"for verify%s\n",
+					pl_c(st, PL_YELLOW), b->name, b->wall.d.cv * 100,
+					pl_c(st, PL_RESET));
+		}
 	}
 	fprintf(f, "  %s(a verdict needs p < 0.05 and the whole interval beyond ±1%%)%s\n",
 		pl_c(st, PL_DIM), pl_c(st, PL_RESET));
