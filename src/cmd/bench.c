@@ -662,8 +662,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	if (wrc == PL_OK && hf)
 		wrc = write_text(hf, pl_benchview_hyperfine(&run), &err);
 	if (json_out) {
-		json_dumpf(doc, stdout, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-		fputc('\n', stdout);
+		char *text = pl_json_text(doc);
+		if (text)
+			fputs(text, stdout);
+		free(text);
 	}
 	json_decref(doc);
 	if (wrc != PL_OK) {

@@ -25,5 +25,7 @@ int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_bench_usage[];
+int cmd_select(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_select_usage[];
 
 #endif

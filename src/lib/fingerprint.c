@@ -17,6 +17,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "hash.h"
 #include "spawn.h"
 
 static int read_first_line(const char *path, char *out, size_t len)
@@ -102,11 +103,7 @@ void pl_fingerprint_read(struct pl_fingerprint *fp)
 
 	char host[256] = "";
 	gethostname(host, sizeof(host) - 1);
-	uint64_t h = 0xcbf29ce484222325ULL;
-	for (const char *p = host; *p; p++) {
-		h ^= (unsigned char)*p;
-		h *= 0x100000001b3ULL;
-	}
+	uint64_t h = pl_fnv1a(PL_FNV_INIT, host);
 	snprintf(fp->hostname_hash, sizeof(fp->hostname_hash), "%016llx", (unsigned long long)h);
 }
 

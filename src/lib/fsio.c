@@ -68,3 +68,29 @@ fail:;
 	free(tmp);
 	return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
 }
+
+char *pl_json_text(json_t *doc)
+{
+	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
+	if (!text)
+		return NULL;
+	size_t len = strlen(text);
+	char *withnl = realloc(text, len + 2);
+	if (!withnl) {
+		free(text);
+		return NULL;
+	}
+	withnl[len] = '\n';
+	withnl[len + 1] = '\0';
+	return withnl;
+}
+
+int pl_fsio_write_json(const char *path, json_t *doc, struct pl_error *err)
+{
+	char *text = pl_json_text(doc);
+	if (!text)
+		return PL_ENOMEM;
+	int rc = pl_fsio_write_atomic(path, text, strlen(text), err);
+	free(text);
+	return rc;
+}

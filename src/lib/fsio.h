@@ -5,10 +5,17 @@
 #ifndef PL_FSIO_H
 #define PL_FSIO_H
 
+#include <jansson.h>
 #include <stddef.h>
 
 #include "error.h"
 
 int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err);
+
+/* perfloop's JSON text: one-space indent, 12 significant digits, a final
+ * newline. malloc'd; NULL when out of memory. */
+char *pl_json_text(json_t *doc);
+/* pl_json_text written atomically. */
+int pl_fsio_write_json(const char *path, json_t *doc, struct pl_error *err);
 
 #endif

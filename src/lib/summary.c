@@ -257,20 +257,7 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 
 int pl_summary_write(const char *path, json_t *doc, struct pl_error *err)
 {
-	char *text = json_dumps(doc, JSON_INDENT(1) | JSON_REAL_PRECISION(12));
-	if (!text)
-		return PL_ENOMEM;
-	size_t len = strlen(text);
-	text[len] = '\0';
-	char *withnl = realloc(text, len + 2);
-	if (!withnl) {
-		free(text);
-		return PL_ENOMEM;
-	}
-	withnl[len] = '\n';
-	int rc = pl_fsio_write_atomic(path, withnl, len + 1, err);
-	free(withnl);
-	return rc;
+	return pl_fsio_write_json(path, doc, err);
 }
 
 static int bad(struct pl_error *err, const char *path, const char *where, const char *what)

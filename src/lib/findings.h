@@ -1,0 +1,60 @@
+/*
+ * Findings, `perfloop.findings/1` (docs/schemas/findings-1.md): what scan,
+ * profile and bench produce and select, report consume. One reader that
+ * validates every field and names the first bad one by its JSON path, one
+ * writer, and the stable id rule.
+ */
+#ifndef PL_FINDINGS_H
+#define PL_FINDINGS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+
+#define PL_FINDINGS_SCHEMA "perfloop.findings/1"
+
+enum pl_severity { PL_SEV_CRITICAL, PL_SEV_HIGH, PL_SEV_MEDIUM, PL_SEV_LOW };
+enum pl_fstatus { PL_FST_STATIC, PL_FST_PROFILING, PL_FST_MEASURED };
+
+struct pl_finding {
+	char *id, *leaf, *signal, *path, *function, *suggested_action;
+	enum pl_severity severity;
+	enum pl_fstatus status;
+	long line, column; /* 0 when unknown */
+	char *metric_name, *metric_unit;
+	double metric_value;
+	int has_metric_value;
+	char *evidence_text;
+	json_t *evidence_numbers; /* object name -> number, may be NULL */
+	double ratio;		  /* evidence.numbers.ratio: measured impact */
+	int has_ratio;
+	double confidence; /* 0..1 */
+	int level;	   /* 1..8 */
+	int advisory;	   /* a best-practice option, not a defect */
+	char *source;	   /* file it was read from */
+};
+
+struct pl_findings {
+	struct pl_finding *v;
+	size_t n;
+};
+
+const char *pl_severity_name(enum pl_severity s);
+const char *pl_fstatus_name(enum pl_fstatus s);
+
+/* Read and validate one findings file, appending to *out. */
+int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error *err);
+void pl_findings_release(struct pl_findings *f);
+
+/* The stable id of a problem: "PF-" and 12 hex digits of a hash of the leaf,
+ * the path, the function and the signal (not the line, which moves as the
+ * file is edited). */
+void pl_finding_id(const char *leaf, const char *path, const char *function, const char *signal,
+		   char out[16]);
+
+json_t *pl_finding_to_json(const struct pl_finding *f);
+/* A whole document with these findings; tool names the producer. */
+json_t *pl_findings_doc(const char *tool, const struct pl_findings *f);
+
+#endif
