@@ -1,13 +1,34 @@
 #!/bin/sh
-# make demo: benchmark two implementations of the same job (count distinct
-# values: an O(n^2) scan and a sort) and print perfloop's table and verdict.
+# make demo: perfloop's loop on a shipped example. Count the distinct values
+# among N integers: the "before" program scans everything seen so far
+# (O(n^2)), the "after" program sorts first (O(n log n)). perfloop benches
+# both side by side, then measures each as a before/after pair and lets
+# verify decide, with the outputs' equality as the functional suite.
 set -eu
 PL=${1:-build/perfloop}
 BIN=$(dirname "$PL")/examples
 N=${DEMO_N:-20000}
-echo "== perfloop bench: distinct_naive (O(n^2)) vs distinct_sorted (O(n log n)), n=$N"
+OUT=${DEMO_OUT:-demo-out}
+mkdir -p "$OUT"
+
+echo "== 1. side by side: distinct_naive vs distinct_sorted, n=$N"
 echo
 "$PL" bench --time-budget 2 -n naive -n sorted \
-	"$BIN/distinct_naive $N" "$BIN/distinct_sorted $N" \
-	-o demo-summary.json
-echo "summary written to demo-summary.json (perfloop.bench/1)"
+	"$BIN/distinct_naive $N" "$BIN/distinct_sorted $N" -o "$OUT/side-by-side.json"
+
+echo "== 2. before and after the change, measured identically"
+"$PL" bench --quiet --time-budget 2 -n distinct -o "$OUT/before.json" -- "$BIN/distinct_naive" "$N"
+"$PL" bench --quiet --time-budget 2 -n distinct -o "$OUT/after.json" -- "$BIN/distinct_sorted" "$N"
+
+echo
+echo "== 3. verify: is it a quantified win? (suite: both programs agree)"
+set +e
+"$PL" verify --before "$OUT/before.json" --after "$OUT/after.json" \
+	--suite "sh -c '[ \"\$($BIN/distinct_naive 5000)\" = \"\$($BIN/distinct_sorted 5000)\" ]'" \
+	--ledger "$OUT/baseline_ledger.jsonl" --out "$OUT/verdict.json"
+rc=$?
+set -e
+echo
+echo "summaries, verdict and ledger are in $OUT/"
+# a rejected change is a valid outcome of the demo, not a failure of it
+[ "$rc" -le 1 ]

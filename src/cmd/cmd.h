@@ -27,5 +27,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_bench_usage[];
 int cmd_select(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_select_usage[];
+int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_verify_usage[];
 
 #endif

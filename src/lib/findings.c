@@ -264,6 +264,10 @@ int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error 
 	if (rc != PL_OK) {
 		while (out->n > start)
 			finding_release(&out->v[--out->n]);
+		if (out->n == 0) {
+			free(out->v);
+			out->v = NULL;
+		}
 	}
 	json_decref(doc);
 	return rc;

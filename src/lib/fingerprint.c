@@ -180,24 +180,11 @@ static int is_python(const char *path)
 
 static void python_version(const char *interp, char *out, size_t len)
 {
-	int pipefd[2];
-	if (pipe2(pipefd, O_CLOEXEC) != 0)
-		return;
 	char *argv[] = {(char *)interp, "-c",
 			"import sys; print('%d.%d.%d' % sys.version_info[:3])", NULL};
-	struct pl_spawn_opts o = {
-	    .argv = argv, .stdin_fd = -1, .stdout_fd = pipefd[1], .stderr_fd = -1, .timeout_s = 10};
-	struct pl_run_result r;
-	int rc = pl_spawn_run(&o, &r, NULL);
-	close(pipefd[1]);
-	char buf[64] = "";
-	ssize_t n = read(pipefd[0], buf, sizeof(buf) - 1);
-	close(pipefd[0]);
-	if (rc == PL_OK && r.exit_code == 0 && n > 0) {
-		buf[n] = '\0';
-		buf[strcspn(buf, "\n")] = '\0';
+	char buf[64];
+	if (pl_spawn_capture(argv, 10, buf, sizeof(buf)) == 0)
 		snprintf(out, len, "%s", buf);
-	}
 }
 
 void pl_fingerprint_toolchain(struct pl_fingerprint *fp, char *const *argv)

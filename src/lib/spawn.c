@@ -315,3 +315,35 @@ out:
 	free(path);
 	return rc;
 }
+
+int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len)
+{
+	out[0] = '\0';
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return -1;
+	struct pl_spawn_opts o = {.argv = argv,
+				  .stdin_fd = -1,
+				  .stdout_fd = pipefd[1],
+				  .stderr_fd = -1,
+				  .timeout_s = timeout_s};
+	struct pl_run_result r;
+	/* Output larger than the pipe buffer would block the child while we
+	 * wait for it; what we capture (versions, a commit id) is tiny. */
+	int rc = pl_spawn_run(&o, &r, NULL);
+	close(pipefd[1]);
+	size_t got = 0;
+	while (got + 1 < len) {
+		ssize_t n = read(pipefd[0], out + got, len - 1 - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(pipefd[0]);
+	out[got] = '\0';
+	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))
+		out[--got] = '\0';
+	if (rc != PL_OK || r.timed_out || r.signal)
+		return -1;
+	return r.exit_code;
+}

@@ -47,6 +47,11 @@ char *pl_spawn_which(const char *argv0);
 int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 		 struct pl_error *err);
 
+/* Run argv to completion (stdin and stderr on /dev/null) and keep up to
+ * len-1 bytes of its stdout, NUL-terminated, trailing newlines removed.
+ * Returns the exit code, or -1 if it could not run, was killed or timed out. */
+int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len);
+
 /* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
 const char *pl_signal_name(int sig, char *buf, size_t len);
 

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fsio.h"
+#include "tiers.h"
 
 static json_t *stats_json(const struct pl_metric_stats *m, const unsigned char *outliers,
 			  const struct pl_bench *b)
@@ -50,6 +51,10 @@ static void dim_set(struct pl_dimension *d, const char *name, const char *unit, 
 	d->value = value;
 	d->cv = cv;
 	d->scored = 1;
+	d->tier = pl_tier_absolute(d->name, value);
+	d->tier_absolute = d->tier != 0;
+	if (!d->tier)
+		d->tier = 3;
 	if (timing_cv > PL_NOISE_CV_MAX) {
 		d->scored = 0;
 		snprintf(d->reason, sizeof(d->reason), "timing CV %.1f%% > %.0f%%", timing_cv * 100,
@@ -194,8 +199,10 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	size_t nd = pl_summary_dimensions(run, b, dims, sizeof(dims) / sizeof(dims[0]));
 	json_t *dj = json_object();
 	for (size_t i = 0; i < nd; i++) {
-		json_t *d = json_pack("{s:f, s:s, s:f, s:b}", "value", dims[i].value, "unit",
-				      dims[i].unit, "cv", dims[i].cv, "scored", dims[i].scored);
+		json_t *d = json_pack("{s:f, s:s, s:f, s:b, s:i, s:s}", "value", dims[i].value,
+				      "unit", dims[i].unit, "cv", dims[i].cv, "scored",
+				      dims[i].scored, "tier", dims[i].tier, "tier_basis",
+				      dims[i].tier_absolute ? "absolute" : "relative");
 		if (!dims[i].scored)
 			json_object_set_new(d, "reason", json_string(dims[i].reason));
 		json_object_set_new(dj, dims[i].name, d);

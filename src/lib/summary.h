@@ -21,7 +21,9 @@ struct pl_dimension {
 	double value;
 	double cv;
 	int scored;
-	char reason[128]; /* why not scored */
+	char reason[128];  /* why not scored */
+	int tier;	   /* 1 best .. 5 worst */
+	int tier_absolute; /* from the threshold table; else relative (3 alone) */
 };
 
 /* The dimensions of one benchmark: timing, cpu, memory, and one per

@@ -1,0 +1,164 @@
+/*
+ * Atomic ledger appends (see ledger.h). Copy-and-rename costs a read of the
+ * whole ledger per verdict; ledgers grow by one line per change a person or
+ * an agent tried, so they stay small, and the guarantee is worth the copy.
+ * The lock is flock(2) on FILE.lock, beside the ledger, never the ledger
+ * itself (it is replaced by rename).
+ *
+ * PERFLOOP_FAULT_LEDGER_STALL=1 makes an append stop for 30 s half-way
+ * through writing the temporary file; tests use it to kill the process
+ * mid-write and check that the ledger is intact.
+ */
+#include "ledger.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <libgen.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "spawn.h"
+
+static int write_all(int fd, const char *p, size_t n)
+{
+	while (n > 0) {
+		ssize_t w = write(fd, p, n);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		n -= (size_t)w;
+	}
+	return 0;
+}
+
+static char *read_file(const char *path, size_t *len, int *missing)
+{
+	*len = 0;
+	*missing = 0;
+	FILE *f = fopen(path, "re");
+	if (!f) {
+		*missing = errno == ENOENT;
+		return NULL;
+	}
+	size_t cap = 4096;
+	char *buf = malloc(cap);
+	while (buf) {
+		size_t n = fread(buf + *len, 1, cap - *len, f);
+		*len += n;
+		if (n == 0)
+			break;
+		if (*len == cap) {
+			char *nb = realloc(buf, cap *= 2);
+			if (!nb) {
+				free(buf);
+				buf = NULL;
+			} else {
+				buf = nb;
+			}
+		}
+	}
+	int bad = ferror(f);
+	fclose(f);
+	if (bad) {
+		free(buf);
+		return NULL;
+	}
+	return buf;
+}
+
+int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
+{
+	char *line = json_dumps(entry, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	if (!line)
+		return PL_ENOMEM;
+	size_t plen = strlen(path);
+	char *lockp = malloc(plen + 8), *tmp = malloc(plen + 8);
+	int rc = PL_OK, lockfd = -1, fd = -1;
+	char *old = NULL;
+	if (!lockp || !tmp) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	snprintf(lockp, plen + 8, "%s.lock", path);
+	snprintf(tmp, plen + 8, "%s.tmp", path);
+	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (lockfd < 0 || flock(lockfd, LOCK_EX) != 0) {
+		rc = pl_error_set(err, PL_EINPUT, "cannot lock '%s': %s", lockp, strerror(errno));
+		goto out;
+	}
+	size_t len;
+	int missing;
+	old = read_file(path, &len, &missing);
+	if (!old && !missing) {
+		rc = pl_error_set(err, PL_EINPUT, "cannot read '%s': %s", path, strerror(errno));
+		goto out;
+	}
+	if (old && len > 0 && old[len - 1] != '\n') {
+		rc = pl_error_set(err, PL_EINPUT,
+				  "%s: the last line is incomplete (not written by perfloop?); "
+				  "fix the file before appending",
+				  path);
+		goto out;
+	}
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0)
+		goto sys_fail;
+	size_t llen = strlen(line);
+	line[llen] = '\n'; /* json_dumps leaves room: we wrote over its NUL */
+	if (old && write_all(fd, old, len) != 0)
+		goto sys_fail;
+	const char *stall = getenv("PERFLOOP_FAULT_LEDGER_STALL");
+	if (stall && strcmp(stall, "1") == 0) {
+		if (write_all(fd, line, llen / 2) != 0)
+			goto sys_fail;
+		fsync(fd);
+		sleep(30);
+		if (write_all(fd, line + llen / 2, llen + 1 - llen / 2) != 0)
+			goto sys_fail;
+	} else if (write_all(fd, line, llen + 1) != 0) {
+		goto sys_fail;
+	}
+	if (fsync(fd) != 0 || close(fd) != 0) {
+		fd = -1;
+		goto sys_fail;
+	}
+	fd = -1;
+	if (rename(tmp, path) != 0)
+		goto sys_fail;
+	char *dcopy = strdup(path);
+	if (dcopy) {
+		int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+		if (dfd >= 0) {
+			fsync(dfd);
+			close(dfd);
+		}
+		free(dcopy);
+	}
+	goto out;
+sys_fail:
+	rc = pl_error_set(err, PL_EINPUT, "cannot append to '%s': %s", path, strerror(errno));
+	if (fd >= 0)
+		close(fd);
+	unlink(tmp);
+out:
+	if (lockfd >= 0)
+		close(lockfd); /* releases the lock */
+	free(old);
+	free(lockp);
+	free(tmp);
+	free(line);
+	return rc;
+}
+
+void pl_git_head(char *out, size_t len)
+{
+	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
+	if (pl_spawn_capture(argv, 10, out, len) != 0)
+		out[0] = '\0';
+}

@@ -1,0 +1,340 @@
+/*
+ * verify's rules. Each rule is a function of the two benchmark objects (and
+ * the input) that fills a pl_rule; pl_verify runs them all, always, so the
+ * verdict shows every reason at once rather than the first. The verdict:
+ *   reject           a validity rule failed (noise, samples, fingerprint,
+ *                    suite), another dimension regressed by a tier, or the
+ *                    target itself got worse by at least the minimum gain;
+ *   no_feasible_win  the evidence is valid and nothing regressed, but the
+ *                    target improved by less than the minimum gain;
+ *   accept           everything held.
+ */
+#include "verdict.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "tiers.h"
+
+const char *pl_verdict_name(enum pl_verdict_kind k)
+{
+	return k == PL_ACCEPT ? "accept" : k == PL_REJECT ? "reject" : "no_feasible_win";
+}
+
+static json_t *find_bench(json_t *doc, const char *name, size_t *index)
+{
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
+	{
+		if (!name || strcmp(json_string_value(json_object_get(b, "name")), name) == 0) {
+			*index = i;
+			return b;
+		}
+	}
+	return NULL;
+}
+
+static size_t counted_samples(json_t *b)
+{
+	size_t n = 0, i;
+	json_t *s;
+	json_array_foreach(json_object_get(b, "samples"), i, s)
+	{
+		json_t *c = json_object_get(s, "counted");
+		if (!c || json_is_true(c))
+			n++;
+	}
+	return n;
+}
+
+static struct pl_rule *rule(struct pl_verdict *v, const char *name)
+{
+	struct pl_rule *r = &v->rule[v->nrules++];
+	memset(r, 0, sizeof(*r));
+	r->name = name;
+	r->numbers = json_object();
+	return r;
+}
+
+/* Dimension fields, validated: value must be a finite number. */
+static int dim_value(json_t *b, const char *file, size_t bi, const char *dim, double *value,
+		     int *scored, struct pl_error *err)
+{
+	json_t *d = json_object_get(json_object_get(b, "dimensions"), dim);
+	if (!json_is_object(d))
+		return pl_error_set(err, PL_EINPUT, "%s: benchmarks[%zu].dimensions.%s: missing",
+				    file, bi, dim);
+	json_t *val = json_object_get(d, "value");
+	if (!json_is_number(val) || !isfinite(json_number_value(val)) || json_number_value(val) < 0)
+		return pl_error_set(err, PL_EINPUT,
+				    "%s: benchmarks[%zu].dimensions.%s.value: expected a "
+				    "non-negative number",
+				    file, bi, dim);
+	json_t *sc = json_object_get(d, "scored");
+	if (!json_is_boolean(sc))
+		return pl_error_set(err, PL_EINPUT,
+				    "%s: benchmarks[%zu].dimensions.%s.scored: expected true or "
+				    "false",
+				    file, bi, dim);
+	*value = json_number_value(val);
+	*scored = json_is_true(sc);
+	return PL_OK;
+}
+
+static void rule_target(struct pl_verdict *v, double min_gain)
+{
+	struct pl_rule *r = rule(v, "target_improved");
+	r->passed = v->gain >= min_gain;
+	snprintf(r->detail, sizeof(r->detail), "%s p50 %.6g -> %.6g: %+.1f%% (needs >= %.1f%%)",
+		 v->target, v->before_p50, v->after_p50, v->gain * 100, min_gain * 100);
+	json_object_set_new(r->numbers, "before_p50", json_real(v->before_p50));
+	json_object_set_new(r->numbers, "after_p50", json_real(v->after_p50));
+	json_object_set_new(r->numbers, "gain", json_real(v->gain));
+	json_object_set_new(r->numbers, "min_gain", json_real(min_gain));
+}
+
+static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored, json_t *bb,
+		       json_t *ab)
+{
+	struct pl_rule *r = rule(v, "timing_not_noisy");
+	r->passed = before_scored && after_scored;
+	double bcv = json_number_value(
+	    json_object_get(json_object_get(json_object_get(bb, "dimensions"), "timing"), "cv"));
+	double acv = json_number_value(
+	    json_object_get(json_object_get(json_object_get(ab, "dimensions"), "timing"), "cv"));
+	snprintf(r->detail, sizeof(r->detail),
+		 "timing CV before %.1f%%%s, after %.1f%%%s (max 5%%)", bcv * 100,
+		 before_scored ? "" : " (N/A)", acv * 100, after_scored ? "" : " (N/A)");
+	json_object_set_new(r->numbers, "before_cv", json_real(bcv));
+	json_object_set_new(r->numbers, "after_cv", json_real(acv));
+}
+
+static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
+{
+	struct pl_rule *r = rule(v, "enough_samples");
+	size_t nb = counted_samples(bb), na = counted_samples(ab);
+	r->passed = nb >= 3 && na >= 3;
+	snprintf(r->detail, sizeof(r->detail), "%zu runs before, %zu after (needs >= 3 each)", nb,
+		 na);
+	json_object_set_new(r->numbers, "before_n", json_integer((json_int_t)nb));
+	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
+}
+
+static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after)
+{
+	struct pl_rule *r = rule(v, "fingerprint_match");
+	static const char *fields[] = {"cpu_model", "kernel", "governor", "smt", "python"};
+	json_t *fb = json_object_get(before, "fingerprint"),
+	       *fa = json_object_get(after, "fingerprint");
+	char mism[400] = "";
+	size_t len = 0;
+	json_t *list = json_array();
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		json_t *x = json_object_get(fb, fields[i]), *y = json_object_get(fa, fields[i]);
+		int same = (x == NULL || json_is_null(x)) ? (y == NULL || json_is_null(y))
+							  : json_equal(x, y);
+		if (!same) {
+			json_array_append_new(list, json_string(fields[i]));
+			len += (size_t)snprintf(mism + len,
+						len < sizeof(mism) ? sizeof(mism) - len : 0, "%s%s",
+						len ? ", " : "", fields[i]);
+		}
+	}
+	r->passed = json_array_size(list) == 0;
+	if (r->passed)
+		snprintf(r->detail, sizeof(r->detail),
+			 "cpu_model, kernel, governor, smt and python are equal");
+	else
+		snprintf(r->detail, sizeof(r->detail), "the machines differ in: %s", mism);
+	json_object_set_new(r->numbers, "mismatched", list);
+}
+
+static void rule_suite(struct pl_verdict *v, const struct pl_verify_input *in)
+{
+	struct pl_rule *r = rule(v, "suite_green");
+	if (!in->suite_given) {
+		r->passed = 0;
+		snprintf(r->detail, sizeof(r->detail),
+			 "no suite result: give --suite 'CMD' or --suite-exit-code N");
+		json_object_set_new(r->numbers, "exit_code", json_null());
+		return;
+	}
+	r->passed = in->suite_exit == 0;
+	if (in->suite_exit < 0)
+		snprintf(r->detail, sizeof(r->detail), "the suite (%s) did not run to completion",
+			 in->suite_what);
+	else
+		snprintf(r->detail, sizeof(r->detail), "the suite (%s) exited %d", in->suite_what,
+			 in->suite_exit);
+	json_object_set_new(r->numbers, "exit_code", json_integer(in->suite_exit));
+}
+
+static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
+{
+	struct pl_rule *r = rule(v, "no_tier_regression");
+	json_t *db = json_object_get(bb, "dimensions"), *da = json_object_get(ab, "dimensions");
+	json_t *list = json_array();
+	char names[400] = "";
+	size_t len = 0, compared = 0;
+	const char *dim;
+	json_t *x;
+	json_object_foreach(db, dim, x)
+	{
+		json_t *y = json_object_get(da, dim);
+		if (strcmp(dim, v->target) == 0 || !json_is_object(y) ||
+		    !json_is_true(json_object_get(x, "scored")) ||
+		    !json_is_true(json_object_get(y, "scored")))
+			continue;
+		double bv = json_number_value(json_object_get(x, "value"));
+		double av = json_number_value(json_object_get(y, "value"));
+		int tb = pl_tier_absolute(dim, bv), ta;
+		if (tb) {
+			ta = pl_tier_absolute(dim, av);
+		} else {
+			tb = 3;
+			ta = pl_tier_relative(dim, bv, av);
+		}
+		compared++;
+		if (ta - tb >= 1) {
+			json_array_append_new(
+			    list, json_pack("{s:s, s:f, s:f, s:i, s:i}", "dimension", dim, "before",
+					    bv, "after", av, "before_tier", tb, "after_tier", ta));
+			len += (size_t)snprintf(names + len,
+						len < sizeof(names) ? sizeof(names) - len : 0,
+						"%s%s tier %d -> %d", len ? ", " : "", dim, tb, ta);
+		}
+	}
+	r->passed = json_array_size(list) == 0;
+	if (r->passed)
+		snprintf(r->detail, sizeof(r->detail),
+			 "%zu other scored dimension%s, none worse by a tier", compared,
+			 compared == 1 ? "" : "s");
+	else
+		snprintf(r->detail, sizeof(r->detail), "regressed: %s", names);
+	json_object_set_new(r->numbers, "regressed", list);
+	json_object_set_new(r->numbers, "compared", json_integer((json_int_t)compared));
+}
+
+int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_error *err)
+{
+	memset(v, 0, sizeof(*v));
+	const char *target = in->target ? in->target : "timing";
+	snprintf(v->target, sizeof(v->target), "%s", target);
+	v->min_gain = in->min_gain;
+	size_t bi = 0, ai = 0;
+	json_t *bb = find_bench(in->before, in->bench, &bi);
+	if (!bb) {
+		if (in->bench)
+			return pl_error_set(err, PL_EINPUT, "%s: no benchmark named '%s'",
+					    in->before_path, in->bench);
+		return pl_error_set(err, PL_EINPUT, "%s: benchmarks: empty", in->before_path);
+	}
+	const char *name = json_string_value(json_object_get(bb, "name"));
+	json_t *ab = find_bench(in->after, name, &ai);
+	if (!ab) {
+		json_t *first = json_array_get(json_object_get(in->after, "benchmarks"), 0);
+		return pl_error_set(err, PL_EINPUT,
+				    "%s and %s measure different benchmarks: '%s' is not in the "
+				    "after-run%s%s%s",
+				    in->before_path, in->after_path, name,
+				    first ? " (it has '" : "",
+				    first ? json_string_value(json_object_get(first, "name")) : "",
+				    first ? "')" : "");
+	}
+	snprintf(v->bench, sizeof(v->bench), "%s", name);
+	double bval, aval;
+	int bsc, asc, rc;
+	if ((rc = dim_value(bb, in->before_path, bi, target, &bval, &bsc, err)) ||
+	    (rc = dim_value(ab, in->after_path, ai, target, &aval, &asc, err)))
+		return rc;
+	int btime_sc = 1, atime_sc = 1;
+	double dummy;
+	if ((rc = dim_value(bb, in->before_path, bi, "timing", &dummy, &btime_sc, err)) ||
+	    (rc = dim_value(ab, in->after_path, ai, "timing", &dummy, &atime_sc, err)))
+		return rc;
+	if (!json_is_object(json_object_get(in->before, "fingerprint")))
+		return pl_error_set(err, PL_EINPUT, "%s: fingerprint: missing", in->before_path);
+	if (!json_is_object(json_object_get(in->after, "fingerprint")))
+		return pl_error_set(err, PL_EINPUT, "%s: fingerprint: missing", in->after_path);
+
+	v->before_p50 = bval;
+	v->after_p50 = aval;
+	if (bval > 0)
+		v->gain = pl_dimension_higher_is_better(target) ? (aval - bval) / bval
+								: (bval - aval) / bval;
+	rule_target(v, in->min_gain);
+	rule_noise(v, btime_sc, atime_sc, bb, ab);
+	rule_samples(v, bb, ab);
+	rule_fingerprint(v, in->before, in->after);
+	rule_suite(v, in);
+	rule_regressions(v, bb, ab);
+
+	int valid = 1;
+	for (int i = 1; i < v->nrules; i++)
+		valid &= v->rule[i].passed;
+	if (!valid || v->gain <= -in->min_gain)
+		v->kind = PL_REJECT;
+	else if (!v->rule[0].passed)
+		v->kind = PL_NO_FEASIBLE_WIN;
+	else
+		v->kind = PL_ACCEPT;
+	return PL_OK;
+}
+
+void pl_verdict_release(struct pl_verdict *v)
+{
+	for (int i = 0; i < v->nrules; i++)
+		json_decref(v->rule[i].numbers);
+	v->nrules = 0;
+}
+
+static void now_iso(char *buf, size_t len)
+{
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static json_t *failed_rules(const struct pl_verdict *v)
+{
+	json_t *failed = json_array();
+	for (int i = 0; i < v->nrules; i++)
+		if (!v->rule[i].passed)
+			json_array_append_new(failed, json_string(v->rule[i].name));
+	return failed;
+}
+
+json_t *pl_verdict_to_json(const struct pl_verdict *v, const struct pl_verify_input *in)
+{
+	char created[32];
+	now_iso(created, sizeof(created));
+	json_t *rules = json_array();
+	for (int i = 0; i < v->nrules; i++)
+		json_array_append_new(rules,
+				      json_pack("{s:s, s:b, s:s, s:O}", "name", v->rule[i].name,
+						"passed", v->rule[i].passed, "detail",
+						v->rule[i].detail, "numbers", v->rule[i].numbers));
+	return json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:f}, s:{s:s, s:f}, "
+			 "s:f, s:f, s:o, s:o}",
+			 "schema", PL_VERDICT_SCHEMA, "tool", "name", "perfloop", "version",
+			 PERFLOOP_VERSION, "created", created, "verdict", pl_verdict_name(v->kind),
+			 "benchmark", v->bench, "target", v->target, "before", "file",
+			 in->before_path, "p50", v->before_p50, "after", "file", in->after_path,
+			 "p50", v->after_p50, "gain", v->gain, "min_gain", v->min_gain, "rules",
+			 rules, "failed_rules", failed_rules(v));
+}
+
+json_t *pl_verdict_ledger_entry(const struct pl_verdict *v, const char *commit)
+{
+	char created[32];
+	now_iso(created, sizeof(created));
+	return json_pack(
+	    "{s:s, s:s, s:s?, s:s, s:s, s:f, s:f, s:f, s:s, s:o}", "schema", "perfloop.ledger/1",
+	    "time", created, "commit", commit && *commit ? commit : NULL, "benchmark", v->bench,
+	    "target", v->target, "before_p50", v->before_p50, "after_p50", v->after_p50, "gain",
+	    v->gain, "verdict", pl_verdict_name(v->kind), "failed_rules", failed_rules(v));
+}

@@ -1,0 +1,140 @@
+#!/bin/sh
+# perfloop verify end to end on summaries from the real bench: accept, each
+# reject reason, no feasible win, the ledger (atomic, even when killed
+# mid-write), bad input.
+. "$(dirname "$0")/lib.sh"
+set -e
+bench() { "$PERFLOOP" bench --quiet -w 1 -r 8 -n app -o "$1" -- "$BUSY" "$2"; }
+bench slow.json 20000000
+bench fast.json 10000000
+bench fast2.json 10000000
+
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true -o v.json
+if j slow.json "d['benchmarks'][0]['dimensions']['timing']['scored']" | grep -q False ||
+	j fast.json "d['benchmarks'][0]['dimensions']['timing']['scored']" | grep -q False; then
+	skip "this machine is too noisy for a scored 20 ms benchmark"
+fi
+expect_rc 0
+grep -q 'verdict: accept' out || fail "no accept line: $(cat out)"
+check v.json "d['schema'] == 'perfloop.verdict/1' and d['verdict'] == 'accept' and d['failed_rules'] == []"
+check v.json "[r['name'] for r in d['rules']] == ['target_improved','timing_not_noisy','enough_samples','fingerprint_match','suite_green','no_tier_regression']"
+check v.json "d['gain'] > 0.3 and d['before']['p50'] > d['after']['p50']"
+
+# no feasible win: the same program twice
+run "$PERFLOOP" verify -b fast.json -a fast2.json --suite-exit-code 0 --json
+expect_rc 1
+check out "d['verdict'] in ('no_feasible_win', 'reject') and 'target_improved' in d['failed_rules']"
+# slower: reject
+run "$PERFLOOP" verify -b fast.json -a slow.json --suite-exit-code 0 --json
+expect_rc 1
+check out "d['verdict'] == 'reject'"
+# suite red, run for real; its output goes to stderr
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite "sh -c 'echo suite-ran; exit 1'" --json
+expect_rc 1
+check out "d['verdict'] == 'reject' and d['failed_rules'] == ['suite_green']"
+grep -q suite-ran err || fail "suite output not on stderr"
+# no suite result at all
+run "$PERFLOOP" verify -b slow.json -a fast.json --json
+expect_rc 1
+check out "d['failed_rules'] == ['suite_green']"
+# --min-gain too high for the change: no feasible win
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --min-gain 0.9 --json
+expect_rc 1
+check out "d['verdict'] == 'no_feasible_win'"
+
+# the other reasons, made by editing a real summary
+python3 - <<'PY'
+import json
+d = json.load(open('fast.json'))
+n = json.loads(json.dumps(d)); n['benchmarks'][0]['dimensions']['timing']['scored'] = False
+json.dump(n, open('noisy.json', 'w'))
+k = json.loads(json.dumps(d)); k['fingerprint']['kernel'] = '9.9.9'; k['fingerprint']['governor'] = 'powersave'
+json.dump(k, open('kernel.json', 'w'))
+f = json.loads(json.dumps(d)); f['benchmarks'][0]['samples'] = f['benchmarks'][0]['samples'][:2]
+json.dump(f, open('few.json', 'w'))
+m = json.loads(json.dumps(d)); mem = m['benchmarks'][0]['dimensions']['memory']; mem['value'] *= 1.5; mem['scored'] = True
+json.dump(m, open('mem.json', 'w'))
+o = json.loads(json.dumps(d)); o['benchmarks'][0]['name'] = 'other'
+json.dump(o, open('other.json', 'w'))
+PY
+run "$PERFLOOP" verify -b slow.json -a noisy.json --suite true --json
+expect_rc 1
+check out "d['failed_rules'] == ['timing_not_noisy']"
+run "$PERFLOOP" verify -b slow.json -a kernel.json --suite true --json
+expect_rc 1
+check out "d['failed_rules'] == ['fingerprint_match']"
+grep -q 'differ in: kernel, governor' err || fail "mismatch not named: $(cat err)"
+run "$PERFLOOP" verify -b slow.json -a few.json --suite true --json
+expect_rc 1
+check out "d['failed_rules'] == ['enough_samples']"
+if j slow.json "d['benchmarks'][0]['dimensions']['memory']['scored']" | grep -q True; then
+	run "$PERFLOOP" verify -b slow.json -a mem.json --suite true --json
+	expect_rc 1
+	check out "d['failed_rules'] == ['no_tier_regression']"
+	check out "d['rules'][5]['numbers']['regressed'][0]['dimension'] == 'memory'"
+fi
+
+# the ledger: one whole JSON line per verdict
+mkdir -p docs/perf
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 0
+run "$PERFLOOP" verify -b fast.json -a slow.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 1
+[ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 2 ] || fail "ledger lines"
+python3 - <<'PY' || fail "ledger content"
+import json
+lines = [json.loads(l) for l in open('docs/perf/baseline_ledger.jsonl')]
+assert [l['verdict'] for l in lines] == ['accept', 'reject'], lines
+assert all(k in lines[0] for k in ('time', 'commit', 'target', 'before_p50', 'after_p50', 'gain', 'verdict', 'failed_rules'))
+assert lines[1]['failed_rules'] == ['target_improved', 'no_tier_regression'] or 'target_improved' in lines[1]['failed_rules']
+PY
+# killed in the middle of an append: the ledger is the old one, whole
+cp docs/perf/baseline_ledger.jsonl before.jsonl
+PERFLOOP_FAULT_LEDGER_STALL=1 "$PERFLOOP" verify -b slow.json -a fast.json --suite true \
+	--ledger docs/perf/baseline_ledger.jsonl >/dev/null 2>&1 &
+pid=$!
+i=0
+while [ ! -s docs/perf/baseline_ledger.jsonl.tmp ] && [ $i -lt 100 ]; do
+	sleep 0.1
+	i=$((i + 1))
+done
+[ -s docs/perf/baseline_ledger.jsonl.tmp ] || fail "the append never started"
+kill -KILL "$pid"
+wait "$pid" 2>/dev/null || true
+cmp -s before.jsonl docs/perf/baseline_ledger.jsonl || fail "ledger changed by a killed append"
+python3 -c "import json; [json.loads(l) for l in open('docs/perf/baseline_ledger.jsonl')]" || fail "partial line"
+# and the next append works and is whole
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 0
+[ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 3 ] || fail "append after a kill"
+
+# bad input: one line, exit 2, nothing written
+run "$PERFLOOP" verify -b slow.json -a other.json --suite true -o never.json --ledger never.jsonl
+expect_rc 2
+expect_err "different benchmarks"
+[ ! -e never.json ] && [ ! -e never.jsonl ] || fail "written on bad input"
+head -c 100 fast.json >trunc.json
+run "$PERFLOOP" verify -b slow.json -a trunc.json --suite true
+expect_rc 2
+expect_err "trunc.json:"
+sed 's/perfloop.bench\/1/perfloop.bench\/7/' fast.json >v7.json
+run "$PERFLOOP" verify -b slow.json -a v7.json --suite true
+expect_rc 2
+expect_err "v7.json: schema"
+python3 -c "
+import json; d = json.load(open('fast.json')); d['benchmarks'][0]['samples'][1]['wall_s'] = -0.5
+json.dump(d, open('neg.json', 'w'))"
+run "$PERFLOOP" verify -b slow.json -a neg.json --suite true
+expect_rc 2
+expect_err "neg.json: benchmarks\[0\].samples\[1\].wall_s"
+run "$PERFLOOP" verify -b slow.json -a fast.json --target nosuch --suite true
+expect_rc 2
+expect_err "dimensions.nosuch: missing"
+run "$PERFLOOP" verify -b slow.json -a fast.json --min-gain 5
+expect_rc 2
+expect_err "option '--min-gain'"
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --suite-exit-code 0
+expect_rc 2
+run "$PERFLOOP" verify -b slow.json --suite true
+expect_rc 2
+echo ok
