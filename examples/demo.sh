@@ -2,8 +2,8 @@
 # make demo: perfloop's loop on a shipped example. Count the distinct values
 # among N integers: the "before" program scans everything seen so far
 # (O(n^2)), the "after" program sorts first (O(n log n)). perfloop benches
-# both side by side, then measures each as a before/after pair and lets
-# verify decide, with the outputs' equality as the functional suite.
+# both side by side, then measures each as a before/after pair, lets verify
+# decide (the outputs' equality is the functional suite), and reports.
 set -eu
 PL=${1:-build/perfloop}
 BIN=$(dirname "$PL")/examples
@@ -28,6 +28,10 @@ set +e
 	--ledger "$OUT/baseline_ledger.jsonl" --out "$OUT/verdict.json"
 rc=$?
 set -e
+echo
+echo "== 4. the report (review style)"
+echo
+"$PL" report --style review "$OUT/verdict.json" "$OUT/baseline_ledger.jsonl"
 echo
 echo "summaries, verdict and ledger are in $OUT/"
 # a rejected change is a valid outcome of the demo, not a failure of it

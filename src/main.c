@@ -33,6 +33,7 @@ static const struct command commands[] = {
      "time commands with statistics, counters and a noise gate"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
+    {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},
 };
 
 int pl_die(int code, const char *fmt, ...)

@@ -29,5 +29,7 @@ int cmd_select(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_select_usage[];
 int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_verify_usage[];
+int cmd_report(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_report_usage[];
 
 #endif

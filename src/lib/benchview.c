@@ -6,10 +6,10 @@
 #include "benchview.h"
 
 #include <math.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "strbuf.h"
 #include "summary.h"
 
 static void verdict_line(FILE *f, const struct pl_style *st, const char *name, const char *refname,
@@ -176,44 +176,16 @@ void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
 	}
 }
 
-struct buf {
-	char *s;
-	size_t len, cap;
-};
-
-static void bprintf(struct buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static void bprintf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	for (;;) {
-		va_start(ap, fmt);
-		int n = vsnprintf(b->s ? b->s + b->len : NULL, b->s ? b->cap - b->len : 0, fmt, ap);
-		va_end(ap);
-		if (n < 0)
-			return;
-		if (b->s && b->len + (size_t)n < b->cap) {
-			b->len += (size_t)n;
-			return;
-		}
-		size_t cap = (b->cap + (size_t)n + 1) * 2;
-		char *ns = realloc(b->s, cap);
-		if (!ns)
-			return;
-		b->s = ns;
-		b->cap = cap;
-	}
-}
-
-static void csv_field(struct buf *b, const char *s)
+static void csv_field(struct pl_strbuf *b, const char *s)
 {
 	if (!strpbrk(s, ",\"\n")) {
-		bprintf(b, "%s", s);
+		pl_strbuf_printf(b, "%s", s);
 		return;
 	}
-	bprintf(b, "\"");
+	pl_strbuf_printf(b, "\"");
 	for (const char *p = s; *p; p++)
-		bprintf(b, *p == '"' ? "\"\"" : "%c", *p);
-	bprintf(b, "\"");
+		pl_strbuf_printf(b, *p == '"' ? "\"\"" : "%c", *p);
+	pl_strbuf_printf(b, "\"");
 }
 
 static double ref_median(const struct pl_bench_run *run)
@@ -223,22 +195,23 @@ static double ref_median(const struct pl_bench_run *run)
 
 char *pl_benchview_markdown(const struct pl_bench_run *run)
 {
-	struct buf b = {0};
+	struct pl_strbuf b = {0};
 	double ref = ref_median(run), scale = 1e3;
-	bprintf(&b, "| Command | Median [ms] | Mean [ms] | Min [ms] | Max [ms] | Relative |\n");
-	bprintf(&b, "|:---|---:|---:|---:|---:|---:|\n");
+	pl_strbuf_printf(
+	    &b, "| Command | Median [ms] | Mean [ms] | Min [ms] | Max [ms] | Relative |\n");
+	pl_strbuf_printf(&b, "|:---|---:|---:|---:|---:|---:|\n");
 	for (size_t i = 0; i < run->nbench; i++) {
 		const struct pl_bench *bn = &run->bench[i];
 		if (!bn->wall.present) {
-			bprintf(&b, "| `%s` | failed | | | | |\n", bn->name);
+			pl_strbuf_printf(&b, "| `%s` | failed | | | | |\n", bn->name);
 			continue;
 		}
 		const struct pl_describe *w = &bn->wall.d;
-		bprintf(&b, "| `%s` | %.1f ± %.1f | %.1f ± %.1f | %.1f | %.1f | ", bn->name,
-			w->p50 * scale, w->mad * scale, w->mean * scale, w->stdev * scale,
-			w->min * scale, w->max * scale);
+		pl_strbuf_printf(&b, "| `%s` | %.1f ± %.1f | %.1f ± %.1f | %.1f | %.1f | ",
+				 bn->name, w->p50 * scale, w->mad * scale, w->mean * scale,
+				 w->stdev * scale, w->min * scale, w->max * scale);
 		if (i == run->reference || run->nbench == 1) {
-			bprintf(&b, "1.00 |\n");
+			pl_strbuf_printf(&b, "1.00 |\n");
 			continue;
 		}
 		const struct pl_comparison *c = NULL;
@@ -246,35 +219,36 @@ char *pl_benchview_markdown(const struct pl_bench_run *run)
 			if (run->cmp[k].bench == i)
 				c = &run->cmp[k];
 		if (c)
-			bprintf(&b, "%.2f [%.2f, %.2f] |\n", c->ratio, c->ci_lo, c->ci_hi);
+			pl_strbuf_printf(&b, "%.2f [%.2f, %.2f] |\n", c->ratio, c->ci_lo, c->ci_hi);
 		else
-			bprintf(&b, "%.2f |\n", w->p50 / ref);
+			pl_strbuf_printf(&b, "%.2f |\n", w->p50 / ref);
 	}
-	return b.s;
+	return pl_strbuf_take(&b);
 }
 
 char *pl_benchview_csv(const struct pl_bench_run *run)
 {
-	struct buf b = {0};
-	bprintf(&b, "command,median,mean,stddev,mad,min,max,user,system,max_rss_bytes,runs");
+	struct pl_strbuf b = {0};
+	pl_strbuf_printf(&b,
+			 "command,median,mean,stddev,mad,min,max,user,system,max_rss_bytes,runs");
 	const struct pl_bench *first = run->nbench ? &run->bench[0] : NULL;
 	for (size_t p = 0; first && p < first->nparams; p++)
-		bprintf(&b, ",parameter_%s", first->param_names[p]);
-	bprintf(&b, "\n");
+		pl_strbuf_printf(&b, ",parameter_%s", first->param_names[p]);
+	pl_strbuf_printf(&b, "\n");
 	for (size_t i = 0; i < run->nbench; i++) {
 		const struct pl_bench *bn = &run->bench[i];
 		const struct pl_describe *w = &bn->wall.d;
 		csv_field(&b, bn->name);
-		bprintf(&b, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f,%zu", w->p50, w->mean,
-			w->stdev, w->mad, w->min, w->max, bn->user.d.mean, bn->sys.d.mean,
-			bn->rss.d.p50, w->n);
+		pl_strbuf_printf(&b, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f,%zu", w->p50,
+				 w->mean, w->stdev, w->mad, w->min, w->max, bn->user.d.mean,
+				 bn->sys.d.mean, bn->rss.d.p50, w->n);
 		for (size_t p = 0; p < bn->nparams; p++) {
-			bprintf(&b, ",");
+			pl_strbuf_printf(&b, ",");
 			csv_field(&b, bn->param_values[p]);
 		}
-		bprintf(&b, "\n");
+		pl_strbuf_printf(&b, "\n");
 	}
-	return b.s;
+	return pl_strbuf_take(&b);
 }
 
 char *pl_benchview_hyperfine(const struct pl_bench_run *run)

@@ -1,0 +1,131 @@
+/*
+ * perfloop report: read any mix of findings, summaries, verdicts and
+ * ledgers, and print one report (lib/report.c).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "fsio.h"
+#include "report.h"
+
+const char cmd_report_usage[] =
+    "usage: perfloop report [--format text|md] [--style findings|review] [--out FILE]\n"
+    "                       INPUT...\n"
+    "\n"
+    "One report from any mix of findings (perfloop.findings/1), benchmark\n"
+    "summaries (perfloop.bench/1), verdicts (perfloop.verdict/1) and ledgers\n"
+    "(perfloop.ledger/1 JSON lines), recognised by their schema. Each finding\n"
+    "follows the template [Bottleneck] [Severity] [Status] [Before] [Fix]\n"
+    "[After] [Impact], ranked by measured impact; static-only findings say\n"
+    "[Measured] none; advisories go to a trailing \"Additional options (not\n"
+    "defects)\" list; a Confidence block closes the report.\n"
+    "\n"
+    "Options:\n"
+    "  -f, --format FORMAT  text (default) or md (Markdown)\n"
+    "  -s, --style STYLE    findings (default) or review: per verdict also Path,\n"
+    "                       Baseline, Cost model, Evidence, Change, Result and\n"
+    "                       Boundary, from the verdict and its summaries\n"
+    "  -o, --out FILE       write the report to FILE instead of stdout\n"
+    "  -h, --help           this text\n"
+    "\n"
+    "Exit status: 0 ok, 2 bad input (one line naming the file and field).\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop report scan.json profile.findings.json\n"
+    "  perfloop report --style review --format md verdict.json \\\n"
+    "      docs/perf/baseline_ledger.jsonl -o review.md\n";
+
+static const struct option longopts[] = {
+    {"format", required_argument, NULL, 'f'},
+    {"style", required_argument, NULL, 's'},
+    {"out", required_argument, NULL, 'o'},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	(void)ctx;
+	enum pl_report_format fmt = PL_REPORT_TEXT;
+	enum pl_report_style style = PL_REPORT_FINDINGS;
+	const char *out = NULL;
+	int c, rc = PL_EXIT_USAGE;
+	struct pl_report_input in;
+	struct pl_error err = {{0}};
+	pl_report_input_init(&in);
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":f:s:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'f':
+			if (strcmp(optarg, "text") == 0)
+				fmt = PL_REPORT_TEXT;
+			else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0)
+				fmt = PL_REPORT_MD;
+			else {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--format': expected text or md, got '%s'", optarg);
+				goto done;
+			}
+			break;
+		case 's':
+			if (strcmp(optarg, "findings") == 0)
+				style = PL_REPORT_FINDINGS;
+			else if (strcmp(optarg, "review") == 0)
+				style = PL_REPORT_REVIEW;
+			else {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--style': expected findings or review, got '%s'",
+				       optarg);
+				goto done;
+			}
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case 'h':
+			fputs(cmd_report_usage, stdout);
+			rc = PL_EXIT_OK;
+			goto done;
+		case ':':
+			pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+			goto done;
+		default:
+			pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop report --help')",
+			       argv[optind - 1]);
+			goto done;
+		}
+	}
+	if (optind >= argc) {
+		pl_die(PL_EXIT_USAGE, "no input: give findings, summaries, verdicts or ledgers");
+		goto done;
+	}
+	for (int i = optind; i < argc; i++)
+		if (pl_report_add_file(&in, argv[i], &err) != PL_OK) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto done;
+		}
+	char *text = pl_report_render(&in, fmt, style);
+	if (!text) {
+		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+		goto done;
+	}
+	if (out) {
+		int wrc = pl_fsio_write_atomic(out, text, strlen(text), &err);
+		free(text);
+		if (wrc != PL_OK) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto done;
+		}
+	} else {
+		fputs(text, stdout);
+		free(text);
+	}
+	rc = PL_EXIT_OK;
+done:
+	pl_report_input_release(&in);
+	return rc;
+}

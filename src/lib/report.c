@@ -1,0 +1,530 @@
+/*
+ * Report rendering (see report.h). One writer for both formats: headings,
+ * bullets and field labels go through small helpers that know whether they
+ * write text or Markdown, so the two outputs never drift apart. Findings
+ * use SPEC.md §3's template; advisories go to one trailing list; a
+ * Confidence block whose value follows from the kind of evidence closes the
+ * report. `--style review` adds, per verdict, Path, Baseline, Cost model,
+ * Evidence, Change, Result and Boundary, and says "unmeasured" wherever
+ * there is no measurement instead of inventing one.
+ */
+#include "report.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "strbuf.h"
+#include "summary.h"
+#include "verdict.h"
+
+void pl_report_input_init(struct pl_report_input *in)
+{
+	memset(in, 0, sizeof(*in));
+	in->summaries = json_array();
+	in->verdicts = json_array();
+	in->ledger = json_array();
+}
+
+void pl_report_input_release(struct pl_report_input *in)
+{
+	pl_findings_release(&in->findings);
+	json_decref(in->summaries);
+	json_decref(in->verdicts);
+	json_decref(in->ledger);
+	memset(in, 0, sizeof(*in));
+}
+
+static int add_ledger(struct pl_report_input *in, const char *path, struct pl_error *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return pl_error_set(err, PL_EINPUT, "%s: cannot read", path);
+	char *line = NULL;
+	size_t cap = 0;
+	ssize_t n;
+	int lineno = 0, rc = PL_OK;
+	while ((n = getline(&line, &cap, f)) > 0) {
+		lineno++;
+		if (n == 1 && line[0] == '\n')
+			continue;
+		json_error_t jerr;
+		json_t *o = json_loads(line, 0, &jerr);
+		if (!o || !json_is_object(o) || !json_is_string(json_object_get(o, "verdict")) ||
+		    !json_is_number(json_object_get(o, "gain"))) {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "%s:%d: not a perfloop.ledger/1 line (needs verdict and "
+					  "gain)%s%s",
+					  path, lineno, o ? "" : ": ", o ? "" : jerr.text);
+			json_decref(o);
+			break;
+		}
+		json_array_append_new(in->ledger, o);
+	}
+	free(line);
+	fclose(f);
+	return rc;
+}
+
+int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_error *err)
+{
+	json_error_t jerr;
+	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (!doc) {
+		/* JSON lines: a ledger. A one-line ledger parses as a document. */
+		if (strstr(jerr.text, "end of file expected"))
+			return add_ledger(in, path, err);
+		if (jerr.line <= 0)
+			return pl_error_set(err, PL_EINPUT, "%s: %s", path, jerr.text);
+		return pl_error_set(err, PL_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+				    jerr.text);
+	}
+	const char *schema = json_string_value(json_object_get(doc, "schema"));
+	int rc = PL_OK;
+	if (schema && strcmp(schema, PL_FINDINGS_SCHEMA) == 0) {
+		rc = pl_findings_load(path, &in->findings, err);
+	} else if (schema && strcmp(schema, PL_SUMMARY_SCHEMA) == 0) {
+		json_t *checked;
+		rc = pl_summary_load(path, &checked, err);
+		if (rc == PL_OK)
+			json_array_append_new(
+			    in->summaries, json_pack("{s:s, s:o}", "file", path, "doc", checked));
+	} else if (schema && strcmp(schema, PL_VERDICT_SCHEMA) == 0) {
+		if (!json_is_string(json_object_get(doc, "verdict")) ||
+		    !json_is_array(json_object_get(doc, "rules")))
+			rc = pl_error_set(err, PL_EINPUT, "%s: verdict, rules: missing", path);
+		else
+			json_array_append_new(in->verdicts,
+					      json_pack("{s:s, s:O}", "file", path, "doc", doc));
+	} else if (schema && strcmp(schema, "perfloop.ledger/1") == 0) {
+		json_decref(doc);
+		return add_ledger(in, path, err);
+	} else {
+		rc = pl_error_set(err, PL_EINPUT,
+				  "%s: schema: expected perfloop.findings/1, perfloop.bench/1, "
+				  "perfloop.verdict/1 or a perfloop.ledger/1 file, got %s",
+				  path, schema ? schema : "none");
+	}
+	json_decref(doc);
+	return rc;
+}
+
+/* ---- format helpers ---- */
+
+struct out {
+	struct pl_strbuf b;
+	enum pl_report_format fmt;
+};
+
+static void heading(struct out *o, int level, const char *title)
+{
+	if (o->fmt == PL_REPORT_MD) {
+		pl_strbuf_printf(&o->b, "%s %s\n\n", level == 1 ? "#" : "##", title);
+		return;
+	}
+	pl_strbuf_printf(&o->b, "%s\n", title);
+	for (size_t i = 0; i < strlen(title); i++)
+		pl_strbuf_puts(&o->b, level == 1 ? "=" : "-");
+	pl_strbuf_puts(&o->b, "\n\n");
+}
+
+/* "[Label] value" lines, indented under an item in text, a list in md */
+static void field(struct out *o, const char *label, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void field(struct out *o, const char *label, const char *fmt, ...)
+{
+	char val[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(val, sizeof(val), fmt, ap);
+	va_end(ap);
+	if (o->fmt == PL_REPORT_MD)
+		pl_strbuf_printf(&o->b, "- **[%s]** %s\n", label, val);
+	else
+		pl_strbuf_printf(&o->b, "   [%s] %s\n", label, val);
+}
+
+static const char *level_name(int level)
+{
+	static const char *names[] = {"",	"algorithm",   "data structure", "I/O",
+				      "memory", "concurrency", "vectorization",	 "compute",
+				      "caching"};
+	return level >= 1 && level <= 8 ? names[level] : "?";
+}
+
+static const struct pl_finding **ranked(const struct pl_findings *f, size_t *n, int advisory)
+{
+	const struct pl_finding **v = calloc(f->n ? f->n : 1, sizeof(*v));
+	*n = 0;
+	if (!v)
+		return NULL;
+	for (size_t i = 0; i < f->n; i++)
+		if (f->v[i].advisory == advisory)
+			v[(*n)++] = &f->v[i];
+	/* by impact: measured ratio, then severity, level, id (stable output) */
+	for (size_t i = 1; i < *n; i++)
+		for (size_t j = i; j > 0; j--) {
+			const struct pl_finding *a = v[j - 1], *b = v[j];
+			double ra = a->has_ratio ? a->ratio : 0, rb = b->has_ratio ? b->ratio : 0;
+			int swap =
+			    rb > ra ||
+			    (rb == ra && (b->severity < a->severity ||
+					  (b->severity == a->severity &&
+					   (b->level < a->level ||
+					    (b->level == a->level && strcmp(b->id, a->id) < 0)))));
+			if (!swap)
+				break;
+			v[j - 1] = b;
+			v[j] = a;
+		}
+	return v;
+}
+
+/* A verdict whose target is this finding's metric measured its "after". */
+static json_t *verdict_for_metric(const struct pl_report_input *in, const char *metric)
+{
+	size_t i;
+	json_t *v;
+	json_array_foreach(in->verdicts, i, v)
+	{
+		const char *t =
+		    json_string_value(json_object_get(json_object_get(v, "doc"), "target"));
+		if (t && strcmp(t, metric) == 0)
+			return json_object_get(v, "doc");
+	}
+	return NULL;
+}
+
+static void finding_block(struct out *o, const struct pl_report_input *in,
+			  const struct pl_finding *f, size_t rank)
+{
+	char where[512];
+	if (f->line)
+		snprintf(where, sizeof(where), "%s:%ld%s%s%s", f->path, f->line,
+			 f->function ? " (" : "", f->function ? f->function : "",
+			 f->function ? ")" : "");
+	else
+		snprintf(where, sizeof(where), "%s", f->path);
+	if (o->fmt == PL_REPORT_MD)
+		pl_strbuf_printf(&o->b, "### %zu. %s — `%s`\n\n", rank, f->signal, where);
+	else
+		pl_strbuf_printf(&o->b, "%zu. %s — %s\n", rank, f->signal, where);
+	field(o, "Bottleneck", "%s (%s, level %d %s; %s)", f->signal, f->leaf, f->level,
+	      level_name(f->level), f->id);
+	field(o, "Severity", "%s", pl_severity_name(f->severity));
+	field(o, "Status", "%s", pl_fstatus_name(f->status));
+	if (f->has_metric_value)
+		field(o, "Before", "%s %g%s%s", f->metric_name, f->metric_value,
+		      f->metric_unit ? " " : "", f->metric_unit ? f->metric_unit : "");
+	else
+		field(o, "Before", "%s unmeasured", f->metric_name);
+	field(o, "Fix", "%s", f->suggested_action);
+	json_t *v = verdict_for_metric(in, f->metric_name);
+	if (v)
+		field(o, "After", "%s %g%s%s (verdict %s, gain %+.1f%%)", f->metric_name,
+		      json_number_value(json_object_get(json_object_get(v, "after"), "p50")),
+		      f->metric_unit ? " " : "", f->metric_unit ? f->metric_unit : "",
+		      json_string_value(json_object_get(v, "verdict")),
+		      json_number_value(json_object_get(v, "gain")) * 100);
+	else
+		field(o, "After", "unmeasured");
+	if (f->has_ratio)
+		field(o, "Impact", "%.2f× (measured)", f->ratio);
+	else
+		field(o, "Impact", "unmeasured");
+	if (f->status != PL_FST_MEASURED)
+		field(o, "Measured", "none — static analysis; measure before merging");
+	if (f->evidence_text && *f->evidence_text)
+		field(o, "Evidence", "%s", f->evidence_text);
+	pl_strbuf_puts(&o->b, "\n");
+}
+
+double pl_report_confidence(const struct pl_findings *f, int nverdicts, const char **reason)
+{
+	size_t n = 0, stat = 0, meas = 0, prof = 0;
+	double conf = 0;
+	for (size_t i = 0; i < f->n; i++) {
+		if (f->v[i].advisory)
+			continue;
+		n++;
+		conf += f->v[i].confidence;
+		stat += f->v[i].status == PL_FST_STATIC;
+		meas += f->v[i].status == PL_FST_MEASURED;
+		prof += f->v[i].status == PL_FST_PROFILING;
+	}
+	if (n == 0) {
+		if (nverdicts > 0) {
+			*reason = "measured verdicts, no findings";
+			return 0.90;
+		}
+		*reason = "no findings and no measurements";
+		return 0;
+	}
+	if (prof > 0) {
+		*reason = "some findings need profiling to confirm they exist";
+		return 0.70 + 0.15 * (1.0 - (double)prof / (double)n);
+	}
+	if (meas > 0) {
+		*reason = stat > 0 ? "a mix of statically confirmed and measured findings"
+				   : "measured findings (runtime evidence only)";
+		return 0.85 + 0.09 * (double)meas / (double)n;
+	}
+	*reason = "every finding is statically confirmed";
+	return 0.95 + 0.03 * conf / (double)n;
+}
+
+static json_t *summary_doc(const struct pl_report_input *in, const char *file)
+{
+	size_t i;
+	json_t *s;
+	json_array_foreach(in->summaries, i, s)
+	{
+		if (strcmp(json_string_value(json_object_get(s, "file")), file) == 0)
+			return json_object_get(s, "doc");
+	}
+	json_t *loaded;
+	if (pl_summary_load(file, &loaded, NULL) != PL_OK)
+		return NULL;
+	json_array_append_new(in->summaries, json_pack("{s:s, s:o}", "file", file, "doc", loaded));
+	return loaded;
+}
+
+static json_t *bench_of(json_t *summary, const char *name)
+{
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
+	{
+		if (strcmp(json_string_value(json_object_get(b, "name")), name) == 0)
+			return b;
+	}
+	return NULL;
+}
+
+static void describe_run(char *buf, size_t len, json_t *summary, const char *file,
+			 const char *bench, const char *target)
+{
+	json_t *b = summary ? bench_of(summary, bench) : NULL;
+	if (!b) {
+		snprintf(buf, len, "unmeasured (%s not readable)", file);
+		return;
+	}
+	json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
+	json_t *d = json_object_get(json_object_get(b, "dimensions"), target);
+	snprintf(buf, len, "%s: `%s`, %s p50 %g %s, n=%lld, CV %.1f%%", file,
+		 json_string_value(json_object_get(b, "command")), target,
+		 json_number_value(json_object_get(d, "value")),
+		 json_string_value(json_object_get(d, "unit")),
+		 (long long)json_integer_value(json_object_get(w, "n")),
+		 json_number_value(json_object_get(w, "cv")) * 100);
+}
+
+static void review_block(struct out *o, const struct pl_report_input *in, json_t *v)
+{
+	const char *bench = json_string_value(json_object_get(v, "benchmark"));
+	const char *target = json_string_value(json_object_get(v, "target"));
+	const char *bfile =
+	    json_string_value(json_object_get(json_object_get(v, "before"), "file"));
+	const char *afile = json_string_value(json_object_get(json_object_get(v, "after"), "file"));
+	char title[300], buf[1024];
+	snprintf(title, sizeof(title), "Review: %s (%s)", bench, target);
+	if (o->fmt == PL_REPORT_MD)
+		pl_strbuf_printf(&o->b, "### %s\n\n", title);
+	else
+		pl_strbuf_printf(&o->b, "%s\n", title);
+	/* the finding this change addressed, if one shares the target metric */
+	const struct pl_finding *f = NULL;
+	for (size_t i = 0; i < in->findings.n; i++)
+		if (strcmp(in->findings.v[i].metric_name, target) == 0)
+			f = &in->findings.v[i];
+	json_t *before = bfile ? summary_doc(in, bfile) : NULL;
+	json_t *after = afile ? summary_doc(in, afile) : NULL;
+	json_t *bb = before ? bench_of(before, bench) : NULL;
+	if (f)
+		field(o, "Path", "%s%s%ld (%s)", f->path, f->line ? ":" : "", f->line, f->id);
+	else if (bb)
+		field(o, "Path", "`%s` (no finding names this metric)",
+		      json_string_value(json_object_get(bb, "command")));
+	else
+		field(o, "Path", "unmeasured");
+	describe_run(buf, sizeof(buf), before, bfile ? bfile : "?", bench, target);
+	field(o, "Baseline", "%s", buf);
+	if (f && f->has_metric_value)
+		field(o, "Cost model", "%s = %g%s%s (%s)", f->metric_name, f->metric_value,
+		      f->metric_unit ? " " : "", f->metric_unit ? f->metric_unit : "",
+		      pl_fstatus_name(f->status));
+	else
+		field(o, "Cost model", "unmeasured");
+	size_t i;
+	json_t *r;
+	struct pl_strbuf ev = {0};
+	json_array_foreach(json_object_get(v, "rules"), i, r)
+	{
+		pl_strbuf_printf(&ev, "%s%s %s", i ? "; " : "",
+				 json_string_value(json_object_get(r, "name")),
+				 json_is_true(json_object_get(r, "passed")) ? "ok" : "FAILED");
+	}
+	char *evs = pl_strbuf_take(&ev);
+	field(o, "Evidence", "%s", evs ? evs : "");
+	free(evs);
+	if (f)
+		field(o, "Change", "%s", f->suggested_action);
+	else
+		field(o, "Change", "unmeasured (no finding describes the change)");
+	describe_run(buf, sizeof(buf), after, afile ? afile : "?", bench, target);
+	json_t *failed = json_object_get(v, "failed_rules");
+	struct pl_strbuf fl = {0};
+	json_array_foreach(failed, i, r)
+	{
+		pl_strbuf_printf(&fl, "%s%s", i ? ", " : "", json_string_value(r));
+	}
+	char *fls = pl_strbuf_take(&fl);
+	field(o, "Result", "%s; gain %+.1f%% → %s%s%s%s", buf,
+	      json_number_value(json_object_get(v, "gain")) * 100,
+	      json_string_value(json_object_get(v, "verdict")), fls && *fls ? " (failed: " : "",
+	      fls ? fls : "", fls && *fls ? ")" : "");
+	free(fls);
+	json_t *fp = before ? json_object_get(before, "fingerprint") : NULL;
+	if (fp)
+		field(o, "Boundary",
+		      "holds for this benchmark's input on %s, %lld cores, kernel %s; "
+		      "other inputs and machines unmeasured",
+		      json_string_value(json_object_get(fp, "cpu_model")),
+		      (long long)json_integer_value(json_object_get(fp, "logical_cores")),
+		      json_string_value(json_object_get(fp, "kernel")));
+	else
+		field(o, "Boundary", "unmeasured");
+	pl_strbuf_puts(&o->b, "\n");
+}
+
+char *pl_report_render(const struct pl_report_input *in, enum pl_report_format fmt,
+		       enum pl_report_style style)
+{
+	struct out o = {.fmt = fmt};
+	heading(&o, 1, style == PL_REPORT_REVIEW ? "perfloop review" : "perfloop report");
+
+	size_t nf, na;
+	const struct pl_finding **defects = ranked(&in->findings, &nf, 0);
+	const struct pl_finding **adv = ranked(&in->findings, &na, 1);
+	if (nf > 0) {
+		char h[64];
+		snprintf(h, sizeof(h), "Findings (%zu, ranked by impact)", nf);
+		heading(&o, 2, h);
+		for (size_t i = 0; i < nf; i++)
+			finding_block(&o, in, defects[i], i + 1);
+	}
+
+	size_t nv = json_array_size(in->verdicts);
+	if (nv > 0) {
+		heading(&o, 2, style == PL_REPORT_REVIEW ? "Changes reviewed" : "Verdicts");
+		size_t i;
+		json_t *v;
+		json_array_foreach(in->verdicts, i, v)
+		{
+			json_t *d = json_object_get(v, "doc");
+			if (style == PL_REPORT_REVIEW) {
+				review_block(&o, in, d);
+				continue;
+			}
+			pl_strbuf_printf(
+			    &o.b, "%s %s: %s %g -> %g (%+.1f%%): %s\n",
+			    fmt == PL_REPORT_MD ? "-" : "*",
+			    json_string_value(json_object_get(d, "benchmark")),
+			    json_string_value(json_object_get(d, "target")),
+			    json_number_value(json_object_get(json_object_get(d, "before"), "p50")),
+			    json_number_value(json_object_get(json_object_get(d, "after"), "p50")),
+			    json_number_value(json_object_get(d, "gain")) * 100,
+			    json_string_value(json_object_get(d, "verdict")));
+		}
+		if (style != PL_REPORT_REVIEW)
+			pl_strbuf_puts(&o.b, "\n");
+	}
+
+	/* summaries not already shown through a verdict */
+	size_t ns = json_array_size(in->summaries);
+	if (ns > 0 && style != PL_REPORT_REVIEW) {
+		heading(&o, 2, "Benchmarks");
+		size_t i, k;
+		json_t *s, *b;
+		json_array_foreach(in->summaries, i, s)
+		{
+			json_array_foreach(json_object_get(json_object_get(s, "doc"), "benchmarks"),
+					   k, b)
+			{
+				json_t *t =
+				    json_object_get(json_object_get(b, "dimensions"), "timing");
+				json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
+				if (!t) {
+					pl_strbuf_printf(
+					    &o.b, "%s %s (%s): no completed runs\n",
+					    fmt == PL_REPORT_MD ? "-" : "*",
+					    json_string_value(json_object_get(b, "name")),
+					    json_string_value(json_object_get(s, "file")));
+					continue;
+				}
+				pl_strbuf_printf(
+				    &o.b, "%s %s (%s): timing p50 %g s, n=%lld, CV %.1f%%%s\n",
+				    fmt == PL_REPORT_MD ? "-" : "*",
+				    json_string_value(json_object_get(b, "name")),
+				    json_string_value(json_object_get(s, "file")),
+				    json_number_value(json_object_get(t, "value")),
+				    (long long)json_integer_value(json_object_get(w, "n")),
+				    json_number_value(json_object_get(w, "cv")) * 100,
+				    json_is_true(json_object_get(t, "scored"))
+					? ""
+					: " (N/A: too noisy to compare)");
+			}
+		}
+		pl_strbuf_puts(&o.b, "\n");
+	}
+
+	size_t nl = json_array_size(in->ledger);
+	if (nl > 0) {
+		heading(&o, 2, "Ledger");
+		size_t acc = 0, rej = 0, nfw = 0, i;
+		json_t *l;
+		json_array_foreach(in->ledger, i, l)
+		{
+			const char *v = json_string_value(json_object_get(l, "verdict"));
+			acc += strcmp(v, "accept") == 0;
+			rej += strcmp(v, "reject") == 0;
+			nfw += strcmp(v, "no_feasible_win") == 0;
+		}
+		pl_strbuf_printf(&o.b,
+				 "%zu verdicts: %zu accepted, %zu rejected, %zu no feasible win\n",
+				 nl, acc, rej, nfw);
+		json_array_foreach(in->ledger, i, l)
+		{
+			const char *commit = json_string_value(json_object_get(l, "commit"));
+			pl_strbuf_printf(&o.b, "%s %.12s %s %s %+.1f%% %s\n",
+					 fmt == PL_REPORT_MD ? "-" : "*",
+					 commit ? commit : "(no commit)",
+					 json_string_value(json_object_get(l, "benchmark")),
+					 json_string_value(json_object_get(l, "target")),
+					 json_number_value(json_object_get(l, "gain")) * 100,
+					 json_string_value(json_object_get(l, "verdict")));
+		}
+		pl_strbuf_puts(&o.b, "\n");
+	}
+
+	if (na > 0) {
+		heading(&o, 2, "Additional options (not defects)");
+		for (size_t i = 0; i < na; i++)
+			pl_strbuf_printf(&o.b, "%s %s: %s (%s)\n", fmt == PL_REPORT_MD ? "-" : "*",
+					 adv[i]->signal, adv[i]->suggested_action, adv[i]->path);
+		pl_strbuf_puts(&o.b, "\n");
+	}
+
+	const char *reason;
+	double conf = pl_report_confidence(&in->findings, (int)nv, &reason);
+	heading(&o, 2, "Confidence");
+	if (conf > 0)
+		pl_strbuf_printf(&o.b, "%.2f — %s.\n", conf, reason);
+	else
+		pl_strbuf_printf(&o.b, "n/a — %s.\n", reason);
+	free(defects);
+	free(adv);
+	return pl_strbuf_take(&o.b);
+}

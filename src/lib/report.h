@@ -1,0 +1,38 @@
+/*
+ * `perfloop report`: one readable report from any mix of findings, bench
+ * summaries, verdicts and ledgers, as terminal text or Markdown. The output
+ * depends only on the inputs (no clock, no machine), so golden files can
+ * pin it.
+ */
+#ifndef PL_REPORT_H
+#define PL_REPORT_H
+
+#include <jansson.h>
+
+#include "error.h"
+#include "findings.h"
+
+enum pl_report_format { PL_REPORT_TEXT, PL_REPORT_MD };
+enum pl_report_style { PL_REPORT_FINDINGS, PL_REPORT_REVIEW };
+
+struct pl_report_input {
+	struct pl_findings findings;
+	json_t *summaries; /* array of {file, doc} */
+	json_t *verdicts;  /* array of {file, doc} */
+	json_t *ledger;	   /* array of ledger lines */
+};
+
+void pl_report_input_init(struct pl_report_input *in);
+void pl_report_input_release(struct pl_report_input *in);
+/* Add one file, recognised by its "schema" (or as JSON lines of
+ * perfloop.ledger/1). */
+int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_error *err);
+
+/* The report, malloc'd. */
+char *pl_report_render(const struct pl_report_input *in, enum pl_report_format fmt,
+		       enum pl_report_style style);
+
+/* The closing confidence and its reason (exposed for tests). */
+double pl_report_confidence(const struct pl_findings *f, int nverdicts, const char **reason);
+
+#endif
