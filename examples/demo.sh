@@ -9,7 +9,13 @@ PL=${1:-build/perfloop}
 BIN=$(dirname "$PL")/examples
 N=${DEMO_N:-20000}
 OUT=${DEMO_OUT:-demo-out}
+rm -rf "$OUT"
 mkdir -p "$OUT"
+SRC=$(cd "$(dirname "$0")" && pwd)
+
+echo "== 0. select: which finding first? (examples/distinct/findings.json)"
+"$PL" select --findings "$SRC/distinct/findings.json" --explain -o "$OUT/candidate.json" >/dev/null
+echo
 
 echo "== 1. side by side: distinct_naive vs distinct_sorted, n=$N"
 echo
@@ -31,8 +37,9 @@ set -e
 echo
 echo "== 4. the report (review style)"
 echo
-"$PL" report --style review "$OUT/verdict.json" "$OUT/baseline_ledger.jsonl"
+"$PL" report --style review "$SRC/distinct/findings.json" "$OUT/verdict.json" \
+	"$OUT/baseline_ledger.jsonl"
 echo
-echo "summaries, verdict and ledger are in $OUT/"
+echo "candidate, summaries, verdict and ledger are in $OUT/"
 # a rejected change is a valid outcome of the demo, not a failure of it
 [ "$rc" -le 1 ]
