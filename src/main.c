@@ -48,6 +48,14 @@ int pl_die(int code, const char *fmt, ...)
 	return code;
 }
 
+int pl_bad_option(int c, char **argv, const char *cmd)
+{
+	if (c == ':')
+		return pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+	return pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop %s --help')",
+		      argv[optind - 1], cmd);
+}
+
 static void usage(FILE *f)
 {
 	fprintf(f, "usage: perfloop [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");

@@ -494,11 +494,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			rc = PL_EXIT_OK;
 			goto out;
 		case ':':
-			pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-			goto out;
 		default:
-			pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop bench --help')",
-			       argv[optind - 1]);
+			pl_bad_option(c, argv, "bench");
 			goto out;
 		}
 	}

@@ -23,6 +23,10 @@ struct pl_ctx {
 /* "perfloop: error: ..." on stderr; returns code for `return pl_die(...)`. */
 int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* The error for getopt_long's ':' (missing value) or '?' (unknown option)
+ * after command `cmd`; returns PL_EXIT_USAGE. */
+int pl_bad_option(int c, char **argv, const char *cmd);
+
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_bench_usage[];
 int cmd_select(int argc, char **argv, const struct pl_ctx *ctx);

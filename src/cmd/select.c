@@ -83,11 +83,8 @@ int cmd_select(int argc, char **argv, const struct pl_ctx *ctx)
 			rc = PL_EXIT_OK;
 			goto done;
 		case ':':
-			pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-			goto done;
 		default:
-			pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop select --help')",
-			       argv[optind - 1]);
+			pl_bad_option(c, argv, "select");
 			goto done;
 		}
 	}

@@ -163,11 +163,8 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 			rc = PL_EXIT_OK;
 			goto done;
 		case ':':
-			pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
-			goto done;
 		default:
-			pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop verify --help')",
-			       argv[optind - 1]);
+			pl_bad_option(c, argv, "verify");
 			goto done;
 		}
 	}

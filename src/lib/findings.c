@@ -7,6 +7,7 @@
  */
 #include "findings.h"
 
+#include "fsio.h"
 #include "hash.h"
 
 #include <math.h>
@@ -212,14 +213,10 @@ static void finding_release(struct pl_finding *f)
 
 int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error *err)
 {
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		if (jerr.line <= 0)
-			return pl_error_set(err, PL_EINPUT, "%s: %s", path, jerr.text);
-		return pl_error_set(err, PL_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
-				    jerr.text);
-	}
+	json_t *doc;
+	int lrc = pl_json_load(path, &doc, err);
+	if (lrc != PL_OK)
+		return lrc;
 	struct ctx c = {.file = path, .err = err};
 	int rc = PL_OK;
 	json_t *schema = json_object_get(doc, "schema");

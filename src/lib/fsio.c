@@ -14,6 +14,46 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+int pl_fsio_write_all(int fd, const void *buf, size_t len)
+{
+	const char *p = buf;
+	while (len > 0) {
+		ssize_t w = write(fd, p, len);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w < 0)
+			return -1;
+		p += w;
+		len -= (size_t)w;
+	}
+	return 0;
+}
+
+void pl_fsio_sync_dir(const char *path)
+{
+	char *dcopy = strdup(path);
+	if (!dcopy)
+		return;
+	int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd >= 0) {
+		fsync(dfd);
+		close(dfd);
+	}
+	free(dcopy);
+}
+
+int pl_json_load(const char *path, json_t **out, struct pl_error *err)
+{
+	json_error_t jerr;
+	*out = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
+	if (*out)
+		return PL_OK;
+	if (jerr.line <= 0)
+		return pl_error_set(err, PL_EINPUT, "%s: %s", path, jerr.text);
+	return pl_error_set(err, PL_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
+			    jerr.text);
+}
+
 int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err)
 {
 	size_t plen = strlen(path);
@@ -28,17 +68,8 @@ int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct 
 		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
 	}
 	fchmod(fd, 0644);
-	const char *p = data;
-	size_t left = len;
-	while (left > 0) {
-		ssize_t w = write(fd, p, left);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			goto fail;
-		p += w;
-		left -= (size_t)w;
-	}
+	if (pl_fsio_write_all(fd, data, len) != 0)
+		goto fail;
 	if (fsync(fd) != 0)
 		goto fail;
 	if (close(fd) != 0) {
@@ -48,16 +79,7 @@ int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct 
 	fd = -1;
 	if (rename(tmp, path) != 0)
 		goto fail;
-	/* make the rename itself durable */
-	char *dcopy = strdup(path);
-	if (dcopy) {
-		int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dcopy);
-	}
+	pl_fsio_sync_dir(path);
 	free(tmp);
 	return PL_OK;
 fail:;

@@ -12,6 +12,15 @@
 
 int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err);
 
+/* write(2) all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
+int pl_fsio_write_all(int fd, const void *buf, size_t len);
+/* fsync the directory holding path, so a rename into it is durable. */
+void pl_fsio_sync_dir(const char *path);
+
+/* Parse a JSON file (duplicate keys rejected); a parse error names the
+ * file, line and column. */
+int pl_json_load(const char *path, json_t **out, struct pl_error *err);
+
 /* perfloop's JSON text: one-space indent, 12 significant digits, a final
  * newline. malloc'd; NULL when out of memory. */
 char *pl_json_text(json_t *doc);

@@ -13,7 +13,6 @@
 
 #include <errno.h>
 #include <fcntl.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -21,21 +20,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "fsio.h"
 #include "spawn.h"
-
-static int write_all(int fd, const char *p, size_t n)
-{
-	while (n > 0) {
-		ssize_t w = write(fd, p, n);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w < 0)
-			return -1;
-		p += w;
-		n -= (size_t)w;
-	}
-	return 0;
-}
 
 static char *read_file(const char *path, size_t *len, int *missing)
 {
@@ -111,17 +97,17 @@ int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 		goto sys_fail;
 	size_t llen = strlen(line);
 	line[llen] = '\n'; /* json_dumps leaves room: we wrote over its NUL */
-	if (old && write_all(fd, old, len) != 0)
+	if (old && pl_fsio_write_all(fd, old, len) != 0)
 		goto sys_fail;
 	const char *stall = getenv("PERFLOOP_FAULT_LEDGER_STALL");
 	if (stall && strcmp(stall, "1") == 0) {
-		if (write_all(fd, line, llen / 2) != 0)
+		if (pl_fsio_write_all(fd, line, llen / 2) != 0)
 			goto sys_fail;
 		fsync(fd);
 		sleep(30);
-		if (write_all(fd, line + llen / 2, llen + 1 - llen / 2) != 0)
+		if (pl_fsio_write_all(fd, line + llen / 2, llen + 1 - llen / 2) != 0)
 			goto sys_fail;
-	} else if (write_all(fd, line, llen + 1) != 0) {
+	} else if (pl_fsio_write_all(fd, line, llen + 1) != 0) {
 		goto sys_fail;
 	}
 	if (fsync(fd) != 0 || close(fd) != 0) {
@@ -131,15 +117,7 @@ int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 	fd = -1;
 	if (rename(tmp, path) != 0)
 		goto sys_fail;
-	char *dcopy = strdup(path);
-	if (dcopy) {
-		int dfd = open(dirname(dcopy), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-		if (dfd >= 0) {
-			fsync(dfd);
-			close(dfd);
-		}
-		free(dcopy);
-	}
+	pl_fsio_sync_dir(path);
 	goto out;
 sys_fail:
 	rc = pl_error_set(err, PL_EINPUT, "cannot append to '%s': %s", path, strerror(errno));

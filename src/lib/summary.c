@@ -275,14 +275,10 @@ static int bad(struct pl_error *err, const char *path, const char *where, const 
 int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 {
 	*out = NULL;
-	json_error_t jerr;
-	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
-	if (!doc) {
-		if (jerr.line <= 0)
-			return pl_error_set(err, PL_EINPUT, "%s: %s", path, jerr.text);
-		return pl_error_set(err, PL_EINPUT, "%s:%d:%d: %s", path, jerr.line, jerr.column,
-				    jerr.text);
-	}
+	json_t *doc;
+	int lrc = pl_json_load(path, &doc, err);
+	if (lrc != PL_OK)
+		return lrc;
 	int rc = PL_OK;
 	char where[128];
 	if (!json_is_object(doc)) {
