@@ -34,6 +34,9 @@ static const struct command commands[] = {
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
     {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},
+    {"checkpoint", cmd_checkpoint, cmd_checkpoint_usage,
+     "record the state before a change, touching nothing"},
+    {"revert", cmd_revert, cmd_revert_usage, "restore only the files a change touched"},
 };
 
 int pl_die(int code, const char *fmt, ...)

@@ -35,5 +35,9 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_verify_usage[];
 int cmd_report(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_report_usage[];
+int cmd_checkpoint(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_checkpoint_usage[];
+int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_revert_usage[];
 
 #endif

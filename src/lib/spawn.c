@@ -16,6 +16,8 @@
  */
 #include "spawn.h"
 
+#include "strbuf.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <poll.h>
@@ -278,6 +280,20 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 				 strcmp(c.fail_stage, "exec") ? c.fail_stage : "");
 		goto out;
 	}
+	if (opts->drain) {
+		/* our copy of the write end must go, or the read never ends */
+		close(opts->drain->write_fd);
+		opts->drain->write_fd = -1;
+		char buf[8192];
+		ssize_t n;
+		while ((n = read(opts->drain->read_fd, buf, sizeof(buf))) != 0) {
+			if (n < 0 && errno == EINTR)
+				continue;
+			if (n < 0)
+				break;
+			pl_strbuf_append(opts->drain->out, buf, (size_t)n);
+		}
+	}
 	double deadline = opts->timeout_s > 0 ? t0 + opts->timeout_s : 0;
 	if (wait_child(pid, deadline, opts->interrupted, &status, &ru, &timed_out,
 		       &was_interrupted) != PL_OK) {
@@ -343,6 +359,36 @@ int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len)
 	out[got] = '\0';
 	while (got > 0 && (out[got - 1] == '\n' || out[got - 1] == '\r'))
 		out[--got] = '\0';
+	if (rc != PL_OK || r.timed_out || r.signal)
+		return -1;
+	return r.exit_code;
+}
+
+int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len)
+{
+	*out = NULL;
+	*len = 0;
+	int pipefd[2];
+	if (pipe2(pipefd, O_CLOEXEC) != 0)
+		return -1;
+	struct pl_strbuf buf = {0};
+	struct pl_spawn_drain drain = {pipefd[0], pipefd[1], &buf};
+	struct pl_spawn_opts o = {.argv = argv,
+				  .stdin_fd = -1,
+				  .stdout_fd = pipefd[1],
+				  .stderr_fd = keep_stderr ? -2 : -1,
+				  .drain = &drain};
+	struct pl_run_result r;
+	int rc = pl_spawn_run(&o, &r, NULL);
+	if (drain.write_fd >= 0)
+		close(drain.write_fd);
+	close(pipefd[0]);
+	pl_strbuf_puts(&buf, "");
+	size_t n = buf.len;
+	*out = pl_strbuf_take(&buf);
+	if (!*out)
+		return -1;
+	*len = n;
 	if (rc != PL_OK || r.timed_out || r.signal)
 		return -1;
 	return r.exit_code;

@@ -17,6 +17,14 @@
 #include "error.h"
 #include "linux/counters.h"
 
+struct pl_strbuf;
+
+/* Read the child's output while it runs (for output larger than a pipe). */
+struct pl_spawn_drain {
+	int read_fd, write_fd; /* a pipe: write_fd is the child's stdout */
+	struct pl_strbuf *out;
+};
+
 struct pl_spawn_opts {
 	char *const *argv; /* argv[0] is looked up in PATH when it has no '/' */
 	int stdin_fd;	   /* -1: /dev/null */
@@ -25,6 +33,7 @@ struct pl_spawn_opts {
 	double timeout_s;  /* 0: none */
 	const volatile sig_atomic_t *interrupted; /* may be NULL */
 	const struct pl_counter_set *counters;	  /* may be NULL */
+	struct pl_spawn_drain *drain;		  /* may be NULL: read stdout while it runs */
 };
 
 struct pl_run_result {
@@ -51,6 +60,11 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
  * len-1 bytes of its stdout, NUL-terminated, trailing newlines removed.
  * Returns the exit code, or -1 if it could not run, was killed or timed out. */
 int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len);
+
+/* Run argv and collect all of its stdout (malloc'd, NUL-terminated, in
+ * *out; stderr goes to /dev/null unless keep_stderr). Returns the exit code,
+ * or -1 if it could not run or was killed. */
+int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len);
 
 /* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
 const char *pl_signal_name(int sig, char *buf, size_t len);

@@ -44,11 +44,16 @@ void pl_strbuf_printf(struct pl_strbuf *b, const char *fmt, ...)
 
 void pl_strbuf_puts(struct pl_strbuf *b, const char *s)
 {
-	size_t n = strlen(s);
-	if (reserve(b, n) != 0)
+	pl_strbuf_append(b, s, strlen(s));
+}
+
+void pl_strbuf_append(struct pl_strbuf *b, const void *data, size_t len)
+{
+	if (reserve(b, len) != 0)
 		return;
-	memcpy(b->s + b->len, s, n + 1);
-	b->len += n;
+	memcpy(b->s + b->len, data, len);
+	b->len += len;
+	b->s[b->len] = '\0';
 }
 
 char *pl_strbuf_take(struct pl_strbuf *b)

@@ -17,6 +17,8 @@ struct pl_strbuf {
 void pl_strbuf_printf(struct pl_strbuf *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 void pl_strbuf_puts(struct pl_strbuf *b, const char *s);
+/* Append len bytes, NULs included. */
+void pl_strbuf_append(struct pl_strbuf *b, const void *data, size_t len);
 /* The text (owned by the caller), or NULL if an allocation failed. */
 char *pl_strbuf_take(struct pl_strbuf *b);
 
