@@ -37,6 +37,9 @@ static const struct command commands[] = {
     {"checkpoint", cmd_checkpoint, cmd_checkpoint_usage,
      "record the state before a change, touching nothing"},
     {"revert", cmd_revert, cmd_revert_usage, "restore only the files a change touched"},
+    {"baseline", cmd_baseline, cmd_baseline_usage, "start a loop: suite, benchmarks, checkpoint"},
+    {"try", cmd_try, cmd_try_usage, "one turn: measure, verify, then commit or revert"},
+    {"status", cmd_status, cmd_status_usage, "the loop's baseline, iterations and verdicts"},
 };
 
 int pl_die(int code, const char *fmt, ...)

@@ -39,5 +39,11 @@ int cmd_checkpoint(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_checkpoint_usage[];
 int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_revert_usage[];
+int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_baseline_usage[];
+int cmd_try(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_try_usage[];
+int cmd_status(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_status_usage[];
 
 #endif

@@ -80,25 +80,14 @@ static const struct option longopts[] = {
 
 static int run_suite(const char *cmd, const struct pl_ctx *ctx, int *exit_code)
 {
-	struct pl_argv argv;
 	struct pl_error err;
-	if (pl_words_split(cmd, &argv, &err) != PL_OK)
-		return pl_die(PL_EXIT_USAGE, "option '--suite': %s", err.msg);
-	struct pl_spawn_opts o = {.argv = argv.v,
-				  .stdin_fd = -1,
-				  .stdout_fd = 2,
-				  .stderr_fd = -2,
-				  .interrupted = ctx->interrupted};
-	struct pl_run_result r;
-	int rc = pl_spawn_run(&o, &r, &err);
-	pl_argv_release(&argv);
-	if (rc == PL_ENOEXEC)
+	int rc = pl_spawn_suite(cmd, ctx->interrupted, exit_code, &err);
+	if (rc == PL_ENOEXEC || rc == PL_EINPUT)
 		return pl_die(PL_EXIT_USAGE, "option '--suite': %s", err.msg);
 	if (rc == PL_EINTR)
 		return pl_die(PL_EXIT_INTERRUPTED, "interrupted while the suite ran");
 	if (rc != PL_OK)
 		return pl_die(PL_EXIT_INTERNAL, "%s", err.msg);
-	*exit_code = r.signal || r.timed_out ? -1 : r.exit_code;
 	return PL_EXIT_OK;
 }
 

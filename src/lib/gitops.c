@@ -119,7 +119,7 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 	return PL_OK;
 }
 
-static int perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
+int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
 {
 	snprintf(out, len, "%s/.perfloop", g->top);
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
@@ -200,7 +200,7 @@ int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *
 {
 	*out = NULL;
 	char dir[4200];
-	int rc = perfloop_dir(g, dir, sizeof(dir), err);
+	int rc = pl_perfloop_dir(g, dir, sizeof(dir), err);
 	if (rc != PL_OK)
 		return rc;
 	char *head = NULL, *stash = NULL, *untracked = NULL;

@@ -24,6 +24,9 @@ struct pl_git {
  * bisect. */
 int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err);
 
+/* Create TOP/.perfloop (ignored by git through its own .gitignore). */
+int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err);
+
 /* Record a checkpoint in TOP/.perfloop/checkpoint.json. */
 int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err);
 

@@ -2,8 +2,9 @@
  * Atomic ledger appends (see ledger.h). Copy-and-rename costs a read of the
  * whole ledger per verdict; ledgers grow by one line per change a person or
  * an agent tried, so they stay small, and the guarantee is worth the copy.
- * The lock is flock(2) on FILE.lock, beside the ledger, never the ledger
- * itself (it is replaced by rename).
+ * The lock is flock(2) on the ledger's directory, never the ledger itself
+ * (it is replaced by rename), and never a lock file that would litter the
+ * user's tree.
  *
  * PERFLOOP_FAULT_LEDGER_STALL=1 makes an append stop for 30 s half-way
  * through writing the temporary file; tests use it to kill the process
@@ -71,11 +72,18 @@ int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 		rc = PL_ENOMEM;
 		goto out;
 	}
-	snprintf(lockp, plen + 8, "%s.lock", path);
+	/* lock the directory: a lock file would litter the user's tree */
+	snprintf(lockp, plen + 8, "%s", path);
+	char *slash = strrchr(lockp, '/');
+	if (slash)
+		*(slash == lockp ? slash + 1 : slash) = '\0';
+	else
+		snprintf(lockp, plen + 8, ".");
 	snprintf(tmp, plen + 8, "%s.tmp", path);
-	lockfd = open(lockp, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	lockfd = open(lockp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lockfd < 0 || flock(lockfd, LOCK_EX) != 0) {
-		rc = pl_error_set(err, PL_EINPUT, "cannot lock '%s': %s", lockp, strerror(errno));
+		rc = pl_error_set(err, PL_EINPUT, "cannot lock the directory of '%s': %s", path,
+				  strerror(errno));
 		goto out;
 	}
 	size_t len;

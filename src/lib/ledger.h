@@ -1,7 +1,7 @@
 /*
  * The ledger: one JSON line per verdict, appended to a file the user
  * commits (conventionally docs/perf/baseline_ledger.jsonl). An append is
- * atomic: under an exclusive lock the old content plus the new line is
+ * atomic: under an exclusive lock (on its directory) the old content plus the new line is
  * written to FILE.tmp, synced and renamed over FILE, so a process killed at
  * any instant leaves either the old ledger or the new one, never a partial
  * line, and two writers never interleave.

@@ -17,6 +17,7 @@
 #include "spawn.h"
 
 #include "strbuf.h"
+#include "words.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -392,4 +393,24 @@ int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len)
 	if (rc != PL_OK || r.timed_out || r.signal)
 		return -1;
 	return r.exit_code;
+}
+
+int pl_spawn_suite(const char *cmd, const volatile sig_atomic_t *interrupted, int *exit_code,
+		   struct pl_error *err)
+{
+	struct pl_argv argv;
+	int rc = pl_words_split(cmd, &argv, err);
+	if (rc != PL_OK)
+		return rc;
+	struct pl_spawn_opts o = {.argv = argv.v,
+				  .stdin_fd = -1,
+				  .stdout_fd = 2,
+				  .stderr_fd = -2,
+				  .interrupted = interrupted};
+	struct pl_run_result r;
+	rc = pl_spawn_run(&o, &r, err);
+	pl_argv_release(&argv);
+	if (rc == PL_OK)
+		*exit_code = r.signal || r.timed_out ? -1 : r.exit_code;
+	return rc;
 }

@@ -66,6 +66,13 @@ int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len)
  * or -1 if it could not run or was killed. */
 int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len);
 
+/* Run a functional suite: the command string split into words (no shell),
+ * its stdout sent to our stderr so that our stdout stays machine output.
+ * *exit_code is its status, -1 if it was killed. PL_ENOEXEC, PL_EINPUT (bad
+ * quoting) or PL_EINTR otherwise. */
+int pl_spawn_suite(const char *cmd, const volatile sig_atomic_t *interrupted, int *exit_code,
+		   struct pl_error *err);
+
 /* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
 const char *pl_signal_name(int sig, char *buf, size_t len);
 

@@ -1,0 +1,350 @@
+/*
+ * perfloop baseline, try and status: the one-change loop (lib/loop.c).
+ */
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cmd.h"
+#include "loop.h"
+
+const char cmd_baseline_usage[] =
+    "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
+    "                         [-n NAME...] [--runs N] [--max-iterations N]\n"
+    "                         [--min-gain X] [--ledger FILE] [-C DIR]\n"
+    "\n"
+    "Start a loop: run the suite (it must pass), benchmark each command (at\n"
+    "least 3 runs; the timing CV of each must be at most 5%, or the machine is\n"
+    "too noisy to compare), store the summary as the baseline and take a\n"
+    "checkpoint. 'perfloop try' reuses exactly these commands and settings.\n"
+    "\n"
+    "Options:\n"
+    "  -b, --bench 'CMD'       a benchmark command, split into words (repeatable)\n"
+    "  -n, --name NAME         name of the next benchmark\n"
+    "      --suite 'CMD'       the functional suite, run before every measurement\n"
+    "  -r, --runs N            exactly N runs per command (>= 3; default: bench's\n"
+    "                          time-budget policy)\n"
+    "      --max-iterations N  turns before the loop stops (default 3)\n"
+    "      --min-gain X        the minimum accepted gain (default 0.05)\n"
+    "      --ledger FILE       default docs/perf/baseline_ledger.jsonl\n"
+    "  -C DIR                  the repository (default: the current directory)\n"
+    "  -h, --help              this text\n"
+    "\n"
+    "Exit status: 0 ok, 1 too noisy to compare, 2 bad usage or not a\n"
+    "repository, 3 the suite or a command failed.\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop baseline --bench './app input.bin' --suite 'make test'\n"
+    "  perfloop baseline -b 'python3 train.py --steps 20' -n train --runs 5\n";
+
+const char cmd_try_usage[] =
+    "usage: perfloop try [-m MESSAGE] [--continue] [-C DIR]\n"
+    "\n"
+    "One turn of the loop, after you changed one thing: run the suite, run the\n"
+    "baseline's benchmarks with the same settings, and verify against the\n"
+    "baseline. Accept: commit exactly the touched files and the ledger line,\n"
+    "with the message and the measured gain, and make this run the baseline.\n"
+    "Reject: revert the touched files (your other edits stay), keep the run\n"
+    "under .perfloop/ and append the ledger line.\n"
+    "After max-iterations turns, or when the last accepted gain was under\n"
+    "min-gain, the loop is done and says why; --continue goes on.\n"
+    "\n"
+    "Options:\n"
+    "  -m, --message MESSAGE  the commit message's subject on accept\n"
+    "      --continue         go on after the loop said it is done\n"
+    "  -C DIR                 the repository (default: the current directory)\n"
+    "  -h, --help             this text\n"
+    "\n"
+    "Exit status: 0 accepted, 1 rejected, no feasible win, or the loop is done,\n"
+    "2 no baseline or bad usage.\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop try -m 'dedup: use a set instead of a list'\n"
+    "  perfloop try --continue\n";
+
+const char cmd_status_usage[] =
+    "usage: perfloop status [-C DIR] [--json]\n"
+    "\n"
+    "The loop's state: the baseline's benchmarks, the iterations done, and each\n"
+    "turn's verdict and gain.\n"
+    "\n"
+    "Options:\n"
+    "  -C DIR      the repository (default: the current directory)\n"
+    "      --json  print .perfloop/loop.json\n"
+    "  -h, --help  this text\n"
+    "\n"
+    "Exit status: 0 ok, 2 no loop.\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop status\n";
+
+static int open_repo(const char *dir, struct pl_git *g)
+{
+	struct pl_error err;
+	if (pl_git_open(g, dir, &err) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	return PL_EXIT_OK;
+}
+
+int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	static const struct option longopts[] = {
+	    {"bench", required_argument, NULL, 'b'},
+	    {"name", required_argument, NULL, 'n'},
+	    {"suite", required_argument, NULL, 's'},
+	    {"runs", required_argument, NULL, 'r'},
+	    {"max-iterations", required_argument, NULL, 'I'},
+	    {"min-gain", required_argument, NULL, 'g'},
+	    {"ledger", required_argument, NULL, 'l'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char **bench = calloc((size_t)argc + 1, sizeof(char *));
+	const char **names = calloc((size_t)argc + 1, sizeof(char *));
+	struct pl_loop_settings s = {
+	    .bench = bench, .names = names, .max_iterations = 3, .min_gain = 0.05};
+	const char *dir = ".";
+	int c, rc = PL_EXIT_USAGE;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":b:n:r:C:h", longopts, NULL)) != -1) {
+		char *end;
+		switch (c) {
+		case 'b':
+			bench[s.nbench++] = optarg;
+			break;
+		case 'n':
+			names[s.nnames++] = optarg;
+			break;
+		case 's':
+			s.suite = optarg;
+			break;
+		case 'r':
+			s.runs = (int)strtol(optarg, &end, 10);
+			if (*end || s.runs < 3) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--runs': expected an integer >= 3, got '%s'",
+				       optarg);
+				goto done;
+			}
+			break;
+		case 'I':
+			s.max_iterations = (int)strtol(optarg, &end, 10);
+			if (*end || s.max_iterations < 1) {
+				pl_die(
+				    PL_EXIT_USAGE,
+				    "option '--max-iterations': expected an integer >= 1, got '%s'",
+				    optarg);
+				goto done;
+			}
+			break;
+		case 'g':
+			s.min_gain = strtod(optarg, &end);
+			if (*end || !(s.min_gain >= 0 && s.min_gain < 1)) {
+				pl_die(
+				    PL_EXIT_USAGE,
+				    "option '--min-gain': expected a fraction from 0 to below 1, "
+				    "got '%s'",
+				    optarg);
+				goto done;
+			}
+			break;
+		case 'l':
+			s.ledger = optarg;
+			break;
+		case 'C':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(cmd_baseline_usage, stdout);
+			rc = PL_EXIT_OK;
+			goto done;
+		case ':':
+		default:
+			pl_bad_option(c, argv, "baseline");
+			goto done;
+		}
+	}
+	if (optind < argc) {
+		pl_die(PL_EXIT_USAGE, "unexpected argument '%s' (benchmarks go after --bench)",
+		       argv[optind]);
+		goto done;
+	}
+	if (s.nbench == 0) {
+		pl_die(PL_EXIT_USAGE, "no benchmark: give --bench 'CMD'");
+		goto done;
+	}
+	struct pl_git g;
+	if ((rc = open_repo(dir, &g)) != PL_EXIT_OK)
+		goto done;
+	struct pl_error err;
+	json_t *state;
+	int lrc = pl_loop_baseline(&g, &s, ctx->interrupted, &state, &err);
+	if (lrc == PL_ENOTSUP) {
+		rc = pl_die(PL_EXIT_NEGATIVE, "%s", err.msg);
+		goto done;
+	}
+	if (lrc != PL_OK) {
+		rc = pl_die(pl_exit_code(lrc), "%s", err.msg);
+		goto done;
+	}
+	printf("baseline of %zu benchmark%s stored in .perfloop/baseline.json, checkpoint taken;\n"
+	       "change one thing, then run 'perfloop try -m MESSAGE'\n",
+	       s.nbench, s.nbench == 1 ? "" : "s");
+	json_decref(state);
+	rc = PL_EXIT_OK;
+done:
+	free(bench);
+	free(names);
+	return rc;
+}
+
+int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	static const struct option longopts[] = {
+	    {"message", required_argument, NULL, 'm'},
+	    {"continue", no_argument, NULL, 'c'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *message = NULL, *dir = ".";
+	int cont = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":m:C:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'm':
+			message = optarg;
+			break;
+		case 'c':
+			cont = 1;
+			break;
+		case 'C':
+			dir = optarg;
+			break;
+		case 'h':
+			fputs(cmd_try_usage, stdout);
+			return PL_EXIT_OK;
+		case ':':
+		default:
+			return pl_bad_option(c, argv, "try");
+		}
+	}
+	if (optind < argc)
+		return pl_die(PL_EXIT_USAGE, "unexpected argument '%s'", argv[optind]);
+	struct pl_git g;
+	int rc = open_repo(dir, &g);
+	if (rc != PL_EXIT_OK)
+		return rc;
+	struct pl_error err;
+	struct pl_try_outcome o;
+	int lrc = pl_loop_try(&g, message, cont, ctx->interrupted, &o, &err);
+	if (lrc == PL_ENOTSUP) {
+		printf("%s\n", err.msg);
+		return PL_EXIT_NEGATIVE;
+	}
+	if (lrc != PL_OK)
+		return pl_die(pl_exit_code(lrc), "%s", err.msg);
+	const struct pl_verdict *v = &o.verdict;
+	if (o.failure[0])
+		printf("the change broke a benchmark: %s\n", o.failure);
+	for (int i = 0; i < v->nrules; i++)
+		printf("  %-4s %-19s %s\n", v->rule[i].passed ? "ok" : "FAIL", v->rule[i].name,
+		       v->rule[i].detail);
+	printf("verdict: %s\n", pl_verdict_name(o.kind));
+	if (o.kind == PL_ACCEPT) {
+		printf("committed %.12s: %s of '%s' %+.1f%%; this run is the new baseline\n",
+		       o.commit, v->target, v->bench, o.gain * 100);
+	} else {
+		printf("reverted %zu file%s", o.reverted.nrestored,
+		       o.reverted.nrestored == 1 ? "" : "s");
+		for (size_t i = 0; i < o.reverted.nrestored; i++)
+			printf("%s%s", i ? ", " : ": ", o.reverted.restored[i]);
+		printf("\n");
+		if (o.reverted.ncreated) {
+			printf("created by the change (left in place; remove them if unwanted):\n");
+			for (size_t i = 0; i < o.reverted.ncreated; i++)
+				printf("  %s\n", o.reverted.created[i]);
+		}
+		if (o.evidence[0])
+			printf("evidence kept in %s and the ledger\n", o.evidence);
+	}
+	if (o.done)
+		printf("the loop is done: %s; 'perfloop try --continue' goes on\n", o.why_done);
+	int code = o.kind == PL_ACCEPT ? PL_EXIT_OK : PL_EXIT_NEGATIVE;
+	pl_try_outcome_release(&o);
+	return code;
+}
+
+int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	(void)ctx;
+	static const struct option longopts[] = {
+	    {"json", no_argument, NULL, 'j'},
+	    {"help", no_argument, NULL, 'h'},
+	    {NULL, 0, NULL, 0},
+	};
+	const char *dir = ".";
+	int json = 0, c;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":C:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'C':
+			dir = optarg;
+			break;
+		case 'j':
+			json = 1;
+			break;
+		case 'h':
+			fputs(cmd_status_usage, stdout);
+			return PL_EXIT_OK;
+		case ':':
+		default:
+			return pl_bad_option(c, argv, "status");
+		}
+	}
+	struct pl_git g;
+	int rc = open_repo(dir, &g);
+	if (rc != PL_EXIT_OK)
+		return rc;
+	struct pl_error err;
+	json_t *state;
+	if (pl_loop_state(&g, &state, &err) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	if (json) {
+		char *text = json_dumps(state, JSON_INDENT(1));
+		if (text)
+			puts(text);
+		free(text);
+		json_decref(state);
+		return PL_EXIT_OK;
+	}
+	size_t i;
+	json_t *x;
+	printf("baseline:");
+	json_array_foreach(json_object_get(state, "benchmarks"), i, x)
+	{
+		printf("%s %s (`%s`)", i ? "," : "", json_string_value(json_object_get(x, "name")),
+		       json_string_value(json_object_get(x, "command")));
+	}
+	printf("\nsuite: %s\n", json_is_string(json_object_get(state, "suite"))
+				    ? json_string_value(json_object_get(state, "suite"))
+				    : "(none)");
+	printf("iterations: %lld of %lld\n",
+	       (long long)json_integer_value(json_object_get(state, "iteration")),
+	       (long long)json_integer_value(json_object_get(state, "max_iterations")));
+	json_array_foreach(json_object_get(state, "turns"), i, x)
+	{
+		json_t *commit = json_object_get(x, "commit");
+		printf("  %lld: %s %+.1f%%%s%.12s\n",
+		       (long long)json_integer_value(json_object_get(x, "iteration")),
+		       json_string_value(json_object_get(x, "verdict")),
+		       json_number_value(json_object_get(x, "gain")) * 100,
+		       commit ? " commit " : "", commit ? json_string_value(commit) : "");
+	}
+	json_decref(state);
+	return PL_EXIT_OK;
+}

@@ -1,0 +1,60 @@
+/*
+ * The one-change loop: `baseline` measures and checkpoints, `try` measures
+ * the change identically, verifies it against the baseline, and either
+ * commits exactly the touched files with the ledger line (accept) or
+ * reverts them and keeps the evidence (reject). State lives in
+ * .perfloop/loop.json; the current baseline summary in .perfloop/baseline.json.
+ */
+#ifndef PL_LOOP_H
+#define PL_LOOP_H
+
+#include <jansson.h>
+#include <signal.h>
+
+#include "error.h"
+#include "gitops.h"
+#include "verdict.h"
+
+#define PL_LOOP_SCHEMA "perfloop.loop/1"
+#define PL_LEDGER_DEFAULT "docs/perf/baseline_ledger.jsonl"
+
+struct pl_loop_settings {
+	const char *const *bench; /* command strings */
+	const char *const *names; /* may be NULL or shorter */
+	size_t nbench, nnames;
+	const char *suite;  /* NULL: none */
+	int runs;	    /* 0: bench's policy (at least 3) */
+	int max_iterations; /* default 3 */
+	double min_gain;    /* default 0.05 */
+	const char *ledger; /* default PL_LEDGER_DEFAULT */
+};
+
+/* Measure, require CV <= 0.05, store the baseline and a checkpoint.
+ * PL_EFAILED when the suite or a command fails; PL_ENOTSUP when too noisy
+ * (err says what helps). */
+int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
+		     const volatile sig_atomic_t *intr, json_t **state, struct pl_error *err);
+
+struct pl_try_outcome {
+	enum pl_verdict_kind kind;
+	struct pl_verdict verdict; /* of the first benchmark, for printing */
+	double gain;
+	char commit[64];		  /* on accept */
+	struct pl_revert_result reverted; /* on reject */
+	int done;			  /* the loop is over after this turn */
+	char why_done[256];
+	char evidence[256]; /* where the rejected run was kept */
+	char failure[1024]; /* why the change's run failed, if it did */
+};
+
+/* One turn. PL_EINPUT without a baseline; PL_ENOTSUP when the loop is done
+ * and cont is 0 (err says why). */
+int pl_loop_try(const struct pl_git *g, const char *message, int cont,
+		const volatile sig_atomic_t *intr, struct pl_try_outcome *out,
+		struct pl_error *err);
+void pl_try_outcome_release(struct pl_try_outcome *o);
+
+/* The loop's state, or PL_EINPUT when there is none. */
+int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err);
+
+#endif

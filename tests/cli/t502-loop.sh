@@ -1,0 +1,80 @@
+#!/bin/sh
+# The loop end to end in a real repository: baseline -> a genuine win
+# (accepted, committed, ledger line) -> a slower change (rejected, files
+# restored, the user's unrelated uncommitted edit still there) -> a third
+# turn and the stop. Sleep-based workloads keep the timing steady enough
+# for the noise gate on a shared machine.
+. "$(dirname "$0")/lib.sh"
+set -e
+command -v git >/dev/null 2>&1 || skip "git is not installed"
+git init -q repo
+cd repo
+git config user.email t@example.com
+git config user.name t
+printf '#!/bin/sh\nsleep 0.12\n' >work.sh
+chmod +x work.sh
+echo "notes" >notes.txt
+git add -A
+git commit -qm base
+
+run "$PERFLOOP" try
+expect_rc 2
+expect_err "no loop"
+run "$PERFLOOP" baseline --bench './work.sh' --suite false --runs 3
+expect_rc 3
+expect_err "suite must pass"
+run "$PERFLOOP" baseline --runs 2 --bench './work.sh'
+expect_rc 2
+expect_err "option '--runs'"
+
+echo "user's unrelated work in progress" >>notes.txt
+run "$PERFLOOP" baseline --bench './work.sh' -n work --suite true --runs 5
+if [ "$rc" -eq 1 ] && grep -q 'too noisy' "$T/err"; then skip "this machine is too noisy even for sleep"; fi
+expect_rc 0
+[ -f .perfloop/baseline.json ] && [ -f .perfloop/checkpoint.json ] || fail "baseline state missing"
+
+# turn 1: a genuine win
+printf '#!/bin/sh\nsleep 0.06\n' >work.sh
+run "$PERFLOOP" try -m "work: sleep half as long"
+expect_rc 0
+grep -q 'verdict: accept' "$T/out" || fail "turn 1: $(cat "$T/out")"
+[ "$(git log -1 --format=%s)" = "work: sleep half as long" ] || fail "commit subject"
+git log -1 --format=%b | grep -q "perfloop: timing of 'work' improved" || fail "gain not in the message"
+[ "$(git show --name-only --format= HEAD | sort | tr '\n' ' ')" = "docs/perf/baseline_ledger.jsonl work.sh " ] ||
+	fail "the commit holds other files: $(git show --name-only --format= HEAD)"
+[ "$(git status --porcelain)" = " M notes.txt" ] || fail "status after accept: $(git status --porcelain)"
+grep -q "unrelated work" notes.txt || fail "the user's edit is gone"
+check docs/perf/baseline_ledger.jsonl "d['verdict'] == 'accept' and d['gain'] > 0.3"
+
+# turn 2: slower, rejected, restored
+printf '#!/bin/sh\nsleep 0.09\n' >work.sh
+echo "scratch" >scratch.txt
+run "$PERFLOOP" try -m "slower"
+expect_rc 1
+grep -q 'verdict: reject' "$T/out" || fail "turn 2: $(cat "$T/out")"
+grep -q 'sleep 0.06' work.sh || fail "work.sh not restored: $(cat work.sh)"
+[ -f scratch.txt ] || fail "a created file was deleted"
+grep -q '^  scratch.txt$' "$T/out" || fail "created file not listed"
+grep -q "unrelated work" notes.txt || fail "the user's edit is gone after a reject"
+[ "$(git log -1 --format=%s)" = "work: sleep half as long" ] || fail "a rejected change was committed"
+[ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 2 ] || fail "ledger lines after reject"
+ls .perfloop/rejected-2.json >/dev/null || fail "rejected evidence not kept"
+
+# turn 3: a change that does nothing; then the loop stops
+echo "# comment" >>work.sh
+run "$PERFLOOP" try -m "noop"
+expect_rc 1
+grep -q 'the loop is done: 3 iterations' "$T/out" || fail "no stop after 3 turns: $(cat "$T/out")"
+# the reject of turn 2 must survive turn 3's revert
+[ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 3 ] || fail "ledger lost a line"
+run "$PERFLOOP" try
+expect_rc 1
+grep -q 'the loop is done' "$T/out" || fail "a 4th turn ran without --continue"
+run "$PERFLOOP" status
+expect_rc 0
+grep -q 'iterations: 3 of 3' "$T/out" || fail "status: $(cat "$T/out")"
+grep -q '1: accept' "$T/out" && grep -q '2: reject' "$T/out" || fail "status turns"
+# nothing else left behind (scratch.txt is the file the change created, listed)
+[ -z "$(git status --porcelain | grep -v 'notes.txt\|baseline_ledger\|scratch.txt')" ] ||
+	fail "litter: $(git status --porcelain | tr '\n' ' ')"
+echo ok
