@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -282,6 +283,12 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 				  .timeout_s = cfg->timeout_s,
 				  .interrupted = run->interrupt_flag,
 				  .counters = cfg->counters.n ? &cfg->counters : NULL};
+	/* Linux counts the address space that exec replaces in the child's
+	 * ru_maxrss, and a CLONE_VM child's is ours: our peak is a floor under
+	 * every measured RSS, recorded so the memory dimension can say so. */
+	struct rusage self;
+	if (getrusage(RUSAGE_SELF, &self) == 0 && self.ru_maxrss > b->rss_floor_kb)
+		b->rss_floor_kb = self.ru_maxrss;
 	struct pl_run_result r;
 	rc = pl_spawn_run(&o, &r, err);
 	if (rc == PL_EINTR) {

@@ -72,6 +72,7 @@ struct pl_bench {
 	struct pl_metric_stats wall, user, sys, cpu, rss;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
 	unsigned char *outlier; /* per sample, wall time */
+	long rss_floor_kb;	/* perfloop's own peak RSS when it started a run */
 };
 
 struct pl_comparison {

@@ -207,11 +207,25 @@ int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *
 	char **paths = NULL, **ids = NULL;
 	size_t npaths = 0;
 	json_t *doc = NULL;
-	if ((rc = git(g, &head, NULL, err, "rev-parse", "HEAD", NULL)) != PL_OK ||
-	    (rc = git(g, &stash, NULL, err, "stash", "create", NULL)) != PL_OK)
+	if ((rc = git(g, &head, NULL, err, "rev-parse", "HEAD", NULL)) != PL_OK)
 		goto out;
-	chomp(head);
+	/* `git stash create` exits 1, silently, when there is nothing to
+	 * stash (seen with git 2.39 right after the index was rewritten):
+	 * that is a clean tree, not an error. */
+	char *sargv[] = {"git", "-C", (char *)g->top, "stash", "create", NULL};
+	size_t slen;
+	int scode = pl_spawn_output(sargv, 0, &stash, &slen);
+	if (!stash) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
 	chomp(stash);
+	if (scode != 0 && !(scode == 1 && stash[0] == '\0')) {
+		rc = pl_error_set(err, PL_EINPUT, "'git stash create' failed with exit status %d",
+				  scode);
+		goto out;
+	}
+	chomp(head);
 	const char *w = *stash ? stash : head;
 	if ((rc = git(g, NULL, NULL, err, "update-ref", "-m", "perfloop checkpoint",
 		      "refs/perfloop/checkpoint", w, NULL)) != PL_OK)
