@@ -40,6 +40,7 @@ static const struct command commands[] = {
     {"baseline", cmd_baseline, cmd_baseline_usage, "start a loop: suite, benchmarks, checkpoint"},
     {"try", cmd_try, cmd_try_usage, "one turn: measure, verify, then commit or revert"},
     {"status", cmd_status, cmd_status_usage, "the loop's baseline, iterations and verdicts"},
+    {"history", cmd_history, cmd_history_usage, "benchmark history over commits; regressions"},
 };
 
 int pl_die(int code, const char *fmt, ...)

@@ -17,6 +17,9 @@
 #include "benchview.h"
 #include "cmd.h"
 #include "fsio.h"
+#include "gitops.h"
+#include "history.h"
+#include "ledger.h"
 #include "params.h"
 #include "render.h"
 #include "summary.h"
@@ -76,6 +79,8 @@ const char cmd_bench_usage[] =
     "      --export-csv FILE\n"
     "      --export-hyperfine FILE  hyperfine's JSON layout\n"
     "      --quiet             no progress and no table\n"
+    "      --no-history        do not record the run in .perfloop/history.db (by\n"
+    "                          default, runs inside a git repository are recorded)\n"
     "  -h, --help              this text\n"
     "\n"
     "Exit status: 0 ok, 2 bad usage or a command that cannot start, 3 a command\n"
@@ -111,6 +116,7 @@ enum {
 	OPT_QUIET,
 	OPT_JSON,
 	OPT_SHELL,
+	OPT_NO_HISTORY,
 };
 
 static const struct option longopts[] = {
@@ -141,6 +147,7 @@ static const struct option longopts[] = {
     {"quiet", no_argument, NULL, OPT_QUIET},
     {"json", no_argument, NULL, OPT_JSON},
     {"shell", no_argument, NULL, OPT_SHELL},
+    {"no-history", no_argument, NULL, OPT_NO_HISTORY},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -302,6 +309,32 @@ static int write_text(const char *path, char *text, struct pl_error *err)
 	return rc;
 }
 
+/* Inside a git repository, every run goes into .perfloop/history.db. A
+ * history that cannot be written costs a warning, never the benchmark. */
+static void record_history(json_t *doc)
+{
+	char top[4096];
+	if (pl_git_toplevel(".", top, sizeof(top)) != 0)
+		return;
+	struct pl_git g;
+	struct pl_error err;
+	char dir[4300], db[4400], commit[64];
+	snprintf(g.top, sizeof(g.top), "%s", top);
+	if (pl_perfloop_dir(&g, dir, sizeof(dir), &err) != PL_OK) {
+		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
+		return;
+	}
+	snprintf(db, sizeof(db), "%s/history.db", dir);
+	pl_git_head(commit, sizeof(commit));
+	struct pl_history *h;
+	if (pl_history_open(db, &h, &err) != PL_OK ||
+	    (pl_history_record(h, doc, commit, &err) != PL_OK && (pl_history_close(h), 1))) {
+		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
+		return;
+	}
+	pl_history_close(h);
+}
+
 /* Compare each benchmark with the same-named one in a saved summary. */
 static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, const char *file)
 {
@@ -345,7 +378,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	size_t nparams = 0;
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
 	const char *md = NULL, *csv = NULL, *hf = NULL;
-	int quiet = 0, json_out = 0, order_set = 0, rc = PL_EXIT_USAGE;
+	int quiet = 0, json_out = 0, order_set = 0, no_history = 0, rc = PL_EXIT_USAGE;
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
 	char *joined = NULL;
@@ -488,6 +521,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_SHELL:
 			cfg->shell = 1;
+			break;
+		case OPT_NO_HISTORY:
+			no_history = 1;
 			break;
 		case 'h':
 			fputs(cmd_bench_usage, stdout);
@@ -664,6 +700,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			fputs(text, stdout);
 		free(text);
 	}
+	if (!no_history && !run.interrupted)
+		record_history(doc);
 	json_decref(doc);
 	if (wrc != PL_OK) {
 		rc = pl_die(PL_EXIT_USAGE, "%s", err.msg);

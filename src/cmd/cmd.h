@@ -45,5 +45,7 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_try_usage[];
 int cmd_status(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_status_usage[];
+int cmd_history(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_history_usage[];
 
 #endif

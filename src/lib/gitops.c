@@ -81,6 +81,19 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
+int pl_git_toplevel(const char *dir, char *out, size_t len)
+{
+	struct pl_git g;
+	snprintf(g.top, sizeof(g.top), "%s", dir);
+	char *top;
+	if (git(&g, &top, NULL, NULL, "rev-parse", "--show-toplevel", NULL) != PL_OK)
+		return -1;
+	chomp(top);
+	snprintf(out, len, "%s", top);
+	free(top);
+	return *out ? 0 : -1;
+}
+
 int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 {
 	memset(g, 0, sizeof(*g));

@@ -1,0 +1,414 @@
+/*
+ * SQLite history (see history.h). Design:
+ * - application_id marks the file as ours; user_version is the schema
+ *   version, and migrations[] brings an older file up to date in one
+ *   transaction. A file with another application_id, or that SQLite says is
+ *   not a database, is refused and left as it is.
+ * - WAL mode and a busy timeout let two perfloop processes record at once;
+ *   each recording is one IMMEDIATE transaction.
+ * - The regression rule is bench's: the Mann-Whitney test and the bootstrap
+ *   interval of the ratio of medians, slower only when significant and the
+ *   whole interval is beyond +1%.
+ */
+#include "history.h"
+
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "benchrun.h"
+#include "hash.h"
+#include "stats.h"
+
+#define PL_HISTORY_APP_ID 0x70666c70 /* "pflp" */
+
+struct pl_history {
+	sqlite3 *db;
+	char path[4096];
+};
+
+static const char *migrations[] = {
+    /* version 1 */
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY, created TEXT NOT NULL, commit_id TEXT,"
+    " tool_version TEXT, fingerprint TEXT NOT NULL);"
+    "CREATE TABLE benchmarks (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),"
+    " name TEXT NOT NULL, command TEXT NOT NULL, spec_hash TEXT NOT NULL, p50 REAL, n INTEGER,"
+    " cv REAL);"
+    "CREATE TABLE samples (bench_id INTEGER NOT NULL REFERENCES benchmarks(id), idx INTEGER NOT "
+    "NULL,"
+    " wall_s REAL NOT NULL, user_s REAL, sys_s REAL, max_rss_bytes INTEGER, exit_code INTEGER,"
+    " counted INTEGER NOT NULL);"
+    "CREATE INDEX benchmarks_by_name ON benchmarks(name, run_id);",
+};
+
+static int fail(struct pl_history *h, struct pl_error *err, const char *what)
+{
+	return pl_error_set(err, PL_EINPUT, "%s: %s: %s", h->path, what, sqlite3_errmsg(h->db));
+}
+
+static int exec(struct pl_history *h, const char *sql, struct pl_error *err)
+{
+	if (sqlite3_exec(h->db, sql, NULL, NULL, NULL) != SQLITE_OK)
+		return fail(h, err, sql);
+	return PL_OK;
+}
+
+static int pragma_int(struct pl_history *h, const char *sql, int *value)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h->db, sql, -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	int rc = sqlite3_step(st);
+	*value = rc == SQLITE_ROW ? sqlite3_column_int(st, 0) : 0;
+	sqlite3_finalize(st);
+	return rc == SQLITE_ROW ? 0 : -1;
+}
+
+int pl_history_open(const char *path, struct pl_history **out, struct pl_error *err)
+{
+	*out = NULL;
+	struct pl_history *h = calloc(1, sizeof(*h));
+	if (!h)
+		return PL_ENOMEM;
+	snprintf(h->path, sizeof(h->path), "%s", path);
+	if (sqlite3_open_v2(path, &h->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		int rc = pl_error_set(err, PL_EINPUT, "%s: cannot open: %s", path,
+				      h->db ? sqlite3_errmsg(h->db) : "out of memory");
+		pl_history_close(h);
+		return rc;
+	}
+	sqlite3_busy_timeout(h->db, 10000);
+	int app = 0, version = 0, tables = 0;
+	if (pragma_int(h, "PRAGMA application_id", &app) != 0 ||
+	    pragma_int(h, "SELECT count(*) FROM sqlite_master", &tables) != 0) {
+		int rc = pl_error_set(err, PL_EINPUT,
+				      "%s: not a perfloop history database (%s); move it away, "
+				      "perfloop will not overwrite it",
+				      path, sqlite3_errmsg(h->db));
+		pl_history_close(h);
+		return rc;
+	}
+	if (app != PL_HISTORY_APP_ID && tables > 0) {
+		int rc = pl_error_set(err, PL_EINPUT,
+				      "%s: a SQLite database of another application; move it away, "
+				      "perfloop will not overwrite it",
+				      path);
+		pl_history_close(h);
+		return rc;
+	}
+	int rc = exec(h, "PRAGMA journal_mode=WAL", err);
+	if (rc == PL_OK)
+		rc = exec(h, "BEGIN IMMEDIATE", err);
+	if (rc == PL_OK && pragma_int(h, "PRAGMA user_version", &version) != 0)
+		rc = fail(h, err, "user_version");
+	int latest = (int)(sizeof(migrations) / sizeof(migrations[0]));
+	if (rc == PL_OK && version > latest)
+		rc = pl_error_set(err, PL_EINPUT,
+				  "%s: written by a newer perfloop (schema %d; this one knows %d)",
+				  path, version, latest);
+	for (int v = version; rc == PL_OK && v < latest; v++)
+		rc = exec(h, migrations[v], err);
+	if (rc == PL_OK && version < latest) {
+		char sql[96];
+		snprintf(sql, sizeof(sql), "PRAGMA application_id=%d; PRAGMA user_version=%d",
+			 PL_HISTORY_APP_ID, latest);
+		rc = exec(h, sql, err);
+	}
+	if (rc == PL_OK)
+		rc = exec(h, "COMMIT", err);
+	if (rc != PL_OK) {
+		pl_history_close(h);
+		return rc;
+	}
+	*out = h;
+	return PL_OK;
+}
+
+void pl_history_close(struct pl_history *h)
+{
+	if (!h)
+		return;
+	sqlite3_close(h->db);
+	free(h);
+}
+
+static char *spec_hash(json_t *summary, json_t *bench, char *out)
+{
+	json_t *settings = json_object_get(summary, "settings");
+	char *s = json_dumps(settings, JSON_COMPACT | JSON_SORT_KEYS);
+	uint64_t h = pl_fnv1a(PL_FNV_INIT, json_string_value(json_object_get(bench, "command")));
+	h = pl_fnv1a(h * 31 + 1, s ? s : "");
+	free(s);
+	snprintf(out, 17, "%016llx", (unsigned long long)h);
+	return out;
+}
+
+int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
+		      struct pl_error *err)
+{
+	int rc = exec(h, "BEGIN IMMEDIATE", err);
+	if (rc != PL_OK)
+		return rc;
+	sqlite3_stmt *run = NULL, *bench = NULL, *sample = NULL;
+	char *fp = json_dumps(json_object_get(summary, "fingerprint"), JSON_COMPACT);
+	if (sqlite3_prepare_v2(h->db,
+			       "INSERT INTO runs (created, commit_id, tool_version, fingerprint) "
+			       "VALUES (?, ?, ?, ?)",
+			       -1, &run, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(
+		h->db,
+		"INSERT INTO benchmarks (run_id, name, command, spec_hash, p50, n, cv) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?)",
+		-1, &bench, NULL) != SQLITE_OK ||
+	    sqlite3_prepare_v2(h->db,
+			       "INSERT INTO samples (bench_id, idx, wall_s, user_s, sys_s, "
+			       "max_rss_bytes, exit_code, counted) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+			       -1, &sample, NULL) != SQLITE_OK) {
+		rc = fail(h, err, "prepare");
+		goto out;
+	}
+	sqlite3_bind_text(run, 1, json_string_value(json_object_get(summary, "created")), -1,
+			  SQLITE_TRANSIENT);
+	if (commit && *commit)
+		sqlite3_bind_text(run, 2, commit, -1, SQLITE_TRANSIENT);
+	sqlite3_bind_text(run, 3, PERFLOOP_VERSION, -1, SQLITE_STATIC);
+	sqlite3_bind_text(run, 4, fp ? fp : "{}", -1, SQLITE_TRANSIENT);
+	if (sqlite3_step(run) != SQLITE_DONE) {
+		rc = fail(h, err, "insert run");
+		goto out;
+	}
+	sqlite3_int64 run_id = sqlite3_last_insert_rowid(h->db);
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
+	{
+		json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
+		char hash[17];
+		sqlite3_reset(bench);
+		sqlite3_bind_int64(bench, 1, run_id);
+		sqlite3_bind_text(bench, 2, json_string_value(json_object_get(b, "name")), -1,
+				  SQLITE_TRANSIENT);
+		sqlite3_bind_text(bench, 3, json_string_value(json_object_get(b, "command")), -1,
+				  SQLITE_TRANSIENT);
+		sqlite3_bind_text(bench, 4, spec_hash(summary, b, hash), -1, SQLITE_TRANSIENT);
+		if (json_is_object(w)) {
+			sqlite3_bind_double(bench, 5, json_number_value(json_object_get(w, "p50")));
+			sqlite3_bind_int64(bench, 6, json_integer_value(json_object_get(w, "n")));
+			sqlite3_bind_double(bench, 7, json_number_value(json_object_get(w, "cv")));
+		} else {
+			sqlite3_bind_null(bench, 5);
+			sqlite3_bind_int(bench, 6, 0);
+			sqlite3_bind_null(bench, 7);
+		}
+		if (sqlite3_step(bench) != SQLITE_DONE) {
+			rc = fail(h, err, "insert benchmark");
+			goto out;
+		}
+		sqlite3_int64 bench_id = sqlite3_last_insert_rowid(h->db);
+		size_t k;
+		json_t *s;
+		json_array_foreach(json_object_get(b, "samples"), k, s)
+		{
+			sqlite3_reset(sample);
+			sqlite3_bind_int64(sample, 1, bench_id);
+			sqlite3_bind_int64(sample, 2, (sqlite3_int64)k);
+			sqlite3_bind_double(sample, 3,
+					    json_number_value(json_object_get(s, "wall_s")));
+			sqlite3_bind_double(sample, 4,
+					    json_number_value(json_object_get(s, "user_s")));
+			sqlite3_bind_double(sample, 5,
+					    json_number_value(json_object_get(s, "sys_s")));
+			sqlite3_bind_int64(sample, 6,
+					   json_integer_value(json_object_get(s, "max_rss_bytes")));
+			sqlite3_bind_int(sample, 7,
+					 (int)json_integer_value(json_object_get(s, "exit_code")));
+			sqlite3_bind_int(sample, 8, json_is_true(json_object_get(s, "counted")));
+			if (sqlite3_step(sample) != SQLITE_DONE) {
+				rc = fail(h, err, "insert sample");
+				goto out;
+			}
+		}
+	}
+	rc = exec(h, "COMMIT", err);
+out:
+	if (rc != PL_OK)
+		sqlite3_exec(h->db, "ROLLBACK", NULL, NULL, NULL);
+	sqlite3_finalize(run);
+	sqlite3_finalize(bench);
+	sqlite3_finalize(sample);
+	free(fp);
+	return rc;
+}
+
+int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT b.name, count(*), max(r.created), "
+		"(SELECT p50 FROM benchmarks b2 WHERE b2.name = b.name ORDER BY b2.id DESC LIMIT "
+		"1) "
+		"FROM benchmarks b JOIN runs r ON r.id = b.run_id GROUP BY b.name ORDER BY b.name",
+		-1, &st, NULL) != SQLITE_OK)
+		return fail(h, err, "list");
+	pl_strbuf_printf(out, "%-40s %5s  %-20s  %s\n", "benchmark", "runs", "last run",
+			 "last p50");
+	while (sqlite3_step(st) == SQLITE_ROW)
+		pl_strbuf_printf(out, "%-40s %5d  %-20s  %.6g s\n", sqlite3_column_text(st, 0),
+				 sqlite3_column_int(st, 1), sqlite3_column_text(st, 2),
+				 sqlite3_column_double(st, 3));
+	sqlite3_finalize(st);
+	return PL_OK;
+}
+
+int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *out,
+		    struct pl_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT r.created, coalesce(substr(r.commit_id, 1, 12), '-'), b.p50, b.n, b.cv "
+		"FROM benchmarks b JOIN runs r ON r.id = b.run_id WHERE b.name = ? "
+		"ORDER BY b.id",
+		-1, &st, NULL) != SQLITE_OK)
+		return fail(h, err, "show");
+	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
+	double v[4096];
+	int n = 0;
+	pl_strbuf_printf(out, "%-20s  %-12s  %12s  %5s  %6s\n", "time", "commit", "p50 (s)", "n",
+			 "CV");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		double p50 = sqlite3_column_double(st, 2);
+		if (n < 4096)
+			v[n++] = p50;
+		pl_strbuf_printf(out, "%-20s  %-12s  %12.6g  %5d  %5.1f%%\n",
+				 sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), p50,
+				 sqlite3_column_int(st, 3), sqlite3_column_double(st, 4) * 100);
+	}
+	sqlite3_finalize(st);
+	if (n == 0)
+		return pl_error_set(err, PL_EINPUT, "%s: no benchmark named '%s'", h->path, name);
+	/* sparkline of the medians, oldest first */
+	static const char *ticks[] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+	double lo = v[0], hi = v[0];
+	for (int i = 1; i < n; i++) {
+		lo = v[i] < lo ? v[i] : lo;
+		hi = v[i] > hi ? v[i] : hi;
+	}
+	pl_strbuf_printf(out, "\n%s  ", name);
+	for (int i = 0; i < n; i++) {
+		int t = hi > lo ? (int)((v[i] - lo) / (hi - lo) * 7.0 + 0.5) : 3;
+		pl_strbuf_puts(out, ticks[t]);
+	}
+	pl_strbuf_printf(out, "  %.6g .. %.6g s\n", lo, hi);
+	return PL_OK;
+}
+
+static double *load_samples(struct pl_history *h, sqlite3_int64 bench_id, size_t *n)
+{
+	sqlite3_stmt *st;
+	*n = 0;
+	if (sqlite3_prepare_v2(h->db,
+			       "SELECT wall_s FROM samples WHERE bench_id = ? AND counted = 1", -1,
+			       &st, NULL) != SQLITE_OK)
+		return NULL;
+	sqlite3_bind_int64(st, 1, bench_id);
+	size_t cap = 64;
+	double *x = malloc(cap * sizeof(*x));
+	while (x && sqlite3_step(st) == SQLITE_ROW) {
+		if (*n == cap) {
+			double *nx = realloc(x, (cap *= 2) * sizeof(*x));
+			if (!nx) {
+				free(x);
+				x = NULL;
+				break;
+			}
+			x = nx;
+		}
+		x[(*n)++] = sqlite3_column_double(st, 0);
+	}
+	sqlite3_finalize(st);
+	return x;
+}
+
+int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
+{
+	/* consecutive recordings of the same benchmark spec */
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT b.id, b.name, b.spec_hash, coalesce(substr(r.commit_id, 1, 12), '-') "
+		"FROM benchmarks b JOIN runs r ON r.id = b.run_id ORDER BY b.name, b.spec_hash, "
+		"b.id",
+		-1, &st, NULL) != SQLITE_OK)
+		return fail(h, err, "regressions");
+	int found = 0;
+	sqlite3_int64 prev_id = -1;
+	char prev_name[512] = "", prev_hash[32] = "", prev_commit[16] = "";
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *hash = (const char *)sqlite3_column_text(st, 2);
+		const char *commit = (const char *)sqlite3_column_text(st, 3);
+		if (prev_id >= 0 && strcmp(name, prev_name) == 0 && strcmp(hash, prev_hash) == 0) {
+			size_t na, nb;
+			double *a = load_samples(h, prev_id, &na), *b = load_samples(h, id, &nb);
+			struct pl_comparison c;
+			if (a && b && na >= 3 && nb >= 3 &&
+			    pl_bench_compare(b, nb, a, na, 2000, 1, &c) == PL_OK &&
+			    c.change == PL_CHANGE_SLOWER) {
+				if (!found)
+					pl_strbuf_printf(out, "%-30s  %-12s  %-12s  %s\n",
+							 "benchmark", "from", "to",
+							 "ratio [95% CI], p");
+				found++;
+				pl_strbuf_printf(
+				    out, "%-30s  %-12s  %-12s  %.3f [%.3f, %.3f], p=%.2g\n", name,
+				    prev_commit, commit, c.ratio, c.ci_lo, c.ci_hi, c.p);
+			}
+			free(a);
+			free(b);
+		}
+		prev_id = id;
+		snprintf(prev_name, sizeof(prev_name), "%s", name);
+		snprintf(prev_hash, sizeof(prev_hash), "%s", hash);
+		snprintf(prev_commit, sizeof(prev_commit), "%s", commit);
+	}
+	sqlite3_finalize(st);
+	if (!found)
+		pl_strbuf_puts(out, "no regressions between consecutive recordings\n");
+	return found;
+}
+
+int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT r.created, coalesce(r.commit_id, ''), b.name, b.spec_hash, s.idx, "
+		"s.wall_s, s.user_s, s.sys_s, s.max_rss_bytes, s.exit_code, s.counted "
+		"FROM samples s JOIN benchmarks b ON b.id = s.bench_id JOIN runs r ON r.id = "
+		"b.run_id "
+		"ORDER BY b.id, s.idx",
+		-1, &st, NULL) != SQLITE_OK)
+		return fail(h, err, "export");
+	pl_strbuf_puts(out, "created,commit,benchmark,spec_hash,sample,wall_s,user_s,sys_s,"
+			    "max_rss_bytes,exit_code,counted\n");
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		const char *name = (const char *)sqlite3_column_text(st, 2);
+		pl_strbuf_printf(out, "%s,%s,\"", sqlite3_column_text(st, 0),
+				 sqlite3_column_text(st, 1));
+		for (const char *p = name; *p; p++)
+			pl_strbuf_puts(out, *p == '"' ? "\"\"" : (char[]){*p, 0});
+		pl_strbuf_printf(out, "\",%s,%d,%.9g,%.9g,%.9g,%lld,%d,%d\n",
+				 sqlite3_column_text(st, 3), sqlite3_column_int(st, 4),
+				 sqlite3_column_double(st, 5), sqlite3_column_double(st, 6),
+				 sqlite3_column_double(st, 7),
+				 (long long)sqlite3_column_int64(st, 8), sqlite3_column_int(st, 9),
+				 sqlite3_column_int(st, 10));
+	}
+	sqlite3_finalize(st);
+	return PL_OK;
+}

@@ -1,0 +1,35 @@
+/*
+ * The benchmark history: every `bench` run inside a git repository is
+ * recorded in TOP/.perfloop/history.db (SQLite, WAL, versioned schema) with
+ * the commit, a hash of the benchmark's spec, the fingerprint and every
+ * sample, so `perfloop history` can show series over commits and find
+ * regressions between consecutive ones.
+ */
+#ifndef PL_HISTORY_H
+#define PL_HISTORY_H
+
+#include <jansson.h>
+
+#include "error.h"
+#include "strbuf.h"
+
+struct pl_history;
+
+/* Open (creating and migrating as needed). A file that is not a perfloop
+ * history database is an error, never overwritten. */
+int pl_history_open(const char *path, struct pl_history **h, struct pl_error *err);
+void pl_history_close(struct pl_history *h);
+
+/* Record a perfloop.bench/1 summary taken at `commit` ("" for none). */
+int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
+		      struct pl_error *err);
+
+/* Text renderings for the history command. */
+int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
+int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *out,
+		    struct pl_error *err);
+/* Returns the number of regressions found (>= 0) or an error. */
+int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
+int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
+
+#endif
