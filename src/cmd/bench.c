@@ -313,26 +313,9 @@ static int write_text(const char *path, char *text, struct pl_error *err)
  * history that cannot be written costs a warning, never the benchmark. */
 static void record_history(json_t *doc)
 {
-	char top[4096];
-	if (pl_git_toplevel(".", top, sizeof(top)) != 0)
-		return;
-	struct pl_git g;
 	struct pl_error err;
-	char dir[4300], db[4400], commit[64];
-	snprintf(g.top, sizeof(g.top), "%s", top);
-	if (pl_perfloop_dir(&g, dir, sizeof(dir), &err) != PL_OK) {
+	if (pl_history_record_here(".", doc, &err) != PL_OK)
 		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
-		return;
-	}
-	snprintf(db, sizeof(db), "%s/history.db", dir);
-	pl_git_head(commit, sizeof(commit));
-	struct pl_history *h;
-	if (pl_history_open(db, &h, &err) != PL_OK ||
-	    (pl_history_record(h, doc, commit, &err) != PL_OK && (pl_history_close(h), 1))) {
-		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
-		return;
-	}
-	pl_history_close(h);
 }
 
 /* Compare each benchmark with the same-named one in a saved summary. */

@@ -18,7 +18,9 @@
 #include <string.h>
 
 #include "benchrun.h"
+#include "gitops.h"
 #include "hash.h"
+#include "ledger.h"
 #include "stats.h"
 
 #define PL_HISTORY_APP_ID 0x70666c70 /* "pflp" */
@@ -411,4 +413,23 @@ int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl
 	}
 	sqlite3_finalize(st);
 	return PL_OK;
+}
+
+int pl_history_record_here(const char *dir, json_t *summary, struct pl_error *err)
+{
+	struct pl_git g;
+	if (pl_git_toplevel(dir, g.top, sizeof(g.top)) != 0)
+		return PL_OK;
+	char pdir[4300], db[4400], commit[64];
+	int rc = pl_perfloop_dir(&g, pdir, sizeof(pdir), err);
+	if (rc != PL_OK)
+		return rc;
+	snprintf(db, sizeof(db), "%s/history.db", pdir);
+	pl_git_head(commit, sizeof(commit));
+	struct pl_history *h;
+	if ((rc = pl_history_open(db, &h, err)) != PL_OK)
+		return rc;
+	rc = pl_history_record(h, summary, commit, err);
+	pl_history_close(h);
+	return rc;
 }

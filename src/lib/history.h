@@ -24,6 +24,10 @@ void pl_history_close(struct pl_history *h);
 int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
 		      struct pl_error *err);
 
+/* Record into TOP/.perfloop/history.db of the repository containing dir;
+ * PL_OK without doing anything outside a repository. */
+int pl_history_record_here(const char *dir, json_t *summary, struct pl_error *err);
+
 /* Text renderings for the history command. */
 int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
 int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *out,

@@ -17,6 +17,7 @@
 
 #include "benchrun.h"
 #include "fsio.h"
+#include "history.h"
 #include "ledger.h"
 #include "spawn.h"
 #include "summary.h"
@@ -96,6 +97,12 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	char p[4300];
 	state_path(g, file, p, sizeof(p));
 	rc = *summary ? pl_summary_write(p, *summary, err) : PL_ENOMEM;
+	if (rc == PL_OK) {
+		/* the loop's runs are bench runs: they go into the history too */
+		struct pl_error herr;
+		if (pl_history_record_here(g->top, *summary, &herr) != PL_OK)
+			fprintf(stderr, "perfloop: warning: history not recorded: %s\n", herr.msg);
+	}
 out:
 	pl_bench_run_release(&run);
 	return rc;
@@ -397,6 +404,19 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		if (summary && rename(apath, kpath) == 0) {
 			snprintf(o->evidence, sizeof(o->evidence), ".perfloop/%s", kept);
 			json_object_set_new(turn, "evidence", json_string(o->evidence));
+			/* and the verdict beside it */
+			in.after_path = kpath;
+			json_t *vdoc = pl_verdict_to_json(&o->verdict, &in);
+			char vpath[4400];
+			snprintf(vpath, sizeof(vpath), "%s/.perfloop/rejected-%d.verdict.json",
+				 g->top, it);
+			if (vdoc && pl_fsio_write_json(vpath, vdoc, err) != PL_OK) {
+				json_decref(vdoc);
+				json_decref(turn);
+				rc = PL_EINPUT;
+				goto out;
+			}
+			json_decref(vdoc);
 		}
 		/* the ledger line is the next turn's starting state: checkpoint it,
 		 * or a later revert would take it back */

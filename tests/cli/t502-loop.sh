@@ -59,6 +59,7 @@ grep -q "unrelated work" notes.txt || fail "the user's edit is gone after a reje
 [ "$(git log -1 --format=%s)" = "work: sleep half as long" ] || fail "a rejected change was committed"
 [ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 2 ] || fail "ledger lines after reject"
 ls .perfloop/rejected-2.json >/dev/null || fail "rejected evidence not kept"
+check .perfloop/rejected-2.verdict.json "d['verdict'] == 'reject' and 'target_improved' in d['failed_rules']"
 
 # turn 3: a change that does nothing; then the loop stops
 echo "# comment" >>work.sh
@@ -70,6 +71,10 @@ grep -q 'the loop is done: 3 iterations' "$T/out" || fail "no stop after 3 turns
 run "$PERFLOOP" try
 expect_rc 1
 grep -q 'the loop is done' "$T/out" || fail "a 4th turn ran without --continue"
+# the loop's runs are in the history: baseline + 3 turns
+run "$PERFLOOP" history list
+expect_rc 0
+grep -q '^work  *4 ' "$T/out" || fail "loop runs not in the history: $(cat "$T/out")"
 run "$PERFLOOP" status
 expect_rc 0
 grep -q 'iterations: 3 of 3' "$T/out" || fail "status: $(cat "$T/out")"
