@@ -45,3 +45,19 @@ check() {
 	python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1" ||
 		fail "$1: expected $2"
 }
+
+# new_repo DIR: create an empty git repository with an identity and enter it
+new_repo() {
+	git init -q "$1"
+	cd "$1"
+	git config user.email t@example.com
+	git config user.name t
+}
+
+# PIN: a prefix pinning a measured run to one CPU, where taskset exists.
+# Shared VMs' vCPUs can differ in speed, which makes unpinned runs bimodal.
+if command -v taskset >/dev/null 2>&1; then
+	PIN="taskset -c $(($(nproc) - 1))"
+else
+	PIN=""
+fi

@@ -13,10 +13,7 @@ run "$PERFLOOP" checkpoint -C empty
 expect_rc 2
 expect_err "no commit yet"
 
-git init -q repo
-cd repo
-git config user.email t@example.com
-git config user.name t
+new_repo repo
 echo one >a.txt
 git add a.txt
 git commit -qm one

@@ -7,10 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
-git init -q repo
-cd repo
-git config user.email t@example.com
-git config user.name t
+new_repo repo
 printf '#!/bin/sh\nsleep 0.12\n' >work.sh
 chmod +x work.sh
 echo "notes" >notes.txt

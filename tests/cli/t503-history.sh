@@ -5,10 +5,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
-git init -q repo
-cd repo
-git config user.email t@example.com
-git config user.name t
+new_repo repo
 printf '#!/bin/sh\nsleep 0.02\n' >work.sh
 chmod +x work.sh
 git add work.sh
