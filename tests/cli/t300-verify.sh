@@ -12,7 +12,7 @@ bench fast2.json 20000000
 run "$PERFLOOP" verify -b slow.json -a fast.json --suite true -o v.json
 if j slow.json "d['benchmarks'][0]['dimensions']['timing']['scored']" | grep -q False ||
 	j fast.json "d['benchmarks'][0]['dimensions']['timing']['scored']" | grep -q False; then
-	skip "this machine is too noisy for a scored 40 ms benchmark"
+	skip "this machine is too noisy for a scored 40 ms benchmark (CV $(j slow.json "d['benchmarks'][0]['stats']['wall_s']['cv']"), $(j fast.json "d['benchmarks'][0]['stats']['wall_s']['cv']"); samples $(j slow.json "[round(s['wall_s'],4) for s in d['benchmarks'][0]['samples']]"))"
 fi
 expect_rc 0
 grep -q 'verdict: accept' out || fail "no accept line: $(cat out)"
