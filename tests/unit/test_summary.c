@@ -97,6 +97,43 @@ static void test_noise_gate(void **state)
 	pl_bench_run_release(&run);
 }
 
+static void test_memory_floor_and_diagnostics(void **state)
+{
+	(void)state;
+	struct pl_bench_run run;
+	make_run(&run, 0.01);
+	pl_counters_parse(&run.cfg.counters, "page-faults", NULL);
+	for (int k = 0; k < 2; k++)
+		for (size_t i = 0; i < run.bench[k].n; i++) {
+			run.bench[k].samples[i].counter[0] = 100;
+			run.bench[k].samples[i].counter_ok[0] = 1;
+		}
+	run.bench[0].rss_floor_kb = 2000; /* the samples' 2048 KiB is within 10% */
+	run.bench[1].rss_floor_kb = 1000;
+	pl_bench_finish(&run);
+	struct pl_dimension d[16];
+	size_t nd = pl_summary_dimensions(&run, &run.bench[0], d, 16);
+	int seen = 0;
+	for (size_t i = 0; i < nd; i++) {
+		if (strcmp(d[i].name, "memory") == 0) {
+			assert_false(d[i].scored);
+			assert_non_null(strstr(d[i].reason, "perfloop's own"));
+			seen++;
+		}
+		if (strcmp(d[i].name, "page_faults") == 0) {
+			assert_false(d[i].scored);
+			assert_non_null(strstr(d[i].reason, "diagnostic"));
+			seen++;
+		}
+	}
+	assert_int_equal(seen, 2);
+	nd = pl_summary_dimensions(&run, &run.bench[1], d, 16);
+	for (size_t i = 0; i < nd; i++)
+		if (strcmp(d[i].name, "memory") == 0)
+			assert_true(d[i].scored);
+	pl_bench_run_release(&run);
+}
+
 static void expect_load_error(const char *text, const char *want)
 {
 	char path[] = "/tmp/perfloop-bad-XXXXXX";
@@ -134,6 +171,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_build_write_load),
 	    cmocka_unit_test(test_noise_gate),
+	    cmocka_unit_test(test_memory_floor_and_diagnostics),
 	    cmocka_unit_test(test_load_errors),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
