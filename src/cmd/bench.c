@@ -361,7 +361,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	size_t nparams = 0;
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
 	const char *md = NULL, *csv = NULL, *hf = NULL;
-	int quiet = 0, json_out = 0, order_set = 0, no_history = 0, rc = PL_EXIT_USAGE;
+	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE;
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
 	char *joined = NULL;
@@ -453,7 +453,6 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				       optarg);
 				goto out;
 			}
-			order_set = 1;
 			break;
 		case OPT_TIMEOUT:
 			if (parse_pos("--timeout", optarg, &cfg->timeout_s))
@@ -518,7 +517,6 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			goto out;
 		}
 	}
-	(void)order_set;
 	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
 		pl_die(PL_EXIT_USAGE, "option '--min-runs': %d is more than --max-runs %d",
 		       cfg->min_runs, cfg->max_runs);
