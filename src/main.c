@@ -31,6 +31,8 @@ struct command {
 static const struct command commands[] = {
     {"bench", cmd_bench, cmd_bench_usage,
      "time commands with statistics, counters and a noise gate"},
+    {"profile", cmd_profile, cmd_profile_usage,
+     "sample a CPython program's stacks from outside; flame graph"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
     {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},

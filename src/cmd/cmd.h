@@ -47,5 +47,7 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_status_usage[];
 int cmd_history(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_history_usage[];
+int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_profile_usage[];
 
 #endif

@@ -1,0 +1,845 @@
+/*
+ * perfloop profile: launch or attach to a CPython program and sample its
+ * Python stacks from outside (lib/pystack.c), then write the top table,
+ * collapsed stacks, a flame graph, a speedscope file and findings
+ * (lib/profdata.c, lib/flamegraph.c).
+ *
+ * The sampling loop paces itself with absolute deadlines
+ * (clock_nanosleep(TIMER_ABSTIME)), so time spent sampling does not slow
+ * the rate; a tick that is already late is taken at once and the next
+ * deadline moves on from now, never bursting to catch up.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "findings.h"
+#include "fsio.h"
+#include "linux/pyproc.h"
+#include "profdata.h"
+#include "pystack.h"
+#include "render.h"
+#include "spawn.h"
+#include "strbuf.h"
+
+const char cmd_profile_usage[] =
+    "usage: perfloop profile [OPTIONS] -- CMD [ARG...]\n"
+    "       perfloop profile [OPTIONS] -p PID\n"
+    "\n"
+    "Sample the Python stacks of a CPython program from outside the process:\n"
+    "its memory is read with process_vm_readv, it is never stopped. Shows the\n"
+    "hottest functions and writes collapsed stacks, a flame graph, a speedscope\n"
+    "file and findings. Reads CPython 3.11.\n"
+    "\n"
+    "Options:\n"
+    "  -p, --pid PID         attach to a running process instead of launching CMD\n"
+    "  -r, --rate HZ         samples per second (default 1000)\n"
+    "  -d, --duration SECS   stop after SECS seconds (default: when the program\n"
+    "                        exits, or Ctrl-C); a launched program is then stopped\n"
+    "      --lines           attribute samples to the line being run, not only the\n"
+    "                        function (the line-profiler view)\n"
+    "      --idle            include threads that are not running (waiting, sleeping)\n"
+    "      --threads         keep threads apart: a root frame per thread\n"
+    "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
+    "                        workers): a root frame per process\n"
+    "  -o, --out PREFIX      output path prefix (default: profile)\n"
+    "      --format LIST     comma-separated: folded, svg, speedscope, findings, or\n"
+    "                        none (default: folded,svg,speedscope,findings)\n"
+    "      --top N           rows in the table (default 15)\n"
+    "      --min-share PCT   functions with at least PCT% of samples as their own\n"
+    "                        become findings (default 5)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Writes PREFIX.folded (root first, 'frame;frame count'), PREFIX.svg (flame\n"
+    "graph: click to zoom, Ctrl-F to search), PREFIX.speedscope.json (open in\n"
+    "speedscope.app) and PREFIX.findings.json (perfloop.findings/1). Frames read\n"
+    "'function (file:line)'.\n"
+    "\n"
+    "Exit status: 0 profiled, 2 bad usage, or a process that does not exist, is\n"
+    "not CPython 3.11 or cannot be read (the message names what is missing),\n"
+    "3 the launched program failed or was killed (the profile is still written),\n"
+    "130 interrupted (what was gathered is written).\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop profile -- python3 train.py --epochs 1\n"
+    "  perfloop profile -p 4242 -d 10 --lines -o /tmp/serve\n"
+    "  perfloop profile --subprocesses --threads -r 250 -- python3 loader.py\n";
+
+enum { OPT_LINES = 256, OPT_IDLE, OPT_THREADS, OPT_SUBPROC, OPT_FORMAT, OPT_TOP, OPT_MINSHARE };
+
+static const struct option longopts[] = {
+    {"pid", required_argument, NULL, 'p'},
+    {"rate", required_argument, NULL, 'r'},
+    {"duration", required_argument, NULL, 'd'},
+    {"lines", no_argument, NULL, OPT_LINES},
+    {"idle", no_argument, NULL, OPT_IDLE},
+    {"threads", no_argument, NULL, OPT_THREADS},
+    {"subprocesses", no_argument, NULL, OPT_SUBPROC},
+    {"out", required_argument, NULL, 'o'},
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"top", required_argument, NULL, OPT_TOP},
+    {"min-share", required_argument, NULL, OPT_MINSHARE},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+enum { FMT_FOLDED = 1, FMT_SVG = 2, FMT_SPEEDSCOPE = 4, FMT_FINDINGS = 8 };
+
+struct opts {
+	pid_t pid;
+	double rate, duration, min_share;
+	int lines, idle, threads, subprocs, formats;
+	long top;
+	const char *out;
+	char **argv;
+};
+
+/* One sampled process. */
+struct target {
+	pid_t pid;
+	struct pl_pystack *st;
+	int gone;
+	int fails;  /* consecutive unreadable samples */
+	long frame; /* synthetic "process" frame id, -1 none */
+	char cmd[256];
+};
+
+/* (code object, line) -> frame id: saves hashing strings per frame. */
+struct fcache_ent {
+	const void *code;
+	int line;
+	uint32_t id;
+};
+
+struct thread_frame {
+	pid_t pid;
+	unsigned long tid;
+	uint32_t id;
+};
+
+struct profiler {
+	struct opts o;
+	struct pl_prof prof;
+	struct target *t;
+	size_t nt, capt;
+	struct fcache_ent *fc;
+	size_t nfc, capfc;
+	struct thread_frame *tf;
+	size_t ntf, captf;
+	uint32_t *ids;
+	struct target *cur;
+	struct pl_pysample_stats stats;
+	unsigned long long ticks;
+	int oom;
+};
+
+static int parse_double(const char *s, double lo, double hi, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || *end || !isfinite(v) || v < lo || v > hi)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static int parse_formats(const char *s, int *out)
+{
+	int f = 0;
+	char buf[256];
+	snprintf(buf, sizeof buf, "%s", s);
+	for (char *save = NULL, *w = strtok_r(buf, ",", &save); w; w = strtok_r(NULL, ",", &save)) {
+		if (strcmp(w, "folded") == 0)
+			f |= FMT_FOLDED;
+		else if (strcmp(w, "svg") == 0)
+			f |= FMT_SVG;
+		else if (strcmp(w, "speedscope") == 0)
+			f |= FMT_SPEEDSCOPE;
+		else if (strcmp(w, "findings") == 0)
+			f |= FMT_FINDINGS;
+		else if (strcmp(w, "none") != 0)
+			return -1;
+	}
+	*out = f;
+	return 0;
+}
+
+static double now_s(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+static size_t ptr_slot(const void *code, int line, size_t cap)
+{
+	uint64_t h = ((uint64_t)(uintptr_t)code >> 4) * 0x9e3779b97f4a7c15ULL ^ (uint64_t)line;
+	return (size_t)(h * 0x9e3779b97f4a7c15ULL >> 17) & (cap - 1);
+}
+
+static long frame_id(struct profiler *P, const struct pl_pyframe *f)
+{
+	int line = P->o.lines ? f->line : f->code->firstline;
+	if (P->nfc * 2 >= P->capfc) {
+		size_t cap = P->capfc ? P->capfc * 2 : 4096;
+		struct fcache_ent *n = calloc(cap, sizeof *n);
+		if (!n)
+			return -1;
+		for (size_t i = 0; i < P->capfc; i++) {
+			if (!P->fc[i].code)
+				continue;
+			size_t j = ptr_slot(P->fc[i].code, P->fc[i].line, cap);
+			while (n[j].code)
+				j = (j + 1) & (cap - 1);
+			n[j] = P->fc[i];
+		}
+		free(P->fc);
+		P->fc = n;
+		P->capfc = cap;
+	}
+	size_t j = ptr_slot(f->code, line, P->capfc);
+	while (P->fc[j].code) {
+		if (P->fc[j].code == f->code && P->fc[j].line == line)
+			return P->fc[j].id;
+		j = (j + 1) & (P->capfc - 1);
+	}
+	long id =
+	    pl_prof_frame(&P->prof, f->code->name, f->code->file, line, f->code->firstline, 0);
+	if (id < 0)
+		return -1;
+	P->fc[j] = (struct fcache_ent){f->code, line, (uint32_t)id};
+	P->nfc++;
+	return id;
+}
+
+static void read_small(const char *path, char *buf, size_t len)
+{
+	buf[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	ssize_t n = read(fd, buf, len - 1);
+	close(fd);
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+}
+
+static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid)
+{
+	for (size_t i = 0; i < P->ntf; i++)
+		if (P->tf[i].pid == pid && P->tf[i].tid == tid)
+			return P->tf[i].id;
+	char path[96], comm[64], label[128];
+	snprintf(path, sizeof path, "/proc/%d/task/%lu/comm", (int)pid, tid);
+	read_small(path, comm, sizeof comm);
+	snprintf(label, sizeof label, "thread %lu (%s)", tid, comm[0] ? comm : "?");
+	long id = pl_prof_frame(&P->prof, label, "", 0, 0, 1);
+	if (id < 0)
+		return -1;
+	if (P->ntf == P->captf) {
+		size_t cap = P->captf ? P->captf * 2 : 16;
+		struct thread_frame *n = realloc(P->tf, cap * sizeof *n);
+		if (!n)
+			return -1;
+		P->tf = n;
+		P->captf = cap;
+	}
+	P->tf[P->ntf++] = (struct thread_frame){pid, tid, (uint32_t)id};
+	return id;
+}
+
+static void on_thread(void *arg, const struct pl_pythread *t)
+{
+	struct profiler *P = arg;
+	size_t n = 0;
+	if (t->depth == 0)
+		return; /* no Python frame: starting, or in C code only */
+	if (P->cur->frame >= 0)
+		P->ids[n++] = (uint32_t)P->cur->frame;
+	if (P->o.threads) {
+		long id = thread_frame(P, P->cur->pid, t->tid);
+		if (id < 0)
+			goto oom;
+		P->ids[n++] = (uint32_t)id;
+	}
+	if (t->truncated) {
+		long id = pl_prof_frame(&P->prof, "(deeper frames not read)", "", 0, 0, 1);
+		if (id < 0)
+			goto oom;
+		P->ids[n++] = (uint32_t)id;
+	}
+	for (size_t i = t->depth; i-- > 0;) {
+		long id = frame_id(P, &t->frames[i]);
+		if (id < 0)
+			goto oom;
+		P->ids[n++] = (uint32_t)id;
+	}
+	if (pl_prof_add(&P->prof, P->ids, n, 1) < 0)
+		goto oom;
+	return;
+oom:
+	P->oom = 1;
+}
+
+static struct target *add_target(struct profiler *P, pid_t pid, struct pl_pystack *st)
+{
+	if (P->nt == P->capt) {
+		size_t cap = P->capt ? P->capt * 2 : 8;
+		struct target *n = realloc(P->t, cap * sizeof *n);
+		if (!n)
+			return NULL;
+		P->t = n;
+		P->capt = cap;
+	}
+	struct target *t = &P->t[P->nt++];
+	memset(t, 0, sizeof *t);
+	t->pid = pid;
+	t->st = st;
+	t->frame = -1;
+	pl_pyproc_cmdline(pid, t->cmd, sizeof t->cmd);
+	return t;
+}
+
+static struct target *find_target(struct profiler *P, pid_t pid)
+{
+	for (size_t i = 0; i < P->nt; i++)
+		if (P->t[i].pid == pid)
+			return &P->t[i];
+	return NULL;
+}
+
+/* Try to attach a pending target: 0 attached, or the library status. */
+static int try_attach(struct profiler *P, struct target *t, struct pl_error *err)
+{
+	struct pl_pystack *st;
+	int rc = pl_pystack_open(t->pid, &st, err);
+	if (rc < 0)
+		return rc;
+	t->st = st;
+	t->fails = 0;
+	pl_pyproc_cmdline(t->pid, t->cmd, sizeof t->cmd);
+	if (P->o.subprocs && t->frame < 0) {
+		char label[400];
+		snprintf(label, sizeof label, "process %d: %s", (int)t->pid, t->cmd);
+		t->frame = pl_prof_frame(&P->prof, label, "", 0, 0, 1);
+	}
+	return 0;
+}
+
+/* Add every descendant of the targets that is not known yet (pending until
+ * it is seen to be CPython). */
+static void scan_children(struct profiler *P)
+{
+	for (size_t i = 0; i < P->nt; i++) {
+		if (P->t[i].gone)
+			continue;
+		pid_t pid = P->t[i].pid;
+		char path[96];
+		snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+		DIR *d = opendir(path);
+		if (!d)
+			continue;
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (e->d_name[0] == '.')
+				continue;
+			char cpath[320], buf[4096];
+			snprintf(cpath, sizeof cpath, "/proc/%d/task/%s/children", (int)pid,
+				 e->d_name);
+			read_small(cpath, buf, sizeof buf);
+			for (char *save = NULL, *w = strtok_r(buf, " ", &save); w;
+			     w = strtok_r(NULL, " ", &save)) {
+				pid_t c = (pid_t)atoi(w);
+				if (c > 0 && !find_target(P, c))
+					add_target(P, c, NULL); /* may move P->t */
+			}
+		}
+		closedir(d);
+	}
+}
+
+/* Launch argv; its exec failure is reported through a close-on-exec pipe. */
+static pid_t launch(char **argv, struct pl_error *err)
+{
+	int fds[2];
+	if (pipe2(fds, O_CLOEXEC) < 0) {
+		pl_error_set(err, PL_ESYS, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		pl_error_set(err, PL_ESYS, "fork: %s", strerror(errno));
+		close(fds[0]);
+		close(fds[1]);
+		return -1;
+	}
+	if (pid == 0) {
+		close(fds[0]);
+		signal(SIGINT, SIG_DFL);
+		signal(SIGTERM, SIG_DFL);
+		execvp(argv[0], argv);
+		int e = errno;
+		(void)!write(fds[1], &e, sizeof e);
+		_exit(127);
+	}
+	close(fds[1]);
+	int e = 0;
+	ssize_t n;
+	do
+		n = read(fds[0], &e, sizeof e);
+	while (n < 0 && errno == EINTR);
+	close(fds[0]);
+	if (n == (ssize_t)sizeof e) {
+		waitpid(pid, NULL, 0);
+		pl_error_set(err, PL_ENOEXEC, "cannot run '%s': %s", argv[0], strerror(e));
+		return -1;
+	}
+	return pid;
+}
+
+static void sleep_s(double s)
+{
+	struct timespec ts = {(time_t)s, (long)((s - (double)(time_t)s) * 1e9)};
+	nanosleep(&ts, NULL);
+}
+
+/* Stop a launched program: SIGTERM, then SIGKILL after 2 s; reap it. */
+static void stop_child(pid_t pid, int *status)
+{
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 200; i++) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return;
+		sleep_s(0.01);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+}
+
+static const char *rel(const char *path, const char *cwd)
+{
+	size_t n = strlen(cwd);
+	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+struct row {
+	uint32_t id;
+	uint64_t self, total;
+};
+
+static int cmp_row(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->self != y->self)
+		return x->self < y->self ? 1 : -1;
+	if (x->total != y->total)
+		return x->total < y->total ? 1 : -1;
+	return (x->id > y->id) - (x->id < y->id);
+}
+
+static int print_table(const struct profiler *P, const char *cwd)
+{
+	uint64_t *self, *total;
+	const struct pl_prof *p = &P->prof;
+	if (pl_prof_totals(p, &self, &total) < 0)
+		return -1;
+	struct row *r = calloc(p->nframes ? p->nframes : 1, sizeof *r);
+	if (!r) {
+		free(self);
+		free(total);
+		return -1;
+	}
+	size_t n = 0;
+	for (size_t i = 0; i < p->nframes; i++)
+		if (!p->frames[i].synthetic)
+			r[n++] = (struct row){(uint32_t)i, self[i], total[i]};
+	qsort(r, n, sizeof *r, cmp_row);
+	if (n > (size_t)P->o.top)
+		n = (size_t)P->o.top;
+	if (n)
+		printf("\n  %6s  %6s  %8s  %-36s %s\n", "self", "total", "samples", "function",
+		       P->o.lines ? "line" : "location");
+	double all = p->samples ? (double)p->samples : 1;
+	for (size_t k = 0; k < n; k++) {
+		const struct pl_prof_frame *f = &p->frames[r[k].id];
+		printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s:%d\n", 100.0 * (double)r[k].self / all,
+		       100.0 * (double)r[k].total / all, (unsigned long long)r[k].self, f->name,
+		       rel(f->file, cwd), f->line);
+	}
+	free(r);
+	free(self);
+	free(total);
+	return 0;
+}
+
+static int write_text(const char *prefix, const char *ext, char *text, struct pl_strbuf *names)
+{
+	struct pl_error err = {{0}};
+	char path[4096];
+	snprintf(path, sizeof path, "%s%s", prefix, ext);
+	if (!text)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory writing %s", path);
+	int rc = pl_fsio_write_atomic(path, text, strlen(text), &err);
+	free(text);
+	if (rc < 0)
+		return pl_die(pl_exit_code(rc), "%s", err.msg);
+	pl_strbuf_printf(names, "%s%s", names->len ? ", " : "", path);
+	return 0;
+}
+
+static int write_outputs(struct profiler *P, const char *title, const char *cwd)
+{
+	const struct opts *o = &P->o;
+	struct pl_strbuf names = {0};
+	char sub[256], exporter[64];
+	snprintf(exporter, sizeof exporter, "perfloop %s", PERFLOOP_VERSION);
+	snprintf(sub, sizeof sub, "%llu samples at %.0f Hz%s", (unsigned long long)P->prof.samples,
+		 o->rate, o->lines ? ", by line" : "");
+	int rc = 0;
+	if (!rc && (o->formats & FMT_FOLDED))
+		rc = write_text(o->out, ".folded", pl_prof_folded(&P->prof), &names);
+	if (!rc && (o->formats & FMT_SVG))
+		rc = write_text(o->out, ".svg", pl_prof_svg(&P->prof, title, sub), &names);
+	if (!rc && (o->formats & FMT_SPEEDSCOPE))
+		rc = write_text(o->out, ".speedscope.json",
+				pl_prof_speedscope(&P->prof, title, exporter), &names);
+	if (!rc && (o->formats & FMT_FINDINGS)) {
+		struct pl_findings f = {0};
+		if (pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f) < 0) {
+			pl_findings_release(&f);
+			free(pl_strbuf_take(&names));
+			return pl_die(PL_EXIT_INTERNAL, "out of memory");
+		}
+		char tool[64];
+		snprintf(tool, sizeof tool, "perfloop profile %s", PERFLOOP_VERSION);
+		json_t *doc = pl_findings_doc(tool, &f);
+		pl_findings_release(&f);
+		rc = write_text(o->out, ".findings.json", doc ? pl_json_text(doc) : NULL, &names);
+		json_decref(doc);
+	}
+	char *list = pl_strbuf_take(&names);
+	if (!rc && list && list[0])
+		printf("\nwrote %s\n", list);
+	free(list);
+	return rc;
+}
+
+static void release(struct profiler *P)
+{
+	for (size_t i = 0; i < P->nt; i++)
+		pl_pystack_close(P->t[i].st);
+	free(P->t);
+	free(P->fc);
+	free(P->tf);
+	free(P->ids);
+	pl_prof_release(&P->prof);
+}
+
+/* Wait until the launched root is CPython (or, with --subprocesses, just
+ * running). 0, or an exit code after printing the error. */
+static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx *ctx, int *status,
+			   int *reaped)
+{
+	struct pl_error err = {{0}};
+	double t0 = now_s();
+	for (;;) {
+		int rc = try_attach(P, &P->t[0], &err);
+		if (rc == 0)
+			return 0;
+		if (rc != PL_EINPUT && !P->o.subprocs) {
+			stop_child(child, status);
+			*reaped = 1;
+			return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		}
+		if (waitpid(child, status, WNOHANG) == child) {
+			*reaped = 1;
+			if (P->o.subprocs)
+				return 0;
+			return pl_die(
+			    PL_EXIT_USAGE,
+			    "'%s' exited before a CPython interpreter could be read in it",
+			    P->o.argv[0]);
+		}
+		if (*ctx->interrupted)
+			return 0;
+		if (P->o.subprocs && now_s() - t0 > 0.05)
+			return 0; /* a wrapper (shell, launcher): its children are followed */
+		if (now_s() - t0 > 5.0) {
+			stop_child(child, status);
+			*reaped = 1;
+			return pl_die(PL_EXIT_USAGE,
+				      "'%s' did not run a CPython interpreter within 5 s (%s); "
+				      "use --subprocesses if it starts Python as a child",
+				      P->o.argv[0], err.msg);
+		}
+		sleep_s(0.001);
+	}
+}
+
+int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	struct profiler P = {0};
+	struct opts *o = &P.o;
+	o->rate = 1000;
+	o->min_share = 0.05;
+	o->top = 15;
+	o->out = "profile";
+	o->formats = FMT_FOLDED | FMT_SVG | FMT_SPEEDSCOPE | FMT_FINDINGS;
+	int c;
+	double v;
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "+:p:r:d:o:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p':
+			if (parse_double(optarg, 1, 4194304, &v) < 0 || v != floor(v))
+				return pl_die(PL_EXIT_USAGE,
+					      "--pid: expected a process id, got '%s'", optarg);
+			o->pid = (pid_t)v;
+			break;
+		case 'r':
+			if (parse_double(optarg, 1, 100000, &o->rate) < 0)
+				return pl_die(PL_EXIT_USAGE,
+					      "--rate: expected samples per second in 1..100000, "
+					      "got '%s'",
+					      optarg);
+			break;
+		case 'd':
+			if (parse_double(optarg, 0.001, 1e7, &o->duration) < 0)
+				return pl_die(PL_EXIT_USAGE,
+					      "--duration: expected seconds > 0, got '%s'", optarg);
+			break;
+		case 'o':
+			o->out = optarg;
+			break;
+		case OPT_LINES:
+			o->lines = 1;
+			break;
+		case OPT_IDLE:
+			o->idle = 1;
+			break;
+		case OPT_THREADS:
+			o->threads = 1;
+			break;
+		case OPT_SUBPROC:
+			o->subprocs = 1;
+			break;
+		case OPT_FORMAT:
+			if (parse_formats(optarg, &o->formats) < 0)
+				return pl_die(PL_EXIT_USAGE,
+					      "--format: expected a list of folded, svg, "
+					      "speedscope, findings or none, got '%s'",
+					      optarg);
+			break;
+		case OPT_TOP:
+			if (parse_double(optarg, 0, 100000, &v) < 0 || v != floor(v))
+				return pl_die(PL_EXIT_USAGE, "--top: expected a count, got '%s'",
+					      optarg);
+			o->top = (long)v;
+			break;
+		case OPT_MINSHARE:
+			if (parse_double(optarg, 0, 100, &v) < 0)
+				return pl_die(PL_EXIT_USAGE,
+					      "--min-share: expected a percentage 0..100, got '%s'",
+					      optarg);
+			o->min_share = v / 100.0;
+			break;
+		case 'h':
+			fputs(cmd_profile_usage, stdout);
+			return PL_EXIT_OK;
+		default:
+			return pl_bad_option(c, argv, "profile");
+		}
+	}
+	if (optind < argc)
+		o->argv = argv + optind;
+	if (o->pid && o->argv)
+		return pl_die(PL_EXIT_USAGE,
+			      "give either -p PID or a command after '--', not both");
+	if (!o->pid && !o->argv)
+		return pl_die(PL_EXIT_USAGE,
+			      "nothing to profile: give a command after '--' or -p PID (see "
+			      "'perfloop profile --help')");
+
+	char cwd[4096];
+	if (!getcwd(cwd, sizeof cwd))
+		cwd[0] = '\0';
+	P.ids = malloc((PL_PYSTACK_MAX_DEPTH + 4) * sizeof *P.ids);
+	if (!P.ids)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	struct pl_error err = {{0}};
+	pid_t child = -1;
+	int status = 0, reaped = 0, rc = 0;
+	if (o->argv) {
+		child = launch(o->argv, &err);
+		if (child < 0) {
+			release(&P);
+			return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		}
+		add_target(&P, child, NULL);
+		rc = wait_for_python(&P, child, ctx, &status, &reaped);
+		if (rc) {
+			release(&P);
+			return rc;
+		}
+	} else {
+		add_target(&P, o->pid, NULL);
+		int r = try_attach(&P, &P.t[0], &err);
+		if (r < 0) {
+			release(&P);
+			return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		}
+	}
+
+	/* the sampling loop */
+	long period_ns = (long)(1e9 / o->rate);
+	unsigned long long children_every = (unsigned long long)(o->rate / 10) + 1;
+	unsigned long long attach_every = (unsigned long long)(o->rate / 50) + 1;
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	double start = now_s();
+	int stopped_by_us = 0, timed_out = 0;
+	while (!reaped) {
+		next.tv_nsec += period_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		struct timespec cur;
+		clock_gettime(CLOCK_MONOTONIC, &cur);
+		double late = (double)(cur.tv_sec - next.tv_sec) +
+			      (double)(cur.tv_nsec - next.tv_nsec) * 1e-9;
+		if (late > (double)period_ns * 1e-9)
+			next = cur; /* too late: sample now, never burst to catch up */
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+		       !*ctx->interrupted)
+			;
+		if (*ctx->interrupted)
+			break;
+		P.ticks++;
+		size_t live = 0;
+		for (size_t i = 0; i < P.nt; i++) {
+			struct target *t = &P.t[i];
+			if (t->gone)
+				continue;
+			if (!t->st) {
+				if (P.ticks % attach_every == 0) {
+					if (kill(t->pid, 0) < 0 && errno == ESRCH)
+						t->gone = 1;
+					else
+						try_attach(&P, t, &err);
+				}
+				live += !t->gone;
+				continue;
+			}
+			P.cur = t;
+			int r = pl_pystack_sample(t->st, o->idle, on_thread, &P, &P.stats);
+			if (r == PL_ESYS) {
+				t->gone = 1;
+				continue;
+			}
+			live++;
+			if (r == PL_EFAILED) {
+				P.stats.errors++;
+				if (++t->fails > 20) { /* exec'd something else: attach again */
+					pl_pystack_close(t->st);
+					t->st = NULL;
+				}
+			} else {
+				t->fails = 0;
+			}
+		}
+		if (P.oom)
+			break;
+		if (o->subprocs && P.ticks % children_every == 0)
+			scan_children(&P);
+		if (child > 0 && waitpid(child, &status, WNOHANG) == child)
+			reaped = 1;
+		if (child < 0 && P.t[0].gone)
+			break;
+		if (child < 0 && live == 0)
+			break;
+		if (o->duration > 0 && now_s() - start >= o->duration) {
+			timed_out = 1;
+			break;
+		}
+	}
+	double elapsed = now_s() - start;
+	if (child > 0 && !reaped) {
+		stop_child(child, &status);
+		reaped = 1;
+		stopped_by_us = 1;
+	}
+	if (P.oom) {
+		release(&P);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+
+	/* report */
+	struct target *root = &P.t[0];
+	const char *version = root->st ? pl_pystack_version(root->st) : "?";
+	char title[512];
+	snprintf(title, sizeof title, "%s%s", o->argv ? "" : "pid ", root->cmd);
+	if (!o->argv)
+		snprintf(title, sizeof title, "pid %d: %s", (int)root->pid, root->cmd);
+	size_t nproc = 0;
+	for (size_t i = 0; i < P.nt; i++)
+		nproc += P.t[i].st != NULL || P.t[i].fails;
+	double rate = elapsed > 0 ? (double)P.ticks / elapsed : 0;
+	size_t tried = P.stats.threads + P.stats.errors;
+	printf("perfloop profile: %s (pid %d, CPython %s)\n", title, (int)root->pid, version);
+	printf("  %llu samples in %.2f s: %.0f/s delivered (asked %.0f), %zu errors (%.2f%%)",
+	       (unsigned long long)P.prof.samples, elapsed, rate, o->rate, P.stats.errors,
+	       tried ? 100.0 * (double)P.stats.errors / (double)tried : 0.0);
+	if (!o->idle && P.stats.idle)
+		printf(", %zu idle thread samples left out", P.stats.idle);
+	if (o->subprocs)
+		printf(", %zu processes", nproc);
+	printf("\n");
+	if (print_table(&P, cwd) < 0) {
+		release(&P);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	if (P.prof.samples == 0)
+		fprintf(stderr, "perfloop: warning: no Python stack was sampled%s\n",
+			o->idle ? "" : " (threads not running are left out; --idle keeps them)");
+	rc = write_outputs(&P, title, cwd);
+	release(&P);
+	if (rc)
+		return rc;
+	if (*ctx->interrupted) {
+		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
+		return PL_EXIT_INTERRUPTED;
+	}
+	if (child > 0 && stopped_by_us) {
+		fprintf(stderr, "perfloop: stopped '%s' after %.0f s (--duration)\n", o->argv[0],
+			o->duration);
+		return PL_EXIT_OK;
+	}
+	(void)timed_out;
+	if (child > 0 && WIFSIGNALED(status)) {
+		char sig[32];
+		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
+			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
+		return PL_EXIT_FAILED;
+	}
+	if (child > 0 && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
+			WEXITSTATUS(status));
+		return PL_EXIT_FAILED;
+	}
+	return PL_EXIT_OK;
+}

@@ -1,0 +1,261 @@
+/*
+ * The flame graph SVG, written by perfloop (profdata.h). Stacks merge into
+ * a tree, root at the bottom; each frame is one <g class="f"> holding a
+ * <title> (label, samples, share), a <rect> whose width is proportional to
+ * its samples and a <text>. data-x/data-w/data-d carry the frame's first
+ * sample, its samples and its depth so the embedded script can zoom (click),
+ * search (Ctrl-F or the Search button; matched share shown) and reset
+ * (Escape). Colours are a hash of the function name, so a function keeps
+ * its colour across graphs.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hash.h"
+#include "profdata.h"
+#include "strbuf.h"
+
+struct node {
+	uint32_t frame;
+	uint64_t count;
+	long child, next; /* indices, -1 none */
+};
+
+struct tree {
+	struct node *v;
+	size_t n, cap;
+	size_t maxdepth;
+};
+
+static long new_node(struct tree *t, uint32_t frame)
+{
+	if (t->n == t->cap) {
+		size_t cap = t->cap ? t->cap * 2 : 1024;
+		struct node *n = realloc(t->v, cap * sizeof *n);
+		if (!n)
+			return -1;
+		t->v = n;
+		t->cap = cap;
+	}
+	t->v[t->n] = (struct node){frame, 0, -1, -1};
+	return (long)t->n++;
+}
+
+static int build(struct tree *t, const struct pl_prof *p)
+{
+	if (new_node(t, UINT32_MAX) < 0)
+		return -1;
+	for (size_t k = 0; k < p->nstacks; k++) {
+		const struct pl_prof_stack *st = &p->stacks[k];
+		long cur = 0;
+		t->v[0].count += st->count;
+		for (size_t i = 0; i < st->depth; i++) {
+			uint32_t f = p->ids[st->off + i];
+			long c = t->v[cur].child;
+			while (c >= 0 && t->v[c].frame != f)
+				c = t->v[c].next;
+			if (c < 0) {
+				c = new_node(t, f);
+				if (c < 0)
+					return -1;
+				t->v[c].next = t->v[cur].child;
+				t->v[cur].child = c;
+			}
+			t->v[c].count += st->count;
+			cur = c;
+		}
+		if (st->depth > t->maxdepth)
+			t->maxdepth = st->depth;
+	}
+	return 0;
+}
+
+struct sortctx {
+	const struct pl_prof *p;
+	const struct tree *t;
+};
+static const struct sortctx *g_sort; /* qsort has no context argument */
+
+static int cmp_child(const void *a, const void *b)
+{
+	const struct node *x = &g_sort->t->v[*(const long *)a],
+			  *y = &g_sort->t->v[*(const long *)b];
+	const struct pl_prof_frame *fx = &g_sort->p->frames[x->frame],
+				   *fy = &g_sort->p->frames[y->frame];
+	int c = strcmp(fx->name, fy->name);
+	if (!c)
+		c = strcmp(fx->file, fy->file);
+	return c ? c : fx->line - fy->line;
+}
+
+static void xml_escape(struct pl_strbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			pl_strbuf_puts(b, "&lt;");
+			break;
+		case '>':
+			pl_strbuf_puts(b, "&gt;");
+			break;
+		case '&':
+			pl_strbuf_puts(b, "&amp;");
+			break;
+		case '"':
+			pl_strbuf_puts(b, "&quot;");
+			break;
+		default:
+			if ((unsigned char)*s < 0x20)
+				pl_strbuf_puts(b, " ");
+			else
+				pl_strbuf_append(b, s, 1);
+		}
+	}
+}
+
+#define W 1200.0
+#define FH 16
+#define TOP 48
+#define PAD 10.0
+
+static void colour(const struct pl_prof_frame *f, char out[32])
+{
+	if (f == NULL || f->synthetic) {
+		strcpy(out, "rgb(190,190,200)");
+		return;
+	}
+	uint64_t h = pl_fnv1a(PL_FNV_INIT, f->name);
+	unsigned r = 205 + (unsigned)(h % 50), g = (unsigned)((h >> 8) % 200) + 30,
+		 bl = (unsigned)((h >> 16) % 55);
+	snprintf(out, 32, "rgb(%u,%u,%u)", r, g, bl);
+}
+
+/* Emit node i at sample offset x, depth d, then its children in order. */
+static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, long i, uint64_t x,
+		size_t d, double height)
+{
+	const struct node *n = &t->v[i];
+	const struct pl_prof_frame *f = n->frame == UINT32_MAX ? NULL : &p->frames[n->frame];
+	double scale = (W - 2 * PAD) / (double)t->v[0].count;
+	double rx = PAD + (double)x * scale, rw = (double)n->count * scale;
+	double ry = height - (double)(d + 1) * FH - 30;
+	char col[32];
+	colour(f, col);
+	char *label = f ? pl_prof_label(f) : NULL;
+	const char *shown = f ? label : "all";
+	if (f && !label)
+		return -1;
+	pl_strbuf_printf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%zu\"><title>",
+			 (unsigned long long)x, (unsigned long long)n->count, d);
+	xml_escape(b, shown);
+	pl_strbuf_printf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->count,
+			 100.0 * (double)n->count / (double)t->v[0].count);
+	pl_strbuf_printf(b,
+			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+			 "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
+			 rx, ry, rw, FH - 1, col, rx + 3, ry + 11.5);
+	xml_escape(b, shown);
+	pl_strbuf_puts(b, "</text></g>\n");
+	free(label);
+
+	size_t nc = 0;
+	for (long c = n->child; c >= 0; c = t->v[c].next)
+		nc++;
+	if (!nc)
+		return 0;
+	long *kids = malloc(nc * sizeof *kids);
+	if (!kids)
+		return -1;
+	nc = 0;
+	for (long c = n->child; c >= 0; c = t->v[c].next)
+		kids[nc++] = c;
+	struct sortctx ctx = {p, t};
+	g_sort = &ctx;
+	qsort(kids, nc, sizeof *kids, cmp_child);
+	int rc = 0;
+	uint64_t cx = x;
+	for (size_t k = 0; k < nc && rc == 0; k++) {
+		rc = emit(b, p, t, kids[k], cx, d + 1, height);
+		cx += t->v[kids[k]].count;
+	}
+	free(kids);
+	return rc;
+}
+
+static const char script[] =
+    "<script type=\"text/ecmascript\"><![CDATA[\n"
+    "var W=1200,PAD=10,frames=[],zoomed=null,matchEl,total=0;\n"
+    "function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
+    " matchEl=document.getElementById('matched');total=+frames[0].getAttribute('data-w');\n"
+    " frames.forEach(function(g){g.onclick=function(){zoom(g)};\n"
+    "  g.label=g.querySelector('text').textContent;fit(g)});\n"
+    " document.getElementById('search').onclick=search;\n"
+    " document.getElementById('reset').onclick=function(){zoom(frames[0])};\n"
+    " window.addEventListener('keydown',function(e){if(e.key==='Escape')zoom(frames[0]);\n"
+    "  if((e.ctrlKey||e.metaKey)&&e.key==='f'){e.preventDefault();search()}})}\n"
+    "function num(g,a){return +g.getAttribute('data-'+a)}\n"
+    "function fit(g){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
+    " var w=+r.getAttribute('width'),n=Math.floor((w-6)/7);\n"
+    " t.setAttribute('x',+r.getAttribute('x')+3);\n"
+    " t.textContent=n<3?'':(g.label.length<=n?g.label:g.label.slice(0,n-2)+'..')}\n"
+    "function zoom(z){var zx=num(z,'x'),zw=num(z,'w'),zd=num(z,'d'),s=(W-2*PAD)/zw;\n"
+    " frames.forEach(function(g){var "
+    "x=num(g,'x'),w=num(g,'w'),d=num(g,'d'),r=g.querySelector('rect');\n"
+    "  var inside=d>=zd&&x>=zx&&x+w<=zx+zw,above=d<zd&&x<=zx&&x+w>=zx+zw;\n"
+    "  g.style.display=inside||above?'':'none';g.style.opacity=above?0.5:1;\n"
+    "  if(inside){r.setAttribute('x',PAD+(x-zx)*s);r.setAttribute('width',w*s)}\n"
+    "  else if(above){r.setAttribute('x',PAD);r.setAttribute('width',W-2*PAD)}\n"
+    "  fit(g)})}\n"
+    "function search(){var q=prompt('Search (regular expression)','');if(q===null)return;\n"
+    " var re;try{re=new RegExp(q)}catch(e){alert(e);return}var iv=[];\n"
+    " frames.forEach(function(g){var r=g.querySelector('rect');\n"
+    "  if(!r.orig)r.orig=r.getAttribute('fill');\n"
+    "  if(q!==''&&re.test(g.label)&&g!==frames[0]){r.setAttribute('fill','rgb(230,0,230)');\n"
+    "   iv.push([num(g,'x'),num(g,'x')+num(g,'w')])}else r.setAttribute('fill',r.orig)});\n"
+    " iv.sort(function(a,b){return a[0]-b[0]});var m=0,end=-1;\n"
+    " iv.forEach(function(v){if(v[0]>=end){m+=v[1]-v[0];end=v[1]}else "
+    "if(v[1]>end){m+=v[1]-end;end=v[1]}});\n"
+    " matchEl.textContent=q===''?'':'Matched: '+(100*m/total).toFixed(1)+'%'}\n"
+    "]]></script>\n";
+
+char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle)
+{
+	struct tree t = {0};
+	if (build(&t, p) < 0) {
+		free(t.v);
+		return NULL;
+	}
+	double height = TOP + (double)(t.maxdepth + 1) * FH + 40;
+	struct pl_strbuf b = {0};
+	pl_strbuf_printf(&b,
+			 "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+			 "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
+			 "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" onload=\"init()\">\n",
+			 (int)W, height, (int)W, height);
+	pl_strbuf_puts(&b, "<style>text{font-family:monospace;font-size:12px;fill:#000}"
+			   "g.f:hover rect{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
+			   ".ui{cursor:pointer;fill:#336}</style>\n");
+	pl_strbuf_puts(&b, script);
+	pl_strbuf_printf(&b,
+			 "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
+			 (int)W, height);
+	pl_strbuf_puts(&b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
+			   "style=\"font-size:16px\">");
+	xml_escape(&b, title);
+	pl_strbuf_puts(&b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
+	xml_escape(&b, subtitle);
+	pl_strbuf_puts(&b, "</text>\n<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
+			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
+			   "y=\"20\">Search</text>\n");
+	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height) : 0;
+	pl_strbuf_puts(&b, "</svg>\n");
+	free(t.v);
+	char *out = pl_strbuf_take(&b);
+	if (rc < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}

@@ -1,0 +1,415 @@
+/*
+ * See profdata.h. Two open-addressing tables (frames by name/file/line,
+ * stacks by their ids) keep adding a sample to a few hash probes.
+ */
+#include "profdata.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "findings.h"
+#include "fsio.h"
+#include "hash.h"
+#include "strbuf.h"
+
+static uint64_t frame_hash(const char *name, const char *file, int line, int synthetic)
+{
+	uint64_t h = pl_fnv1a(PL_FNV_INIT, name);
+	h = pl_fnv1a(h ^ 0xff, file);
+	return (h ^ (uint64_t)(unsigned)line) * 0x100000001b3ULL + (uint64_t)synthetic;
+}
+
+static int grow_table(uint32_t **tab, size_t *cap, size_t n, uint64_t (*hash)(const void *, size_t),
+		      const void *ctx)
+{
+	if ((n + 1) * 2 <= *cap)
+		return 0;
+	size_t ncap = *cap ? *cap * 2 : 1024;
+	uint32_t *t = calloc(ncap, sizeof *t);
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < *cap; i++) {
+		uint32_t v = (*tab)[i];
+		if (!v)
+			continue;
+		size_t j = hash(ctx, v - 1) & (ncap - 1);
+		while (t[j])
+			j = (j + 1) & (ncap - 1);
+		t[j] = v;
+	}
+	free(*tab);
+	*tab = t;
+	*cap = ncap;
+	return 0;
+}
+
+static uint64_t frame_hash_at(const void *ctx, size_t i)
+{
+	const struct pl_prof_frame *f = &((const struct pl_prof *)ctx)->frames[i];
+	return frame_hash(f->name, f->file, f->line, f->synthetic);
+}
+
+static uint64_t stack_hash_at(const void *ctx, size_t i)
+{
+	return ((const struct pl_prof *)ctx)->stacks[i].hash;
+}
+
+long pl_prof_frame(struct pl_prof *p, const char *name, const char *file, int line, int func_line,
+		   int synthetic)
+{
+	if (grow_table(&p->frame_tab, &p->cap_frame_tab, p->nframes, frame_hash_at, p) < 0)
+		goto oom;
+	uint64_t h = frame_hash(name, file, line, synthetic);
+	size_t j = h & (p->cap_frame_tab - 1);
+	while (p->frame_tab[j]) {
+		struct pl_prof_frame *f = &p->frames[p->frame_tab[j] - 1];
+		if (f->line == line && f->synthetic == synthetic && strcmp(f->name, name) == 0 &&
+		    strcmp(f->file, file) == 0)
+			return (long)p->frame_tab[j] - 1;
+		j = (j + 1) & (p->cap_frame_tab - 1);
+	}
+	if (p->nframes == p->capframes) {
+		size_t cap = p->capframes ? p->capframes * 2 : 256;
+		struct pl_prof_frame *n = realloc(p->frames, cap * sizeof *n);
+		if (!n)
+			goto oom;
+		p->frames = n;
+		p->capframes = cap;
+	}
+	struct pl_prof_frame *f = &p->frames[p->nframes];
+	f->name = strdup(name);
+	f->file = strdup(file);
+	f->line = line;
+	f->func_line = func_line;
+	f->synthetic = synthetic;
+	if (!f->name || !f->file) {
+		free(f->name);
+		free(f->file);
+		goto oom;
+	}
+	p->frame_tab[j] = (uint32_t)++p->nframes;
+	return (long)p->nframes - 1;
+oom:
+	p->oom = 1;
+	return -1;
+}
+
+static uint64_t ids_hash(const uint32_t *ids, size_t depth)
+{
+	uint64_t h = PL_FNV_INIT;
+	for (size_t i = 0; i < depth; i++)
+		h = (h ^ ids[i]) * 0x100000001b3ULL;
+	return h ^ depth;
+}
+
+int pl_prof_add(struct pl_prof *p, const uint32_t *ids, size_t depth, uint64_t count)
+{
+	if (grow_table(&p->stack_tab, &p->cap_stack_tab, p->nstacks, stack_hash_at, p) < 0)
+		goto oom;
+	uint64_t h = ids_hash(ids, depth);
+	size_t j = h & (p->cap_stack_tab - 1);
+	while (p->stack_tab[j]) {
+		struct pl_prof_stack *s = &p->stacks[p->stack_tab[j] - 1];
+		if (s->hash == h && s->depth == depth &&
+		    memcmp(p->ids + s->off, ids, depth * sizeof *ids) == 0) {
+			s->count += count;
+			p->samples += count;
+			return 0;
+		}
+		j = (j + 1) & (p->cap_stack_tab - 1);
+	}
+	if (p->nstacks == p->capstacks) {
+		size_t cap = p->capstacks ? p->capstacks * 2 : 256;
+		struct pl_prof_stack *n = realloc(p->stacks, cap * sizeof *n);
+		if (!n)
+			goto oom;
+		p->stacks = n;
+		p->capstacks = cap;
+	}
+	if (p->nids + depth > p->capids) {
+		size_t cap = p->capids ? p->capids : 4096;
+		while (cap < p->nids + depth)
+			cap *= 2;
+		uint32_t *n = realloc(p->ids, cap * sizeof *n);
+		if (!n)
+			goto oom;
+		p->ids = n;
+		p->capids = cap;
+	}
+	memcpy(p->ids + p->nids, ids, depth * sizeof *ids);
+	p->stacks[p->nstacks] = (struct pl_prof_stack){p->nids, depth, count, h};
+	p->nids += depth;
+	p->stack_tab[j] = (uint32_t)++p->nstacks;
+	p->samples += count;
+	return 0;
+oom:
+	p->oom = 1;
+	return -1;
+}
+
+void pl_prof_release(struct pl_prof *p)
+{
+	for (size_t i = 0; i < p->nframes; i++) {
+		free(p->frames[i].name);
+		free(p->frames[i].file);
+	}
+	free(p->frames);
+	free(p->frame_tab);
+	free(p->stacks);
+	free(p->stack_tab);
+	free(p->ids);
+	memset(p, 0, sizeof *p);
+}
+
+int pl_prof_totals(const struct pl_prof *p, uint64_t **self, uint64_t **total)
+{
+	return pl_prof_totals_by(p, NULL, p->nframes, self, total);
+}
+
+int pl_prof_totals_by(const struct pl_prof *p, const uint32_t *group, size_t ngroups,
+		      uint64_t **self, uint64_t **total)
+{
+	size_t n = ngroups ? ngroups : 1;
+	uint64_t *s = calloc(n, sizeof *s), *t = calloc(n, sizeof *t);
+	size_t *stamp = calloc(n, sizeof *stamp);
+	if (!s || !t || !stamp) {
+		free(s);
+		free(t);
+		free(stamp);
+		return -1;
+	}
+	for (size_t k = 0; k < p->nstacks; k++) {
+		const struct pl_prof_stack *st = &p->stacks[k];
+		const uint32_t *ids = p->ids + st->off;
+		if (st->depth) {
+			uint32_t g = ids[st->depth - 1];
+			s[group ? group[g] : g] += st->count;
+		}
+		for (size_t i = 0; i < st->depth; i++) {
+			uint32_t g = group ? group[ids[i]] : ids[i];
+			if (stamp[g] == k + 1)
+				continue; /* recursion: once per stack */
+			stamp[g] = k + 1;
+			t[g] += st->count;
+		}
+	}
+	free(stamp);
+	*self = s;
+	*total = t;
+	return 0;
+}
+
+char *pl_prof_label(const struct pl_prof_frame *f)
+{
+	struct pl_strbuf b = {0};
+	if (f->synthetic)
+		pl_strbuf_puts(&b, f->name);
+	else
+		pl_strbuf_printf(&b, "%s (%s:%d)", f->name, f->file, f->line);
+	return pl_strbuf_take(&b);
+}
+
+/* A label safe inside a folded line: ';' separates frames, newlines end
+ * lines. */
+static void folded_label(struct pl_strbuf *b, const struct pl_prof_frame *f)
+{
+	char *l = pl_prof_label(f);
+	if (!l) {
+		b->failed = 1;
+		return;
+	}
+	for (char *c = l; *c; c++)
+		if (*c == ';' || *c == '\n' || *c == '\r')
+			*c = *c == ';' ? ',' : ' ';
+	pl_strbuf_puts(b, l);
+	free(l);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *pl_prof_folded(const struct pl_prof *p)
+{
+	char **lines = calloc(p->nstacks ? p->nstacks : 1, sizeof *lines);
+	if (!lines)
+		return NULL;
+	int failed = 0;
+	for (size_t k = 0; k < p->nstacks && !failed; k++) {
+		struct pl_strbuf b = {0};
+		const struct pl_prof_stack *st = &p->stacks[k];
+		for (size_t i = 0; i < st->depth; i++) {
+			if (i)
+				pl_strbuf_puts(&b, ";");
+			folded_label(&b, &p->frames[p->ids[st->off + i]]);
+		}
+		pl_strbuf_printf(&b, " %llu\n", (unsigned long long)st->count);
+		lines[k] = pl_strbuf_take(&b);
+		failed = !lines[k];
+	}
+	struct pl_strbuf out = {0};
+	if (!failed) {
+		qsort(lines, p->nstacks, sizeof *lines, cmp_str);
+		for (size_t k = 0; k < p->nstacks; k++)
+			pl_strbuf_puts(&out, lines[k]);
+	}
+	for (size_t k = 0; k < p->nstacks; k++)
+		free(lines[k]);
+	free(lines);
+	if (failed) {
+		free(pl_strbuf_take(&out));
+		return NULL;
+	}
+	if (!out.s)
+		pl_strbuf_puts(&out, "");
+	return pl_strbuf_take(&out);
+}
+
+char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter)
+{
+	json_t *frames = json_array(), *samples = json_array(), *weights = json_array();
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pl_prof_frame *f = &p->frames[i];
+		json_t *o = json_pack("{s:s}", "name", f->name);
+		if (o && !f->synthetic) {
+			json_object_set_new(o, "file", json_string(f->file));
+			json_object_set_new(o, "line", json_integer(f->line));
+		}
+		json_array_append_new(frames, o);
+	}
+	for (size_t k = 0; k < p->nstacks; k++) {
+		const struct pl_prof_stack *st = &p->stacks[k];
+		json_t *s = json_array();
+		for (size_t i = 0; i < st->depth; i++)
+			json_array_append_new(s, json_integer(p->ids[st->off + i]));
+		json_array_append_new(samples, s);
+		json_array_append_new(weights, json_integer((json_int_t)st->count));
+	}
+	json_t *prof = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o, s:o}", "type", "sampled", "name",
+				 name, "unit", "none", "startValue", 0, "endValue",
+				 (json_int_t)p->samples, "samples", samples, "weights", weights);
+	json_t *doc = json_pack("{s:s, s:{s:o}, s:[o], s:s, s:i, s:s}", "$schema",
+				"https://www.speedscope.app/file-format-schema.json", "shared",
+				"frames", frames, "profiles", prof, "name", name,
+				"activeProfileIndex", 0, "exporter", exporter);
+	if (!doc)
+		return NULL;
+	char *text = pl_json_text(doc);
+	json_decref(doc);
+	return text;
+}
+
+struct rank {
+	uint32_t g;
+	uint64_t self;
+};
+
+static int cmp_rank(const void *a, const void *b)
+{
+	const struct rank *x = a, *y = b;
+	return x->self < y->self ? 1 : x->self > y->self ? -1 : (x->g > y->g) - (x->g < y->g);
+}
+
+static const char *relative(const char *path, const char *cwd)
+{
+	size_t n = cwd ? strlen(cwd) : 0;
+	if (n && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
+int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, double rate,
+		     const char *cwd, struct pl_findings *out)
+{
+	/* group frames into functions: a scratch profile interns them */
+	struct pl_prof fn = {0};
+	uint32_t *group = calloc(p->nframes ? p->nframes : 1, sizeof *group);
+	uint32_t *first = calloc(p->nframes ? p->nframes : 1, sizeof *first);
+	uint64_t *self = NULL, *total = NULL;
+	struct rank *r = NULL;
+	int rc = -1;
+	if (!group || !first)
+		goto done;
+	for (size_t i = 0; i < p->nframes; i++) {
+		const struct pl_prof_frame *f = &p->frames[i];
+		long g =
+		    pl_prof_frame(&fn, f->name, f->file, f->func_line, f->func_line, f->synthetic);
+		if (g < 0)
+			goto done;
+		group[i] = (uint32_t)g;
+		first[g] = (uint32_t)i;
+	}
+	if (pl_prof_totals_by(p, group, fn.nframes, &self, &total) < 0)
+		goto done;
+	r = calloc(fn.nframes ? fn.nframes : 1, sizeof *r);
+	if (!r)
+		goto done;
+	size_t nr = 0;
+	for (size_t g = 0; g < fn.nframes; g++)
+		if (!fn.frames[g].synthetic && p->samples &&
+		    (double)self[g] / (double)p->samples >= min_share)
+			r[nr++] = (struct rank){(uint32_t)g, self[g]};
+	qsort(r, nr, sizeof *r, cmp_rank);
+	if (nr > max)
+		nr = max;
+	out->v = calloc(nr ? nr : 1, sizeof *out->v);
+	if (!out->v)
+		goto done;
+	for (size_t k = 0; k < nr; k++) {
+		const struct pl_prof_frame *f = &fn.frames[r[k].g];
+		struct pl_finding *x = &out->v[out->n++];
+		double share = (double)self[r[k].g] / (double)p->samples;
+		double tshare = (double)total[r[k].g] / (double)p->samples;
+		const char *path = relative(f->file, cwd);
+		struct pl_strbuf b = {0};
+		pl_strbuf_printf(&b, "'%s' runs in %.1f%% of samples as the innermost frame",
+				 f->name, 100 * share);
+		x->signal = pl_strbuf_take(&b);
+		pl_strbuf_printf(&b, "self %.1f%%, total %.1f%% of %llu samples at %.0f Hz",
+				 100 * share, 100 * tshare, (unsigned long long)p->samples, rate);
+		x->evidence_text = pl_strbuf_take(&b);
+		pl_strbuf_printf(&b,
+				 "start with '%s' (%s:%d): it holds %.1f%% of the time; "
+				 "profile --lines shows which line",
+				 f->name, path, f->func_line, 100 * share);
+		x->suggested_action = pl_strbuf_take(&b);
+		x->leaf = strdup("profile.hot-function");
+		x->path = strdup(path);
+		x->function = strdup(f->name);
+		x->metric_name = strdup("cpu_share");
+		x->metric_unit = strdup("fraction");
+		if (!x->signal || !x->evidence_text || !x->suggested_action || !x->leaf ||
+		    !x->path || !x->function || !x->metric_name || !x->metric_unit)
+			goto done;
+		x->id = malloc(16);
+		if (!x->id)
+			goto done;
+		pl_finding_id(x->leaf, x->path, x->function, "hot-function", x->id);
+		x->severity = share >= 0.5   ? PL_SEV_HIGH
+			      : share >= 0.2 ? PL_SEV_MEDIUM
+					     : PL_SEV_LOW;
+		x->status = PL_FST_MEASURED;
+		x->line = f->func_line;
+		x->metric_value = share;
+		x->has_metric_value = 1;
+		x->evidence_numbers = json_pack(
+		    "{s:f, s:f, s:I, s:f}", "self_share", share, "total_share", tshare, "samples",
+		    (json_int_t)self[r[k].g], "ratio", share < 0.99 ? 1.0 / (1.0 - share) : 100.0);
+		x->ratio = share < 0.99 ? 1.0 / (1.0 - share) : 100.0;
+		x->has_ratio = 1;
+		double n = (double)self[r[k].g];
+		x->confidence = n / (n + 30.0);
+		x->level = 1;
+	}
+	rc = 0;
+done:
+	free(group);
+	free(first);
+	free(self);
+	free(total);
+	free(r);
+	pl_prof_release(&fn);
+	return rc;
+}

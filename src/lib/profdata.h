@@ -1,0 +1,79 @@
+/*
+ * A profile in memory: distinct frames and distinct stacks with their
+ * sample counts, and everything written from it: the top table, collapsed
+ * stacks (Brendan Gregg's "folded" format), the speedscope "sampled" file,
+ * the flame graph SVG (flamegraph.c) and findings.
+ *
+ * Frames are interned by (name, file, line): with line the function's
+ * first line they are functions; with the executed line (`--lines`) they
+ * are lines. Synthetic frames ("process 123 ...", "thread 456 ...") group
+ * stacks for --subprocesses and --threads and are left out of the table
+ * and findings.
+ */
+#ifndef PL_PROFDATA_H
+#define PL_PROFDATA_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "error.h"
+
+struct pl_prof_frame {
+	char *name, *file;
+	int line;
+	int func_line; /* the function's first line (equal to line without --lines) */
+	int synthetic;
+};
+
+struct pl_prof_stack {
+	size_t off, depth; /* ids in pl_prof.ids[off .. off+depth), root first */
+	uint64_t count;
+	uint64_t hash;
+};
+
+struct pl_prof {
+	struct pl_prof_frame *frames;
+	size_t nframes, capframes;
+	uint32_t *frame_tab; /* hash of frame ids (index+1), 0 empty */
+	size_t cap_frame_tab;
+	struct pl_prof_stack *stacks;
+	size_t nstacks, capstacks;
+	uint32_t *stack_tab; /* hash of stack index+1 */
+	size_t cap_stack_tab;
+	uint32_t *ids;
+	size_t nids, capids;
+	uint64_t samples; /* stacks added, with their counts */
+	int oom;
+};
+
+/* Zero it to start. Returns the frame's id, or -1 out of memory. */
+long pl_prof_frame(struct pl_prof *p, const char *name, const char *file, int line, int func_line,
+		   int synthetic);
+/* Add count samples of a stack of frame ids, root first. 0 or -1. */
+int pl_prof_add(struct pl_prof *p, const uint32_t *ids, size_t depth, uint64_t count);
+void pl_prof_release(struct pl_prof *p);
+
+/* Per frame id: self and total sample counts (a frame counted once per
+ * stack, however often it recurses). Arrays of nframes, malloc'd. */
+int pl_prof_totals(const struct pl_prof *p, uint64_t **self, uint64_t **total);
+/* The same per group: group[frame id] in 0..ngroups-1. */
+int pl_prof_totals_by(const struct pl_prof *p, const uint32_t *group, size_t ngroups,
+		      uint64_t **self, uint64_t **total);
+
+/* Functions (frames grouped by name, file and first line; synthetic frames
+ * left out) holding at least min_share of the samples as their own, most
+ * first, at most max, as `measured` findings; paths relative to cwd when
+ * under it. rate is the sampling rate, for the evidence text. */
+struct pl_findings;
+int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, double rate,
+		     const char *cwd, struct pl_findings *out);
+
+/* "name (file:line)" as used in folded stacks and the flame graph. */
+char *pl_prof_label(const struct pl_prof_frame *f);
+
+/* Writers: malloc'd text (NULL when out of memory). */
+char *pl_prof_folded(const struct pl_prof *p);
+char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter);
+char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle);
+
+#endif

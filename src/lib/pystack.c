@@ -1,0 +1,797 @@
+/*
+ * See pystack.h. Offsets are those of CPython's own headers (Include/internal
+ * pycore_runtime.h, pycore_interp.h, pycore_frame.h, cpython/pystate.h,
+ * cpython/code.h) for x86-64 and other LP64 targets; tests/cli/t600 checks
+ * them against the headers of each interpreter installed here with
+ * offsetof().
+ */
+#include "pystack.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include "linux/pyproc.h"
+
+struct pl_pyline {
+	uint32_t end; /* exclusive end of the range, in code units */
+	int32_t line; /* -1: no line */
+};
+
+/* One CPython minor version's layout: byte offsets into its structures. */
+struct pylayout {
+	int minor;
+	size_t rt_interp_head;
+	size_t is_next, is_threads_head;
+	size_t ts_next, ts_cframe, ts_native_tid, ts_chunk, ts_top, ts_read;
+	size_t cf_current_frame;
+	size_t fr_code, fr_previous, fr_prev_instr, fr_owner, fr_read;
+	int fr_owner_max;
+	size_t co_firstlineno, co_filename, co_qualname, co_linetable, co_code_adaptive, co_read;
+	size_t ob_type, var_size, bytes_data;
+	size_t str_length, str_state, str_ascii_data, str_compact_data;
+	size_t chunk_size;
+};
+
+/* CPython 3.11 (checked against 3.11.2 and 3.11.7). */
+static const struct pylayout pl_py311_layout = {
+    .minor = 11,
+    .rt_interp_head = 40,
+    .is_next = 0,
+    .is_threads_head = 16,
+    .ts_next = 8,
+    .ts_cframe = 56,
+    .ts_native_tid = 160,
+    .ts_chunk = 296,
+    .ts_top = 304,
+    .ts_read = 312,
+    .cf_current_frame = 8,
+    .fr_code = 32,
+    .fr_previous = 48,
+    .fr_prev_instr = 56,
+    .fr_owner = 69,
+    .fr_read = 72,
+    .fr_owner_max = 2,
+    .co_firstlineno = 72,
+    .co_filename = 112,
+    .co_qualname = 128,
+    .co_linetable = 136,
+    .co_code_adaptive = 184,
+    .co_read = 192,
+    .ob_type = 8,
+    .var_size = 16,
+    .bytes_data = 32,
+    .str_length = 16,
+    .str_state = 32,
+    .str_ascii_data = 48,
+    .str_compact_data = 72,
+    .chunk_size = 8,
+};
+
+#define MAX_CHUNK_READ (8u << 20)
+#define MAX_THREADS 4096
+#define MAX_INTERPS 64
+#define MAX_STR 4096
+#define MAX_LINETABLE (1u << 20)
+#define MAX_WINDOWS 64
+
+struct window {
+	uint64_t addr;
+	size_t len;
+	uint8_t *buf;
+	size_t cap;
+};
+
+struct chunk {
+	uint64_t addr, end;
+};
+
+struct tidfd {
+	unsigned long tid;
+	int fd;
+	unsigned seen; /* sample number it was last seen in */
+};
+
+struct pl_pystack {
+	struct pl_pyproc proc;
+	const struct pylayout *L;
+	char version[32];
+	/* code cache: open addressing by address */
+	struct pl_pycode **codes;
+	size_t ncodes, capcodes;
+	/* replaced entries: kept, since callers may key by their address */
+	struct pl_pycode **retired;
+	size_t nretired, capretired;
+	/* per-thread scratch */
+	struct pl_pyframe *frames;
+	uint64_t *fcode, *finstr; /* code address, instruction pointer per frame */
+	uint8_t *fprint;	  /* per frame: the code object's identity fields */
+	struct window win[MAX_WINDOWS];
+	size_t nwin;
+	struct chunk *chunks;
+	size_t nchunks, capchunks;
+	int chunks_listed;
+	/* /proc/PID/task/TID/stat, kept open */
+	struct tidfd *tids;
+	size_t ntids, captids;
+	unsigned sampleno;
+};
+
+static inline uint64_t rd64(const uint8_t *p)
+{
+	uint64_t v;
+	memcpy(&v, p, 8);
+	return v;
+}
+static inline int32_t rd32(const uint8_t *p)
+{
+	int32_t v;
+	memcpy(&v, p, 4);
+	return v;
+}
+
+/* ---- line tables (Objects/locations.md of CPython 3.11) ---- */
+
+static int read_varint(const uint8_t *t, size_t len, size_t *i, unsigned *out)
+{
+	unsigned v = 0, shift = 0;
+	for (;;) {
+		if (*i >= len || shift > 28)
+			return -1;
+		uint8_t b = t[(*i)++];
+		v |= (unsigned)(b & 63) << shift;
+		shift += 6;
+		if (!(b & 64))
+			break;
+	}
+	*out = v;
+	return 0;
+}
+
+static int read_svarint(const uint8_t *t, size_t len, size_t *i, int *out)
+{
+	unsigned u;
+	if (read_varint(t, len, i, &u) < 0)
+		return -1;
+	*out = (u & 1) ? -(int)(u >> 1) : (int)(u >> 1);
+	return 0;
+}
+
+/* Decode the table into ranges; calls add(end, line) per entry. Returns 0,
+ * or -1 for a malformed table (what was decoded stays valid). */
+static int decode_311(const uint8_t *t, size_t len, int firstline,
+		      int (*add)(void *, uint32_t, int32_t), void *arg)
+{
+	size_t i = 0;
+	uint32_t addr = 0;
+	int line = firstline;
+	while (i < len) {
+		uint8_t first = t[i++];
+		if (!(first & 0x80))
+			return -1;
+		int code = (first >> 3) & 15;
+		uint32_t length = (uint32_t)(first & 7) + 1;
+		int delta = 0;
+		unsigned skip;
+		switch (code) {
+		case 15: /* no location */
+			break;
+		case 14: /* long form */
+			if (read_svarint(t, len, &i, &delta) < 0 ||
+			    read_varint(t, len, &i, &skip) < 0 ||
+			    read_varint(t, len, &i, &skip) < 0 ||
+			    read_varint(t, len, &i, &skip) < 0)
+				return -1;
+			break;
+		case 13: /* no columns */
+			if (read_svarint(t, len, &i, &delta) < 0)
+				return -1;
+			break;
+		case 10:
+		case 11:
+		case 12: /* one line, two column bytes */
+			delta = code - 10;
+			i += 2;
+			break;
+		default: /* short form: same line, one column byte */
+			i += 1;
+			break;
+		}
+		if (i > len)
+			return -1;
+		line += delta;
+		addr += length;
+		if (add(arg, addr, code == 15 ? -1 : line) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+struct find_line {
+	long instr;
+	int line, found;
+};
+
+static int find_line_add(void *arg, uint32_t end, int32_t line)
+{
+	struct find_line *f = arg;
+	if (!f->found && f->instr < (long)end) {
+		f->line = line;
+		f->found = 1;
+	}
+	return 0;
+}
+
+int pl_py311_line(const uint8_t *table, size_t len, int firstline, long instr)
+{
+	struct find_line f = {instr, firstline, 0};
+	if (instr < 0)
+		return firstline;
+	decode_311(table, len, firstline, find_line_add, &f);
+	return f.found && f.line >= 0 ? f.line : firstline;
+}
+
+struct collect {
+	struct pl_pycode *c;
+	size_t cap;
+};
+
+static int collect_add(void *arg, uint32_t end, int32_t line)
+{
+	struct collect *k = arg;
+	struct pl_pycode *c = k->c;
+	if (c->nlines == k->cap) {
+		size_t cap = k->cap ? k->cap * 2 : 16;
+		struct pl_pyline *n = realloc(c->lines, cap * sizeof *n);
+		if (!n)
+			return -1;
+		c->lines = n;
+		k->cap = cap;
+	}
+	c->lines[c->nlines].end = end;
+	c->lines[c->nlines].line = line;
+	c->nlines++;
+	return 0;
+}
+
+static int code_line(const struct pl_pycode *c, long instr)
+{
+	if (instr < 0 || c->nlines == 0)
+		return c->firstline;
+	size_t lo = 0, hi = c->nlines;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if ((long)c->lines[mid].end <= instr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo == c->nlines || c->lines[lo].line < 0)
+		return c->firstline;
+	return c->lines[lo].line;
+}
+
+/* ---- strings ---- */
+
+static void put_utf8(char *out, size_t *o, uint32_t ch)
+{
+	if (ch < 0x80) {
+		out[(*o)++] = (char)ch;
+	} else if (ch < 0x800) {
+		out[(*o)++] = (char)(0xc0 | ch >> 6);
+		out[(*o)++] = (char)(0x80 | (ch & 63));
+	} else if (ch < 0x10000) {
+		out[(*o)++] = (char)(0xe0 | ch >> 12);
+		out[(*o)++] = (char)(0x80 | (ch >> 6 & 63));
+		out[(*o)++] = (char)(0x80 | (ch & 63));
+	} else {
+		out[(*o)++] = (char)(0xf0 | ch >> 18);
+		out[(*o)++] = (char)(0x80 | (ch >> 12 & 63));
+		out[(*o)++] = (char)(0x80 | (ch >> 6 & 63));
+		out[(*o)++] = (char)(0x80 | (ch & 63));
+	}
+}
+
+/* A str object as malloc'd UTF-8, or NULL. */
+static char *read_str(struct pl_pystack *s, uint64_t addr)
+{
+	const struct pylayout *L = s->L;
+	uint8_t hdr[128];
+	if (pl_pyproc_read(s->proc.pid, addr, hdr, L->str_compact_data) < 0)
+		return NULL;
+	uint64_t length = rd64(hdr + L->str_length);
+	uint32_t state = (uint32_t)rd32(hdr + L->str_state);
+	unsigned kind = (state >> 2) & 7, compact = (state >> 5) & 1, ascii = (state >> 6) & 1;
+	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1))
+		return NULL;
+	if (length > MAX_STR)
+		length = MAX_STR;
+	size_t off = ascii ? L->str_ascii_data : L->str_compact_data;
+	uint8_t *raw = malloc(length * kind + 1);
+	char *out = malloc(length * 4 + 1);
+	if (!raw || !out || pl_pyproc_read(s->proc.pid, addr + off, raw, length * kind) < 0) {
+		free(raw);
+		free(out);
+		return NULL;
+	}
+	size_t o = 0;
+	for (size_t i = 0; i < length; i++) {
+		uint32_t ch = kind == 1	  ? raw[i]
+			      : kind == 2 ? (uint32_t)(raw[2 * i] | raw[2 * i + 1] << 8)
+					  : (uint32_t)rd32(raw + 4 * i);
+		if (ch == 0 || ch > 0x10ffff)
+			ch = '?';
+		put_utf8(out, &o, ch);
+	}
+	out[o] = '\0';
+	free(raw);
+	return out;
+}
+
+/* ---- code objects ---- */
+
+static void free_code(struct pl_pycode *c)
+{
+	if (!c)
+		return;
+	free(c->name);
+	free(c->file);
+	free(c->lines);
+	free(c);
+}
+
+static struct pl_pycode *read_code(struct pl_pystack *s, uint64_t addr)
+{
+	const struct pylayout *L = s->L;
+	uint8_t co[256];
+	if (pl_pyproc_read(s->proc.pid, addr, co, L->co_read) < 0)
+		return NULL;
+	if (s->proc.code_type && rd64(co + L->ob_type) != s->proc.code_type)
+		return NULL; /* not a code object: a torn read */
+	struct pl_pycode *c = calloc(1, sizeof *c);
+	if (!c)
+		return NULL;
+	c->addr = addr;
+	c->qualname_ptr = rd64(co + L->co_qualname);
+	c->filename_ptr = rd64(co + L->co_filename);
+	c->firstline = rd32(co + L->co_firstlineno);
+	c->name = read_str(s, rd64(co + L->co_qualname));
+	c->file = read_str(s, rd64(co + L->co_filename));
+	if (!c->name || !c->file || c->firstline < 0) {
+		free_code(c);
+		return NULL;
+	}
+	uint64_t lt = rd64(co + L->co_linetable);
+	uint8_t bh[64];
+	if (lt && pl_pyproc_read(s->proc.pid, lt, bh, L->bytes_data) == 0) {
+		uint64_t n = rd64(bh + L->var_size);
+		if (n > 0 && n <= MAX_LINETABLE) {
+			uint8_t *t = malloc(n);
+			if (t && pl_pyproc_read(s->proc.pid, lt + L->bytes_data, t, n) == 0) {
+				struct collect k = {c, 0};
+				decode_311(t, n, c->firstline, collect_add, &k);
+			}
+			free(t);
+		}
+	}
+	return c;
+}
+
+static size_t code_slot(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ULL) & (cap - 1);
+}
+
+static int code_insert(struct pl_pystack *s, struct pl_pycode *c)
+{
+	if ((s->ncodes + 1) * 2 > s->capcodes) {
+		size_t cap = s->capcodes ? s->capcodes * 2 : 1024;
+		struct pl_pycode **t = calloc(cap, sizeof *t);
+		if (!t)
+			return -1;
+		for (size_t i = 0; i < s->capcodes; i++) {
+			struct pl_pycode *o = s->codes[i];
+			if (!o)
+				continue;
+			size_t j = code_slot(o->addr, cap);
+			while (t[j])
+				j = (j + 1) & (cap - 1);
+			t[j] = o;
+		}
+		free(s->codes);
+		s->codes = t;
+		s->capcodes = cap;
+	}
+	size_t j = code_slot(c->addr, s->capcodes);
+	while (s->codes[j])
+		j = (j + 1) & (s->capcodes - 1);
+	s->codes[j] = c;
+	s->ncodes++;
+	return 0;
+}
+
+/* The identity fields read for every frame of a sample, in one system
+ * call: a code object freed and another allocated at its address (modules'
+ * code after import, exec'd code) must not be reported under the old name. */
+#define FP_OFF(L) ((L)->co_firstlineno)
+#define FP_LEN(L) ((L)->co_qualname + 8 - (L)->co_firstlineno)
+
+static int fingerprint_matches(const struct pylayout *L, const struct pl_pycode *c,
+			       const uint8_t *fp)
+{
+	return rd32(fp) == c->firstline &&
+	       rd64(fp + L->co_filename - FP_OFF(L)) == c->filename_ptr &&
+	       rd64(fp + L->co_qualname - FP_OFF(L)) == c->qualname_ptr;
+}
+
+static struct pl_pycode **find_slot(struct pl_pystack *s, uint64_t addr)
+{
+	if (!s->capcodes)
+		return NULL;
+	size_t j = code_slot(addr, s->capcodes);
+	while (s->codes[j]) {
+		if (s->codes[j]->addr == addr)
+			return &s->codes[j];
+		j = (j + 1) & (s->capcodes - 1);
+	}
+	return NULL;
+}
+
+static const struct pl_pycode *lookup_code(struct pl_pystack *s, uint64_t addr, const uint8_t *fp)
+{
+	struct pl_pycode **slot = find_slot(s, addr);
+	if (slot && fingerprint_matches(s->L, *slot, fp))
+		return *slot;
+	struct pl_pycode *c = read_code(s, addr);
+	if (!c)
+		return NULL;
+	if (slot) {
+		if (s->nretired == s->capretired) {
+			size_t cap = s->capretired ? s->capretired * 2 : 64;
+			struct pl_pycode **r = realloc(s->retired, cap * sizeof *r);
+			if (!r) {
+				free_code(c);
+				return NULL;
+			}
+			s->retired = r;
+			s->capretired = cap;
+		}
+		s->retired[s->nretired++] = *slot;
+		*slot = c;
+		return c;
+	}
+	if (code_insert(s, c) < 0) {
+		free_code(c);
+		return NULL;
+	}
+	return c;
+}
+
+/* Read the identity fields of the code objects of frames [0, n). */
+static int read_fingerprints(struct pl_pystack *s, size_t n)
+{
+	const struct pylayout *L = s->L;
+	size_t len = FP_LEN(L);
+	struct iovec local[256], remote[256];
+	for (size_t i = 0; i < n;) {
+		size_t k = 0;
+		for (; k < 256 && i + k < n; k++) {
+			local[k].iov_base = s->fprint + (i + k) * len;
+			local[k].iov_len = len;
+			remote[k].iov_base = (void *)(uintptr_t)(s->fcode[i + k] + FP_OFF(L));
+			remote[k].iov_len = len;
+		}
+		ssize_t got = process_vm_readv(s->proc.pid, local, k, remote, k, 0);
+		if (got != (ssize_t)(k * len))
+			return -1;
+		i += k;
+	}
+	return 0;
+}
+
+/* ---- frames, read through windows over the data stack ---- */
+
+static struct window *window_read(struct pl_pystack *s, uint64_t addr, size_t len)
+{
+	if (s->nwin == MAX_WINDOWS || len == 0 || len > MAX_CHUNK_READ)
+		return NULL;
+	struct window *w = &s->win[s->nwin];
+	if (w->cap < len) {
+		size_t cap = len < 4096 ? 4096 : len;
+		uint8_t *b = realloc(w->buf, cap);
+		if (!b)
+			return NULL;
+		w->buf = b;
+		w->cap = cap;
+	}
+	if (pl_pyproc_read(s->proc.pid, addr, w->buf, len) < 0)
+		return NULL;
+	w->addr = addr;
+	w->len = len;
+	s->nwin++;
+	return w;
+}
+
+static const uint8_t *in_windows(struct pl_pystack *s, uint64_t addr, size_t len)
+{
+	for (size_t i = 0; i < s->nwin; i++) {
+		struct window *w = &s->win[i];
+		if (addr >= w->addr && addr - w->addr <= w->len && w->len - (addr - w->addr) >= len)
+			return w->buf + (addr - w->addr);
+	}
+	return NULL;
+}
+
+/* List the thread's earlier data stack chunks (the current one is read
+ * eagerly). */
+static void list_chunks(struct pl_pystack *s, uint64_t current)
+{
+	s->chunks_listed = 1;
+	s->nchunks = 0;
+	uint8_t h[16];
+	if (!current || pl_pyproc_read(s->proc.pid, current, h, sizeof h) < 0)
+		return;
+	uint64_t prev = rd64(h);
+	for (int k = 0; prev && k < 4096; k++) {
+		if (pl_pyproc_read(s->proc.pid, prev, h, sizeof h) < 0)
+			return;
+		uint64_t size = rd64(h + s->L->chunk_size);
+		if (size < 16 || size > MAX_CHUNK_READ)
+			return;
+		if (s->nchunks == s->capchunks) {
+			size_t cap = s->capchunks ? s->capchunks * 2 : 16;
+			struct chunk *c = realloc(s->chunks, cap * sizeof *c);
+			if (!c)
+				return;
+			s->chunks = c;
+			s->capchunks = cap;
+		}
+		s->chunks[s->nchunks++] = (struct chunk){prev, prev + size};
+		prev = rd64(h);
+	}
+}
+
+static const uint8_t *frame_bytes(struct pl_pystack *s, uint64_t addr, uint64_t chunk)
+{
+	size_t len = s->L->fr_read;
+	const uint8_t *p = in_windows(s, addr, len);
+	if (p)
+		return p;
+	if (!s->chunks_listed)
+		list_chunks(s, chunk);
+	for (size_t i = 0; i < s->nchunks; i++) {
+		struct chunk *c = &s->chunks[i];
+		if (addr >= c->addr && addr < c->end) {
+			struct window *w = window_read(s, c->addr, c->end - c->addr);
+			if (w && (p = in_windows(s, addr, len)))
+				return p;
+			break;
+		}
+	}
+	/* a generator's or coroutine's frame, or a frame object's */
+	struct window *w = window_read(s, addr, len);
+	return w ? w->buf : NULL;
+}
+
+/* ---- threads ---- */
+
+static int thread_state(struct pl_pystack *s, unsigned long tid, char *state)
+{
+	struct tidfd *t = NULL;
+	for (size_t i = 0; i < s->ntids; i++)
+		if (s->tids[i].tid == tid) {
+			t = &s->tids[i];
+			break;
+		}
+	if (!t) {
+		char path[96];
+		snprintf(path, sizeof path, "/proc/%d/task/%lu/stat", (int)s->proc.pid, tid);
+		int fd = open(path, O_RDONLY | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+		if (s->ntids == s->captids) {
+			size_t cap = s->captids ? s->captids * 2 : 16;
+			struct tidfd *n = realloc(s->tids, cap * sizeof *n);
+			if (!n) {
+				close(fd);
+				return -1;
+			}
+			s->tids = n;
+			s->captids = cap;
+		}
+		t = &s->tids[s->ntids++];
+		t->tid = tid;
+		t->fd = fd;
+	}
+	t->seen = s->sampleno;
+	char buf[512];
+	ssize_t n = pread(t->fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return -1;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	if (!p || p[1] != ' ')
+		return -1;
+	*state = p[2];
+	return 0;
+}
+
+/* Close the stat files of threads not seen for a while. */
+static void prune_tids(struct pl_pystack *s)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < s->ntids; i++) {
+		if (s->sampleno - s->tids[i].seen > 64)
+			close(s->tids[i].fd);
+		else
+			s->tids[k++] = s->tids[i];
+	}
+	s->ntids = k;
+}
+
+/* 0: read; -1: torn or unreadable. */
+static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythread *t)
+{
+	const struct pylayout *L = s->L;
+	uint64_t chunk = rd64(ts + L->ts_chunk), top = rd64(ts + L->ts_top);
+	s->nwin = 0;
+	s->chunks_listed = 0;
+	if (chunk && top > chunk && top - chunk <= MAX_CHUNK_READ)
+		window_read(s, chunk, top - chunk);
+	uint64_t cframe = rd64(ts + L->ts_cframe), frame = 0;
+	t->depth = 0;
+	t->truncated = 0;
+	if (!cframe)
+		return 0; /* not running Python code */
+	if (pl_pyproc_read(s->proc.pid, cframe + L->cf_current_frame, &frame, 8) < 0)
+		return -1;
+	size_t n = 0;
+	while (frame) {
+		if (n == PL_PYSTACK_MAX_DEPTH) {
+			t->truncated = 1;
+			break;
+		}
+		const uint8_t *f = frame_bytes(s, frame, chunk);
+		if (!f)
+			return -1;
+		uint64_t code = rd64(f + L->fr_code), prev = rd64(f + L->fr_previous);
+		int owner = f[L->fr_owner];
+		if (owner > L->fr_owner_max || !code || prev == frame)
+			return -1;
+		s->fcode[n] = code;
+		s->finstr[n] = rd64(f + L->fr_prev_instr);
+		n++;
+		frame = prev;
+	}
+	if (read_fingerprints(s, n) < 0)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		const struct pl_pycode *c = lookup_code(s, s->fcode[i], s->fprint + i * FP_LEN(L));
+		if (!c)
+			return -1;
+		long idx = ((int64_t)(s->finstr[i] - (s->fcode[i] + L->co_code_adaptive))) / 2;
+		s->frames[i].code = c;
+		s->frames[i].line = code_line(c, idx);
+	}
+	t->depth = n;
+	return 0;
+}
+
+int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, void *arg,
+		      struct pl_pysample_stats *st)
+{
+	const struct pylayout *L = s->L;
+	pid_t pid = s->proc.pid;
+	uint64_t interp = 0;
+	s->sampleno++;
+	if (pl_pyproc_read(pid, s->proc.runtime + L->rt_interp_head, &interp, 8) < 0)
+		return errno == ESRCH ? PL_ESYS : PL_EFAILED;
+	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+		uint8_t is[64];
+		if (pl_pyproc_read(pid, interp, is, L->is_threads_head + 8) < 0)
+			return errno == ESRCH ? PL_ESYS : PL_EFAILED;
+		uint64_t tsaddr = rd64(is + L->is_threads_head);
+		for (int nt = 0; tsaddr && nt < MAX_THREADS; nt++) {
+			uint8_t ts[512];
+			if (pl_pyproc_read(pid, tsaddr, ts, L->ts_read) < 0) {
+				st->errors++;
+				break;
+			}
+			struct pl_pythread t = {0};
+			t.tid = (unsigned long)rd64(ts + L->ts_native_tid);
+			char state = '?';
+			if (thread_state(s, t.tid, &state) < 0) {
+				/* the thread exited, its state not yet unlinked */
+				tsaddr = rd64(ts + L->ts_next);
+				continue;
+			}
+			t.idle = state != 'R';
+			if (t.idle && !with_idle) {
+				st->idle++;
+			} else if (walk_thread(s, ts, &t) < 0) {
+				st->errors++;
+			} else {
+				t.frames = s->frames;
+				st->threads++;
+				fn(arg, &t);
+			}
+			tsaddr = rd64(ts + L->ts_next);
+		}
+		interp = rd64(is + L->is_next);
+	}
+	if (s->sampleno % 256 == 0)
+		prune_tids(s);
+	return PL_OK;
+}
+
+/* ---- open / close ---- */
+
+int pl_pystack_open(pid_t pid, struct pl_pystack **out, struct pl_error *err)
+{
+	struct pl_pystack *s = calloc(1, sizeof *s);
+	if (!s)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	int rc = pl_pyproc_attach(pid, &s->proc, err);
+	if (rc < 0) {
+		free(s);
+		return rc;
+	}
+	snprintf(s->version, sizeof s->version, "%d.%d.%d", s->proc.major, s->proc.minor,
+		 s->proc.micro);
+	if (s->proc.major == 3 && s->proc.minor == 11)
+		s->L = &pl_py311_layout;
+	if (!s->L) {
+		rc = pl_error_set(err, PL_ENOTSUP,
+				  "process %d runs Python %s, which perfloop profile cannot read "
+				  "yet (supported: CPython 3.11)",
+				  (int)pid, s->version);
+		free(s);
+		return rc;
+	}
+	s->frames = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->frames);
+	s->fcode = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->fcode);
+	s->finstr = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->finstr);
+	s->fprint = malloc(PL_PYSTACK_MAX_DEPTH * FP_LEN(s->L));
+	if (!s->frames || !s->fcode || !s->finstr || !s->fprint) {
+		free(s->frames);
+		free(s->fcode);
+		free(s->finstr);
+		free(s->fprint);
+		free(s);
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
+	*out = s;
+	return PL_OK;
+}
+
+const char *pl_pystack_version(const struct pl_pystack *s)
+{
+	return s->version;
+}
+
+void pl_pystack_close(struct pl_pystack *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->capcodes; i++)
+		free_code(s->codes[i]);
+	free(s->codes);
+	for (size_t i = 0; i < s->nretired; i++)
+		free_code(s->retired[i]);
+	free(s->retired);
+	free(s->fcode);
+	free(s->finstr);
+	free(s->fprint);
+	for (size_t i = 0; i < MAX_WINDOWS; i++)
+		free(s->win[i].buf);
+	free(s->chunks);
+	for (size_t i = 0; i < s->ntids; i++)
+		close(s->tids[i].fd);
+	free(s->tids);
+	free(s->frames);
+	free(s);
+}
