@@ -1,9 +1,8 @@
 /*
  * See pystack.h. Offsets are those of CPython's own headers (Include/internal
  * pycore_runtime.h, pycore_interp.h, pycore_frame.h, cpython/pystate.h,
- * cpython/code.h) for x86-64 and other LP64 targets; tests/cli/t600 checks
- * them against the headers of each interpreter installed here with
- * offsetof().
+ * cpython/code.h) for x86-64 and other LP64 targets, in py311.h, which a
+ * test checks against the headers of each interpreter installed here.
  */
 #include "pystack.h"
 
@@ -16,6 +15,7 @@
 #include <unistd.h>
 
 #include "linux/pyproc.h"
+#include "py311.h"
 
 struct pl_pyline {
 	uint32_t end; /* exclusive end of the range, in code units */
@@ -40,36 +40,36 @@ struct pylayout {
 /* CPython 3.11 (checked against 3.11.2 and 3.11.7). */
 static const struct pylayout pl_py311_layout = {
     .minor = 11,
-    .rt_interp_head = 40,
-    .is_next = 0,
-    .is_threads_head = 16,
-    .ts_next = 8,
-    .ts_cframe = 56,
-    .ts_native_tid = 160,
-    .ts_chunk = 296,
-    .ts_top = 304,
-    .ts_read = 312,
-    .cf_current_frame = 8,
-    .fr_code = 32,
-    .fr_previous = 48,
-    .fr_prev_instr = 56,
-    .fr_owner = 69,
-    .fr_read = 72,
-    .fr_owner_max = 2,
-    .co_firstlineno = 72,
-    .co_filename = 112,
-    .co_qualname = 128,
-    .co_linetable = 136,
-    .co_code_adaptive = 184,
-    .co_read = 192,
-    .ob_type = 8,
-    .var_size = 16,
-    .bytes_data = 32,
-    .str_length = 16,
-    .str_state = 32,
-    .str_ascii_data = 48,
-    .str_compact_data = 72,
-    .chunk_size = 8,
+    .rt_interp_head = PL_PY311_RT_INTERP_HEAD,
+    .is_next = PL_PY311_IS_NEXT,
+    .is_threads_head = PL_PY311_IS_THREADS_HEAD,
+    .ts_next = PL_PY311_TS_NEXT,
+    .ts_cframe = PL_PY311_TS_CFRAME,
+    .ts_native_tid = PL_PY311_TS_NATIVE_TID,
+    .ts_chunk = PL_PY311_TS_CHUNK,
+    .ts_top = PL_PY311_TS_TOP,
+    .ts_read = PL_PY311_TS_TOP + 8,
+    .cf_current_frame = PL_PY311_CF_CURRENT_FRAME,
+    .fr_code = PL_PY311_FR_CODE,
+    .fr_previous = PL_PY311_FR_PREVIOUS,
+    .fr_prev_instr = PL_PY311_FR_PREV_INSTR,
+    .fr_owner = PL_PY311_FR_OWNER,
+    .fr_read = PL_PY311_FR_SIZE,
+    .fr_owner_max = 2, /* thread, generator, frame object */
+    .co_firstlineno = PL_PY311_CO_FIRSTLINENO,
+    .co_filename = PL_PY311_CO_FILENAME,
+    .co_qualname = PL_PY311_CO_QUALNAME,
+    .co_linetable = PL_PY311_CO_LINETABLE,
+    .co_code_adaptive = PL_PY311_CO_CODE_ADAPTIVE,
+    .co_read = PL_PY311_CO_CODE_ADAPTIVE + 8,
+    .ob_type = PL_PY311_OB_TYPE,
+    .var_size = PL_PY311_VAR_SIZE,
+    .bytes_data = PL_PY311_BYTES_DATA,
+    .str_length = PL_PY311_STR_LENGTH,
+    .str_state = PL_PY311_STR_STATE,
+    .str_ascii_data = PL_PY311_STR_ASCII_DATA,
+    .str_compact_data = PL_PY311_STR_COMPACT_DATA,
+    .chunk_size = PL_PY311_CHUNK_SIZE,
 };
 
 #define MAX_CHUNK_READ (8u << 20)

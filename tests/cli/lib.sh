@@ -61,3 +61,14 @@ if command -v taskset >/dev/null 2>&1; then
 else
 	PIN=""
 fi
+
+# pythons311: the distinct CPython 3.11 interpreters on this machine
+# (Debian's /usr/bin/python3 and the python3 on the PATH, which may be a
+# different build), one path per line.
+pythons311() {
+	for p in /usr/bin/python3 "$(command -v python3 || true)"; do
+		[ -n "$p" ] && [ -x "$p" ] || continue
+		"$p" -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) and sys.implementation.name == "cpython" else 1); ' 2>/dev/null || continue
+		"$p" -c 'import sys; print(sys.executable)'
+	done | awk '!seen[$0]++'
+}

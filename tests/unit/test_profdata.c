@@ -1,0 +1,162 @@
+/*
+ * The profile in memory and what is written from it: self/total counts
+ * (recursion counted once), folded lines, speedscope structure, the flame
+ * graph's frames and widths, findings thresholds.
+ */
+#include "testutil.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "findings.h"
+#include "profdata.h"
+
+/* main -> a -> b (3 samples), main -> a (2), main -> r -> r -> r (5) */
+static void build(struct pl_prof *p, long id[5])
+{
+	memset(p, 0, sizeof *p);
+	id[0] = pl_prof_frame(p, "main", "/src/app.py", 1, 1, 0);
+	id[1] = pl_prof_frame(p, "a", "/src/app.py", 10, 10, 0);
+	id[2] = pl_prof_frame(p, "b;x", "/src/lib.py", 20, 20, 0);
+	id[3] = pl_prof_frame(p, "r", "/src/app.py", 30, 30, 0);
+	id[4] = pl_prof_frame(p, "main", "/src/app.py", 1, 1, 0); /* interned again */
+	uint32_t s1[] = {(uint32_t)id[0], (uint32_t)id[1], (uint32_t)id[2]};
+	uint32_t s2[] = {(uint32_t)id[0], (uint32_t)id[1]};
+	uint32_t s3[] = {(uint32_t)id[0], (uint32_t)id[3], (uint32_t)id[3], (uint32_t)id[3]};
+	assert_int_equal(pl_prof_add(p, s1, 3, 2), 0);
+	assert_int_equal(pl_prof_add(p, s2, 2, 2), 0);
+	assert_int_equal(pl_prof_add(p, s3, 4, 5), 0);
+	assert_int_equal(pl_prof_add(p, s1, 3, 1), 0); /* merges with the first */
+}
+
+static void frames_intern_and_stacks_merge(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	long id[5];
+	build(&p, id);
+	assert_int_equal(id[4], id[0]);
+	assert_int_equal(p.nframes, 4);
+	assert_int_equal(p.nstacks, 3);
+	assert_int_equal(p.samples, 10);
+	uint64_t *self, *total;
+	assert_int_equal(pl_prof_totals(&p, &self, &total), 0);
+	assert_int_equal(self[id[0]], 0);
+	assert_int_equal(total[id[0]], 10);
+	assert_int_equal(self[id[1]], 2);
+	assert_int_equal(total[id[1]], 5);
+	assert_int_equal(self[id[2]], 3);
+	assert_int_equal(self[id[3]], 5);
+	assert_int_equal(total[id[3]], 5); /* recursion counted once per sample */
+	free(self);
+	free(total);
+	pl_prof_release(&p);
+}
+
+static void folded_is_sorted_root_first_and_escapes_semicolons(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	long id[5];
+	build(&p, id);
+	char *f = pl_prof_folded(&p);
+	assert_string_equal(f, "main (/src/app.py:1);a (/src/app.py:10) 2\n"
+			       "main (/src/app.py:1);a (/src/app.py:10);b,x (/src/lib.py:20) 3\n"
+			       "main (/src/app.py:1);r (/src/app.py:30);r (/src/app.py:30);r "
+			       "(/src/app.py:30) 5\n");
+	free(f);
+	pl_prof_release(&p);
+}
+
+static void speedscope_samples_index_frames(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	long id[5];
+	build(&p, id);
+	char *text = pl_prof_speedscope(&p, "t", "perfloop test");
+	json_error_t e;
+	json_t *d = json_loads(text, 0, &e);
+	assert_non_null(d);
+	assert_string_equal(json_string_value(json_object_get(d, "$schema")),
+			    "https://www.speedscope.app/file-format-schema.json");
+	json_t *frames = json_object_get(json_object_get(d, "shared"), "frames");
+	assert_int_equal(json_array_size(frames), 4);
+	json_t *prof = json_array_get(json_object_get(d, "profiles"), 0);
+	assert_string_equal(json_string_value(json_object_get(prof, "type")), "sampled");
+	assert_int_equal(json_integer_value(json_object_get(prof, "endValue")), 10);
+	json_t *samples = json_object_get(prof, "samples"), *w = json_object_get(prof, "weights");
+	assert_int_equal(json_array_size(samples), json_array_size(w));
+	json_int_t sum = 0;
+	size_t i;
+	json_t *v;
+	json_array_foreach(w, i, v) sum += json_integer_value(v);
+	assert_int_equal(sum, 10);
+	/* the first stack: root first */
+	json_t *s0 = json_array_get(samples, 0);
+	assert_int_equal(json_integer_value(json_array_get(s0, 0)), id[0]);
+	assert_int_equal(json_integer_value(json_array_get(s0, 2)), id[2]);
+	json_decref(d);
+	free(text);
+	pl_prof_release(&p);
+}
+
+static size_t count(const char *s, const char *what)
+{
+	size_t n = 0;
+	for (const char *p = strstr(s, what); p; p = strstr(p + 1, what))
+		n++;
+	return n;
+}
+
+static void svg_has_one_frame_per_tree_node(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	long id[5];
+	build(&p, id);
+	char *svg = pl_prof_svg(&p, "title <&>", "sub");
+	/* all, main, a, b, r, r, r: 7 nodes */
+	assert_int_equal(count(svg, "<g class=\"f\""), 7);
+	assert_non_null(strstr(svg, "title &lt;&amp;&gt;"));
+	assert_non_null(strstr(svg, "data-x=\"0\" data-w=\"10\" data-d=\"0\""));
+	/* children in name order: a (5 samples) at 0, r (5) at 5 */
+	assert_non_null(strstr(svg, "data-x=\"0\" data-w=\"5\" data-d=\"2\"><title>a "));
+	assert_non_null(strstr(svg, "data-x=\"5\" data-w=\"5\" data-d=\"2\"><title>r "));
+	assert_non_null(strstr(svg, "data-x=\"5\" data-w=\"5\" data-d=\"4\"><title>r "));
+	free(svg);
+	pl_prof_release(&p);
+}
+
+static void findings_above_the_share_threshold(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	long id[5];
+	build(&p, id);
+	struct pl_findings f = {0};
+	assert_int_equal(pl_prof_findings(&p, 0.25, 10, 1000, "/src", &f), 0);
+	assert_int_equal(f.n, 2); /* r 50%, b 30%; a 20% is below */
+	assert_string_equal(f.v[0].function, "r");
+	assert_string_equal(f.v[0].path, "app.py");
+	assert_int_equal(f.v[0].severity, PL_SEV_HIGH);
+	assert_int_equal(f.v[0].status, PL_FST_MEASURED);
+	assert_close(f.v[0].metric_value, 0.5, 1e-12);
+	assert_close(f.v[0].ratio, 2.0, 1e-12);
+	assert_string_equal(f.v[1].function, "b;x");
+	assert_int_equal(f.v[1].severity, PL_SEV_MEDIUM);
+	pl_findings_release(&f);
+	pl_prof_release(&p);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(frames_intern_and_stacks_merge),
+	    cmocka_unit_test(folded_is_sorted_root_first_and_escapes_semicolons),
+	    cmocka_unit_test(speedscope_samples_index_frames),
+	    cmocka_unit_test(svg_has_one_frame_per_tree_node),
+	    cmocka_unit_test(findings_above_the_share_threshold),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
