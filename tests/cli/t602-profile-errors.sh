@@ -1,0 +1,87 @@
+#!/bin/bash
+# perfloop profile's bad input and faults: one clear line and exit 2 for a
+# process that does not exist, is not Python or cannot be read; Ctrl-C and
+# --duration write what was gathered and stop the launched program.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+
+run "$PERFLOOP" profile
+expect_rc 2
+expect_err "nothing to profile"
+run "$PERFLOOP" profile -p 1 -- python3 -c pass
+expect_rc 2
+expect_err "either -p PID or a command"
+run "$PERFLOOP" profile -r 0 -- true
+expect_rc 2
+expect_err "rate"
+run "$PERFLOOP" profile --format svg,pdf -- true
+expect_rc 2
+expect_err "format"
+run "$PERFLOOP" profile -p notapid
+expect_rc 2
+expect_err "pid"
+
+# a PID that does not exist
+run "$PERFLOOP" profile -p 4194000
+expect_rc 2
+expect_err "no process with PID 4194000"
+[ "$(wc -l <err)" -eq 1 ] || fail "more than one line: $(cat err)"
+
+# not Python: attached, and launched
+sleep 5 &
+s=$!
+run "$PERFLOOP" profile -p $s
+kill $s
+expect_rc 2
+expect_err "process $s (sleep 5) is not a CPython process"
+run "$PERFLOOP" profile -- sleep 0.2
+expect_rc 2
+expect_err "'sleep' exited before a CPython interpreter could be read"
+run "$PERFLOOP" profile -- /nonexistent/python3
+expect_rc 2
+expect_err "cannot run '/nonexistent/python3'"
+[ ! -e profile.svg ] || fail "outputs written for a failed start"
+
+py=$(pythons311 | head -1)
+[ -n "$py" ] || skip "no CPython 3.11 here for the rest"
+spin='import time
+def forever():
+    while True: time.sleep(0) or None
+forever()'
+
+# --duration stops a launched program and writes the profile
+run "$PERFLOOP" profile -d 0.5 -r 200 -o dur -- "$py" -c "$spin"
+expect_rc 0
+expect_err "stopped '$py' after"
+grep -q 'forever' dur.folded || fail "duration: $(cat dur.folded)"
+for f in dur.svg dur.speedscope.json dur.findings.json; do [ -s $f ] || fail "$f missing"; done
+
+# SIGINT to perfloop alone: 130, what was gathered is written, child stopped
+"$PERFLOOP" profile -r 200 -o intr -- "$py" -c "$spin" >out 2>err &
+p=$!
+sleep 1.5
+kill -INT $p
+set +e
+wait $p
+rc=$?
+set -e
+expect_rc 130
+expect_err "interrupted"
+grep -q 'forever' intr.folded || fail "interrupt: nothing gathered"
+! pgrep -f "def forever" >/dev/null || fail "the launched program was left running"
+
+# permission: another user cannot read our process (needs root to test)
+if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
+	"$py" -c "$spin" &
+	v=$!
+	sleep 0.3
+	chmod 755 "$T"
+	set +e
+	(cd / && setpriv --reuid=65534 --regid=65534 --clear-groups "$PERFLOOP" profile -p $v -o "$T/perm") >out 2>err
+	rc=$?
+	set -e
+	kill $v
+	expect_rc 2
+	expect_err "CAP_SYS_PTRACE"
+else
+	echo "permission case not run: needs root and setpriv" >&2
+fi
