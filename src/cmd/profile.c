@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -173,6 +174,15 @@ static int parse_formats(const char *s, int *out)
 	}
 	*out = f;
 	return 0;
+}
+
+/* This process's own CPU time (user + system), seconds. */
+static double self_cpu_s(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 }
 
 static double now_s(void)
@@ -708,9 +718,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	long period_ns = (long)(1e9 / o->rate);
 	unsigned long long children_every = (unsigned long long)(o->rate / 10) + 1;
 	unsigned long long attach_every = (unsigned long long)(o->rate / 50) + 1;
+	unsigned long long reap_every = (unsigned long long)(o->rate / 100) + 1;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	double start = now_s();
+	double start = now_s(), cpu0 = self_cpu_s();
 	int stopped_by_us = 0, timed_out = 0;
 	while (!reaped) {
 		next.tv_nsec += period_ns;
@@ -766,7 +777,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		if (o->subprocs && P.ticks % children_every == 0)
 			scan_children(&P);
-		if (child > 0 && waitpid(child, &status, WNOHANG) == child)
+		/* the child's exit shows as unreadable memory at once; reap it then,
+		 * or every 10 ms for a child that is not (yet) read */
+		if (child > 0 && (P.t[0].gone || !P.t[0].st || P.ticks % reap_every == 0) &&
+		    waitpid(child, &status, WNOHANG) == child)
 			reaped = 1;
 		if (child < 0 && P.t[0].gone)
 			break;
@@ -777,7 +791,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		}
 	}
-	double elapsed = now_s() - start;
+	double elapsed = now_s() - start, cpu = self_cpu_s() - cpu0;
 	if (child > 0 && !reaped) {
 		stop_child(child, &status);
 		reaped = 1;
@@ -808,7 +822,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		printf(", %zu idle thread samples left out", P.stats.idle);
 	if (o->subprocs)
 		printf(", %zu processes", nproc);
-	printf("\n");
+	printf("\n  profiler CPU %.1f%% of one core\n", elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
 	if (print_table(&P, cwd) < 0) {
 		release(&P);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");

@@ -9,7 +9,9 @@
 #define PL_PY311_H
 
 /* _PyRuntimeState */
-#define PL_PY311_RT_INTERP_HEAD 40 /* interpreters.head */
+#define PL_PY311_RT_INTERP_HEAD 40	/* interpreters.head */
+#define PL_PY311_RT_GIL_LAST_HOLDER 368 /* ceval.gil.last_holder */
+#define PL_PY311_RT_GIL_LOCKED 376	/* ceval.gil.locked */
 /* PyInterpreterState */
 #define PL_PY311_IS_NEXT 0
 #define PL_PY311_IS_THREADS_HEAD 16 /* threads.head */
@@ -34,13 +36,13 @@
 #define PL_PY311_CO_LINETABLE 136
 #define PL_PY311_CO_CODE_ADAPTIVE 184
 /* objects */
-#define PL_PY311_OB_TYPE 8	       /* PyObject.ob_type */
-#define PL_PY311_VAR_SIZE 16	       /* PyVarObject.ob_size */
-#define PL_PY311_BYTES_DATA 32	       /* PyBytesObject.ob_sval */
-#define PL_PY311_STR_LENGTH 16	       /* PyASCIIObject.length */
-#define PL_PY311_STR_STATE 32	       /* PyASCIIObject.state */
-#define PL_PY311_STR_ASCII_DATA 48     /* sizeof(PyASCIIObject) */
-#define PL_PY311_STR_COMPACT_DATA 72   /* sizeof(PyCompactUnicodeObject) */
-#define PL_PY311_CHUNK_SIZE 8	       /* _PyStackChunk.size */
+#define PL_PY311_OB_TYPE 8	     /* PyObject.ob_type */
+#define PL_PY311_VAR_SIZE 16	     /* PyVarObject.ob_size */
+#define PL_PY311_BYTES_DATA 32	     /* PyBytesObject.ob_sval */
+#define PL_PY311_STR_LENGTH 16	     /* PyASCIIObject.length */
+#define PL_PY311_STR_STATE 32	     /* PyASCIIObject.state */
+#define PL_PY311_STR_ASCII_DATA 48   /* sizeof(PyASCIIObject) */
+#define PL_PY311_STR_COMPACT_DATA 72 /* sizeof(PyCompactUnicodeObject) */
+#define PL_PY311_CHUNK_SIZE 8	     /* _PyStackChunk.size */
 
 #endif

@@ -25,7 +25,7 @@ struct pl_pyline {
 /* One CPython minor version's layout: byte offsets into its structures. */
 struct pylayout {
 	int minor;
-	size_t rt_interp_head;
+	size_t rt_interp_head, rt_gil_holder, rt_gil_locked;
 	size_t is_next, is_threads_head;
 	size_t ts_next, ts_cframe, ts_native_tid, ts_chunk, ts_top, ts_read;
 	size_t cf_current_frame;
@@ -41,6 +41,8 @@ struct pylayout {
 static const struct pylayout pl_py311_layout = {
     .minor = 11,
     .rt_interp_head = PL_PY311_RT_INTERP_HEAD,
+    .rt_gil_holder = PL_PY311_RT_GIL_LAST_HOLDER,
+    .rt_gil_locked = PL_PY311_RT_GIL_LOCKED,
     .is_next = PL_PY311_IS_NEXT,
     .is_threads_head = PL_PY311_IS_THREADS_HEAD,
     .ts_next = PL_PY311_TS_NEXT,
@@ -119,7 +121,51 @@ struct pl_pystack {
 	struct tidfd *tids;
 	size_t ntids, captids;
 	unsigned sampleno;
+	uint64_t interp;   /* the first interpreter, read once */
+	uint64_t first_ts; /* its first thread state when last read */
 };
+
+/* Read n ranges (addr[i], len[i]) into buf[i] in one system call: the
+ * number of leading ranges read whole (n when all were), or -1 with errno
+ * when not even the first was. */
+static int readn(pid_t pid, size_t n, const uint64_t *addr, void *const *buf, const size_t *len)
+{
+	struct iovec local[4], remote[4];
+	ssize_t want = 0;
+	for (size_t i = 0; i < n; i++) {
+		local[i] = (struct iovec){buf[i], len[i]};
+		remote[i] = (struct iovec){(void *)(uintptr_t)addr[i], len[i]};
+		if (!addr[i]) {
+			n = i; /* read what comes before a null pointer */
+			break;
+		}
+		want += (ssize_t)len[i];
+	}
+	if (n == 0) {
+		errno = EFAULT;
+		return -1;
+	}
+	ssize_t got = process_vm_readv(pid, local, n, remote, n, 0);
+	if (got < 0)
+		return -1;
+	int whole = 0;
+	for (size_t i = 0; i < n && got >= (ssize_t)len[i]; i++) {
+		got -= (ssize_t)len[i];
+		whole++;
+	}
+	if (whole == 0)
+		errno = EFAULT;
+	return whole ? whole : -1;
+}
+
+static int read2(pid_t pid, uint64_t a, void *abuf, size_t alen, uint64_t b, void *bbuf,
+		 size_t blen)
+{
+	uint64_t addr[2] = {a, b};
+	void *buf[2] = {abuf, bbuf};
+	size_t len[2] = {alen, blen};
+	return readn(pid, 2, addr, buf, len) == 2 ? 0 : -1;
+}
 
 static inline uint64_t rd64(const uint8_t *p)
 {
@@ -638,17 +684,31 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 {
 	const struct pylayout *L = s->L;
 	uint64_t chunk = rd64(ts + L->ts_chunk), top = rd64(ts + L->ts_top);
+	uint64_t cframe = rd64(ts + L->ts_cframe), frame = 0;
 	s->nwin = 0;
 	s->chunks_listed = 0;
-	if (chunk && top > chunk && top - chunk <= MAX_CHUNK_READ)
-		window_read(s, chunk, top - chunk);
-	uint64_t cframe = rd64(ts + L->ts_cframe), frame = 0;
 	t->depth = 0;
 	t->truncated = 0;
 	if (!cframe)
 		return 0; /* not running Python code */
-	if (pl_pyproc_read(s->proc.pid, cframe + L->cf_current_frame, &frame, 8) < 0)
+	/* the current frame pointer and the current data stack chunk together */
+	struct window *w = &s->win[0];
+	size_t len = chunk && top > chunk && top - chunk <= MAX_CHUNK_READ ? top - chunk : 0;
+	if (len && w->cap < len) {
+		uint8_t *b = realloc(w->buf, len < 65536 ? 65536 : len);
+		if (!b)
+			return -1;
+		w->buf = b;
+		w->cap = len < 65536 ? 65536 : len;
+	}
+	if (len &&
+	    read2(s->proc.pid, cframe + L->cf_current_frame, &frame, 8, chunk, w->buf, len) == 0) {
+		w->addr = chunk;
+		w->len = len;
+		s->nwin = 1;
+	} else if (pl_pyproc_read(s->proc.pid, cframe + L->cf_current_frame, &frame, 8) < 0) {
 		return -1;
+	}
 	size_t n = 0;
 	while (frame) {
 		if (n == PL_PYSTACK_MAX_DEPTH) {
@@ -686,25 +746,45 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 {
 	const struct pylayout *L = s->L;
 	pid_t pid = s->proc.pid;
-	uint64_t interp = 0;
 	s->sampleno++;
-	if (pl_pyproc_read(pid, s->proc.runtime + L->rt_interp_head, &interp, 8) < 0)
-		return errno == ESRCH ? PL_ESYS : PL_EFAILED;
-	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
-		uint8_t is[64];
-		if (pl_pyproc_read(pid, interp, is, L->is_threads_head + 8) < 0)
+	if (!s->interp || s->sampleno % 1024 == 0) {
+		if (pl_pyproc_read(pid, s->proc.runtime + L->rt_interp_head, &s->interp, 8) < 0)
 			return errno == ESRCH ? PL_ESYS : PL_EFAILED;
+	}
+	uint64_t interp = s->interp;
+	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
+		/* the thread list, which thread holds the GIL and (speculatively)
+		 * the thread state that headed the list last time, in one read */
+		uint8_t is[64], gil[16] = {0}, ts0[512];
+		size_t gil_len = L->rt_gil_locked + 4 - L->rt_gil_holder;
+		uint64_t addr[3] = {interp, s->proc.runtime + L->rt_gil_holder,
+				    ni == 0 ? s->first_ts : 0};
+		void *buf[3] = {is, gil, ts0};
+		size_t len[3] = {L->is_threads_head + 8, gil_len, L->ts_read};
+		int got = readn(pid, 3, addr, buf, len);
+		if (got < 2) {
+			s->interp = 0; /* read it again next time */
+			return errno == ESRCH ? PL_ESYS : PL_EFAILED;
+		}
+		uint64_t holder = rd32(gil + (L->rt_gil_locked - L->rt_gil_holder)) ? rd64(gil) : 0;
 		uint64_t tsaddr = rd64(is + L->is_threads_head);
+		int have_ts0 = got == 3 && tsaddr == s->first_ts;
+		if (ni == 0)
+			s->first_ts = tsaddr;
 		for (int nt = 0; tsaddr && nt < MAX_THREADS; nt++) {
-			uint8_t ts[512];
-			if (pl_pyproc_read(pid, tsaddr, ts, L->ts_read) < 0) {
+			uint8_t tsbuf[512];
+			const uint8_t *ts = tsbuf;
+			if (nt == 0 && have_ts0) {
+				ts = ts0;
+			} else if (pl_pyproc_read(pid, tsaddr, tsbuf, L->ts_read) < 0) {
 				st->errors++;
 				break;
 			}
 			struct pl_pythread t = {0};
 			t.tid = (unsigned long)rd64(ts + L->ts_native_tid);
-			char state = '?';
-			if (thread_state(s, t.tid, &state) < 0) {
+			/* the GIL's holder runs Python: no need to ask the kernel */
+			char state = 'R';
+			if (tsaddr != holder && thread_state(s, t.tid, &state) < 0) {
 				/* the thread exited, its state not yet unlinked */
 				tsaddr = rd64(ts + L->ts_next);
 				continue;

@@ -6,6 +6,7 @@
 #define Py_BUILD_CORE 1
 #include <Python.h>
 #include <internal/pycore_frame.h>
+#include <internal/pycore_gil.h>
 #include <internal/pycore_interp.h>
 #include <internal/pycore_runtime.h>
 #include <stddef.h>
@@ -13,10 +14,12 @@
 
 #include "py311.h"
 
-#define CHECK(type, field, ours)                                                                  \
+#define CHECK(type, field, ours)                                                                   \
 	_Static_assert(offsetof(type, field) == (ours), #type "." #field " moved")
 
 CHECK(_PyRuntimeState, interpreters.head, PL_PY311_RT_INTERP_HEAD);
+CHECK(_PyRuntimeState, ceval.gil.last_holder, PL_PY311_RT_GIL_LAST_HOLDER);
+CHECK(_PyRuntimeState, ceval.gil.locked, PL_PY311_RT_GIL_LOCKED);
 CHECK(PyInterpreterState, next, PL_PY311_IS_NEXT);
 CHECK(PyInterpreterState, threads.head, PL_PY311_IS_THREADS_HEAD);
 CHECK(PyThreadState, next, PL_PY311_TS_NEXT);
