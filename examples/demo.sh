@@ -27,6 +27,23 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 SRC=$(cd "$(dirname "$0")" && pwd)
 
+echo "== P. profile first: where does a Python program spend its time?"
+PY311=""
+for py in /usr/bin/python3 python3; do
+	if command -v "$py" >/dev/null 2>&1 &&
+		"$py" -c 'import sys; sys.exit(sys.version_info[:2] != (3, 11))' 2>/dev/null; then
+		PY311=$py
+		break
+	fi
+done
+if [ -n "$PY311" ]; then
+	"$PLR" profile -r 1000 -o "$OUT/profile" -- "$PY311" "$SRC/profile/split.py" 2
+	echo "(flame graph: $OUT/profile.svg; speedscope: $OUT/profile.speedscope.json)"
+else
+	echo "(skipped: no CPython 3.11 here; perfloop profile reads 3.11)"
+fi
+echo
+
 echo "== 0. select: which finding first? (examples/distinct/findings.json)"
 pl select --findings "$SRC/distinct/findings.json" --explain -o "$OUT/candidate.json" >/dev/null
 echo

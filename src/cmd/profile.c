@@ -111,6 +111,7 @@ struct target {
 	struct pl_pystack *st;
 	int gone;
 	int fails;  /* consecutive unreadable samples */
+	int tries;  /* attach attempts while not (yet) CPython */
 	long frame; /* synthetic "process" frame id, -1 none */
 	char cmd[256];
 };
@@ -747,10 +748,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			if (t->gone)
 				continue;
 			if (!t->st) {
+				/* not CPython yet: try for 5 s at 50 Hz, then only watch it
+				 * (a shell or launcher whose children are followed) */
 				if (P.ticks % attach_every == 0) {
 					if (kill(t->pid, 0) < 0 && errno == ESRCH)
 						t->gone = 1;
-					else
+					else if (t->tries++ < 250)
 						try_attach(&P, t, &err);
 				}
 				live += !t->gone;

@@ -92,6 +92,12 @@ PY
 	has gens '^<module>;gen_work;spin [0-9]+$'
 	has gens '^<module>;run;Runner.run;BaseEventLoop.run_until_complete;BaseEventLoop.run_forever;BaseEventLoop._run_once;Handle._run;coro_work;spin [0-9]+$'
 
+	# threads starting and ending all the time, sampled fast: no crash, the
+	# spawning thread's stack intact
+	run "$PERFLOOP" profile -r 5000 --format folded -o churn -- "$py" "$PY/churn.py"
+	expect_rc 0
+	has churn '^<module>;spawn_many(;Thread.(start|join|__init__).*)? [0-9]+$'
+
 	# a program that exits early with a status: profile written, exit 3
 	run "$PERFLOOP" profile -r 500 --format folded -o early -- "$py" "$PY/early.py"
 	expect_rc 3
