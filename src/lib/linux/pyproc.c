@@ -231,7 +231,8 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 
 	/* libpython first: an executable linked against it has no _PyRuntime */
 	int rc = -1;
-	const char *tried = NULL;
+	char tried_buf[1024];
+	const char *tried = NULL; /* the first candidate file, for messages */
 	for (int pass = 0; pass < 2 && rc == -1; pass++) {
 		for (size_t i = 0; i < n && rc == -1; i++) {
 			if (maps[i].offset != 0)
@@ -241,7 +242,10 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 			int exe = b && strncmp(b + 1, "python", 6) == 0;
 			if (pass == 0 ? !lib : !exe)
 				continue;
-			tried = tried ? tried : maps[i].path;
+			if (!tried) {
+				snprintf(tried_buf, sizeof tried_buf, "%s", maps[i].path);
+				tried = tried_buf;
+			}
 			rc = try_file(pid, maps, n, maps[i].path, p);
 		}
 	}
