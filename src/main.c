@@ -31,6 +31,7 @@ struct command {
 static const struct command commands[] = {
     {"bench", cmd_bench, cmd_bench_usage,
      "time commands with statistics, counters and a noise gate"},
+    {"scan", cmd_scan, cmd_scan_usage, "find performance anti-patterns in Python and C source"},
     {"profile", cmd_profile, cmd_profile_usage,
      "sample a CPython program's stacks from outside; flame graph"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},

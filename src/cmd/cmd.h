@@ -49,5 +49,7 @@ int cmd_history(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_history_usage[];
 int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_profile_usage[];
+int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_scan_usage[];
 
 #endif

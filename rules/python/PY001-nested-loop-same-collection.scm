@@ -1,0 +1,23 @@
+; id: PY001
+; title: Nested loops over the same collection
+; level: 1
+; severity: high
+; status: requires_profiling
+; metric: complexity_exponent
+; when: enclosing-loop-iterates @iter
+; rationale: An inner loop over the collection the outer loop already walks compares every element with every other: n^2 steps, a second for 1,000 items becomes 17 minutes for 30,000.
+; fix: index the collection once outside the loops (a set, a dict keyed by what the inner loop looks for, or a sort), then do one pass
+; bad:
+;| def duplicates(items):
+;|     out = []
+;|     for a in items:
+;|         for b in items:
+;|             if a is not b and a == b:
+;|                 out.append(a)
+;|     return out
+; good:
+;| from collections import Counter
+;| def duplicates(items):
+;|     counts = Counter(items)
+;|     return [x for x in items if counts[x] > 1]
+(for_statement right: (_) @iter) @finding

@@ -1,0 +1,653 @@
+/*
+ * perfloop scan: find performance anti-patterns in Python/PyTorch and C
+ * source with tree-sitter and rules as data (lib/scan.c), and report them as
+ * compiler-style text, perfloop.findings/1 JSON, SARIF 2.1.0 or Markdown.
+ */
+#include <dirent.h>
+#include <errno.h>
+#include <fnmatch.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cmd.h"
+#include "findings.h"
+#include "fsio.h"
+#include "render.h"
+#include "scan.h"
+#include "spawn.h"
+#include "strbuf.h"
+
+const char cmd_scan_usage[] =
+    "usage: perfloop scan [OPTIONS] [PATH...]\n"
+    "       perfloop scan --list-rules [--format text|json|md]\n"
+    "       perfloop scan --explain RULE [--format text|json]\n"
+    "\n"
+    "Find known performance anti-patterns in Python/PyTorch (.py) and C (.c, .h)\n"
+    "source: nested loops over the same data, .item() in a training loop, a\n"
+    "DataLoader without workers, strlen in a loop condition, ... Each file is\n"
+    "parsed once (tree-sitter) for all rules, files in parallel. PATH is a file\n"
+    "or a directory (default: .); inside a git work tree, files git ignores are\n"
+    "skipped.\n"
+    "\n"
+    "Options:\n"
+    "      --format FMT      text (default), json (perfloop.findings/1), sarif\n"
+    "                        (SARIF 2.1.0) or md\n"
+    "  -o, --out FILE        write the report to FILE instead of stdout\n"
+    "      --select IDS      only these rules (comma-separated ids or prefixes:\n"
+    "                        PY, C003, ...; repeatable)\n"
+    "      --ignore IDS      not these rules (repeatable)\n"
+    "      --min-severity S  report only findings at S or above (critical, high,\n"
+    "                        medium, low; default low)\n"
+    "      --fail-on S       exit 1 when a finding at S or above is reported\n"
+    "                        (default: none, exit 0)\n"
+    "      --exclude GLOB    skip paths matching GLOB (repeatable)\n"
+    "      --no-gitignore    scan files git ignores too\n"
+    "  -j, --jobs N          files scanned in parallel (default: CPUs)\n"
+    "      --list-rules      list the rules\n"
+    "      --explain RULE    a rule's rationale, fix and examples\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Suppress one finding with a comment on its line or the line above:\n"
+    "  # perfloop: ignore[PY003]      // perfloop: ignore[C001]\n"
+    "\n"
+    "Exit status: 0 done (nothing at or above --fail-on), 1 findings at or above\n"
+    "--fail-on, 2 bad usage or unreadable input.\n"
+    "\n"
+    "Examples:\n"
+    "  perfloop scan src/\n"
+    "  perfloop scan --select PY --min-severity medium --format sarif -o scan.sarif .\n"
+    "  perfloop scan --format json -o scan.json train.py && perfloop select -f scan.json\n";
+
+enum {
+	OPT_FORMAT = 256,
+	OPT_SELECT,
+	OPT_IGNORE,
+	OPT_MINSEV,
+	OPT_FAILON,
+	OPT_EXCLUDE,
+	OPT_NOGITIGNORE,
+	OPT_LIST,
+	OPT_EXPLAIN
+};
+
+static const struct option longopts[] = {
+    {"format", required_argument, NULL, OPT_FORMAT},
+    {"out", required_argument, NULL, 'o'},
+    {"select", required_argument, NULL, OPT_SELECT},
+    {"ignore", required_argument, NULL, OPT_IGNORE},
+    {"min-severity", required_argument, NULL, OPT_MINSEV},
+    {"fail-on", required_argument, NULL, OPT_FAILON},
+    {"exclude", required_argument, NULL, OPT_EXCLUDE},
+    {"no-gitignore", no_argument, NULL, OPT_NOGITIGNORE},
+    {"jobs", required_argument, NULL, 'j'},
+    {"list-rules", no_argument, NULL, OPT_LIST},
+    {"explain", required_argument, NULL, OPT_EXPLAIN},
+    {"help", no_argument, NULL, 'h'},
+    {NULL, 0, NULL, 0},
+};
+
+struct list {
+	char **v;
+	size_t n, cap;
+};
+
+static int push(struct list *l, const char *s)
+{
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 64;
+		char **v = realloc(l->v, cap * sizeof *v);
+		if (!v)
+			return -1;
+		l->v = v;
+		l->cap = cap;
+	}
+	l->v[l->n] = strdup(s);
+	return l->v[l->n] ? (int)l->n++ * 0 : -1;
+}
+
+static void list_free(struct list *l)
+{
+	for (size_t i = 0; i < l->n; i++)
+		free(l->v[i]);
+	free(l->v);
+	memset(l, 0, sizeof *l);
+}
+
+/* "PY,C003" -> two entries */
+static int push_csv(struct list *l, const char *csv)
+{
+	char *copy = strdup(csv);
+	if (!copy)
+		return -1;
+	for (char *save = NULL, *w = strtok_r(copy, ",", &save); w; w = strtok_r(NULL, ",", &save))
+		if (*w && push(l, w) < 0) {
+			free(copy);
+			return -1;
+		}
+	free(copy);
+	return 0;
+}
+
+static int severity_of(const char *s)
+{
+	static const char *names[] = {"critical", "high", "medium", "low"};
+	for (int i = 0; i < 4; i++)
+		if (!strcmp(s, names[i]))
+			return i;
+	return -1;
+}
+
+static int excluded(const struct list *ex, const char *path)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *p = path;
+	while (p[0] == '.' && p[1] == '/')
+		p += 2;
+	for (size_t i = 0; i < ex->n; i++)
+		if (!fnmatch(ex->v[i], p, 0) || !fnmatch(ex->v[i], base, 0))
+			return 1;
+	return 0;
+}
+
+/* Walk a directory without git: skip hidden directories. */
+static int walk(const char *dir, struct list *out)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return -1;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] == '.')
+			continue;
+		char path[4096];
+		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		struct stat st;
+		if (lstat(path, &st) < 0)
+			continue;
+		if (S_ISDIR(st.st_mode))
+			walk(path, out);
+		else if (S_ISREG(st.st_mode) && pl_scan_lang(path) >= 0 && push(out, path) < 0) {
+			closedir(d);
+			return -1;
+		}
+	}
+	closedir(d);
+	return 0;
+}
+
+/* Files under dir that git does not ignore; -1 when dir is not in a work tree. */
+static int git_files(const char *dir, struct list *out)
+{
+	char *argv[] = {"git",	       "-C", (char *)dir, "ls-files", "-z", "--cached", "--others",
+			"--exclude-standard", NULL};
+	char *text = NULL;
+	size_t len = 0;
+	if (pl_spawn_output(argv, 0, &text, &len) != 0) {
+		free(text);
+		return -1;
+	}
+	for (size_t i = 0; i < len;) {
+		const char *name = text + i;
+		size_t n = strlen(name);
+		char path[4096];
+		if (!strcmp(dir, "."))
+			snprintf(path, sizeof path, "%s", name);
+		else
+			snprintf(path, sizeof path, "%s/%s", dir, name);
+		struct stat st;
+		if (n && pl_scan_lang(path) >= 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+			push(out, path);
+		i += n + 1;
+	}
+	free(text);
+	return 0;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static const char *sarif_level(enum pl_severity s)
+{
+	return s <= PL_SEV_HIGH ? "error" : s == PL_SEV_MEDIUM ? "warning" : "note";
+}
+
+static char *render_sarif(const struct pl_rules *rules, struct pl_scan_file *files, size_t n)
+{
+	json_t *jrules = json_array(), *results = json_array();
+	for (size_t i = 0; i < rules->n; i++) {
+		struct pl_rule_info ri;
+		pl_rule_info(rules->v[i], &ri);
+		enum pl_severity sev = (enum pl_severity)severity_of(ri.severity);
+		json_array_append_new(
+		    jrules,
+		    json_pack("{s:s, s:s, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s}, s:{s:s, s:i, s:s}}",
+			      "id", ri.id, "name", ri.id, "shortDescription", "text", ri.title,
+			      "fullDescription", "text", ri.rationale, "help", "text", ri.fix,
+			      "defaultConfiguration", "level", sarif_level(sev), "properties",
+			      "severity", ri.severity, "level", ri.level, "status", ri.status));
+	}
+	for (size_t k = 0; k < n; k++) {
+		for (size_t i = 0; i < files[k].findings.n; i++) {
+			const struct pl_finding *f = &files[k].findings.v[i];
+			size_t idx = 0;
+			while (idx < rules->n) {
+				struct pl_rule_info ri;
+				pl_rule_info(rules->v[idx], &ri);
+				if (!strcmp(ri.id, f->leaf))
+					break;
+				idx++;
+			}
+			char msg[1024];
+			snprintf(msg, sizeof msg, "%s. Fix: %s", f->signal, f->suggested_action);
+			json_array_append_new(
+			    results,
+			    json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s}, s:{s:i, s:i, s:{s:s}}}}], "
+				      "s:{s:s}}",
+				      "ruleId", f->leaf, "ruleIndex", (int)idx, "level",
+				      sarif_level(f->severity), "message", "text", msg, "locations",
+				      "physicalLocation", "artifactLocation", "uri", f->path, "region",
+				      "startLine", (int)f->line, "startColumn", (int)f->column,
+				      "snippet", "text", f->evidence_text, "partialFingerprints",
+				      "perfloopFindingId/v1", f->id));
+		}
+	}
+	json_t *doc = json_pack(
+	    "{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:o}}, s:o, s:s}]}", "$schema",
+	    "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0", "runs", "tool",
+	    "driver", "name", "perfloop", "version", PERFLOOP_VERSION, "informationUri",
+	    "https://github.com/perfloop/perfloop/blob/main/docs/rules.md", "rules", jrules, "results",
+	    results, "columnKind", "utf16CodeUnits");
+	if (!doc)
+		return NULL;
+	char *t = pl_json_text(doc);
+	json_decref(doc);
+	return t;
+}
+
+static char *render_text(struct pl_scan_file *files, size_t n, const struct pl_style *st)
+{
+	struct pl_strbuf b = {0};
+	static const char *sevc[] = {"\033[1;31m", "\033[31m", "\033[33m", "\033[36m"};
+	for (size_t k = 0; k < n; k++) {
+		const struct pl_scan_file *f = &files[k];
+		for (size_t i = 0; i < f->findings.n; i++) {
+			const struct pl_finding *x = &f->findings.v[i];
+			pl_strbuf_printf(&b, "%s%s:%ld:%ld:%s %s%s%s %s%s%s %s [%s]\n",
+					 pl_c(st, "\033[1m"), x->path, x->line, x->column,
+					 pl_c(st, "\033[0m"), pl_c(st, sevc[x->severity]),
+					 pl_severity_name(x->severity), pl_c(st, "\033[0m"),
+					 pl_c(st, "\033[1m"), x->leaf, pl_c(st, "\033[0m"), x->signal,
+					 pl_fstatus_name(x->status));
+			/* the code line and a caret under the column */
+			const char *p = f->text;
+			for (long l = 1; l < x->line && p; l++) {
+				p = strchr(p, '\n');
+				p = p ? p + 1 : NULL;
+			}
+			if (p) {
+				size_t len = strcspn(p, "\n");
+				pl_strbuf_printf(&b, "%6ld | %.*s\n       | ", x->line, (int)len, p);
+				for (long c = 1; c < x->column && (size_t)c <= len; c++)
+					pl_strbuf_puts(&b, p[c - 1] == '\t' ? "\t" : " ");
+				pl_strbuf_printf(&b, "%s^%s\n", pl_c(st, "\033[32m"), pl_c(st, "\033[0m"));
+			}
+			pl_strbuf_printf(&b, "       = fix: %s\n\n", x->suggested_action);
+		}
+	}
+	if (!b.s)
+		pl_strbuf_puts(&b, "");
+	return pl_strbuf_take(&b);
+}
+
+static void md_cell(struct pl_strbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		if (*s == '|')
+			pl_strbuf_puts(b, "\\|");
+		else if (*s == '\n')
+			pl_strbuf_puts(b, " ");
+		else
+			pl_strbuf_append(b, s, 1);
+	}
+}
+
+static char *render_md(struct pl_scan_file *files, size_t n, size_t total)
+{
+	struct pl_strbuf b = {0};
+	pl_strbuf_printf(&b, "# perfloop scan: %zu finding%s\n\n", total, total == 1 ? "" : "s");
+	if (total) {
+		pl_strbuf_puts(&b, "| location | severity | rule | finding | code | fix |\n"
+				   "|---|---|---|---|---|---|\n");
+		for (size_t k = 0; k < n; k++)
+			for (size_t i = 0; i < files[k].findings.n; i++) {
+				const struct pl_finding *x = &files[k].findings.v[i];
+				pl_strbuf_printf(&b, "| `%s:%ld` | %s | %s | ", x->path, x->line,
+						 pl_severity_name(x->severity), x->leaf);
+				md_cell(&b, x->signal);
+				pl_strbuf_puts(&b, " | `");
+				md_cell(&b, x->evidence_text);
+				pl_strbuf_puts(&b, "` | ");
+				md_cell(&b, x->suggested_action);
+				pl_strbuf_puts(&b, " |\n");
+			}
+	}
+	return pl_strbuf_take(&b);
+}
+
+static int emit(const char *out, char *text)
+{
+	if (!text)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	int rc = 0;
+	if (out) {
+		struct pl_error err = {{0}};
+		if (pl_fsio_write_atomic(out, text, strlen(text), &err) < 0)
+			rc = pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	} else {
+		fputs(text, stdout);
+	}
+	free(text);
+	return rc;
+}
+
+static json_t *rule_json(const struct pl_rule *r)
+{
+	struct pl_rule_info ri;
+	pl_rule_info(r, &ri);
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", ri.id,
+			 "language", ri.lang, "title", ri.title, "level", ri.level, "severity",
+			 ri.severity, "status", ri.status, "when", ri.when, "rationale",
+			 ri.rationale, "fix", ri.fix, "bad", ri.bad, "good", ri.good, "file",
+			 ri.path);
+}
+
+static char *render_rules(const struct pl_rules *rules, const char *fmt)
+{
+	struct pl_strbuf b = {0};
+	if (!strcmp(fmt, "json")) {
+		json_t *a = json_array();
+		for (size_t i = 0; i < rules->n; i++)
+			json_array_append_new(a, rule_json(rules->v[i]));
+		char *t = pl_json_text(a);
+		json_decref(a);
+		return t;
+	}
+	if (!strcmp(fmt, "md")) {
+		pl_strbuf_puts(&b, "# perfloop scan rules\n\n"
+				   "Generated from `rules/` by `perfloop scan --list-rules --format md`; "
+				   "do not edit.\nSeverity and level follow SPEC.md section 3; "
+				   "`perfloop scan --explain ID` prints one rule.\n\n"
+				   "| id | severity | level | status | title |\n|---|---|---|---|---|\n");
+		for (size_t i = 0; i < rules->n; i++) {
+			struct pl_rule_info ri;
+			pl_rule_info(rules->v[i], &ri);
+			pl_strbuf_printf(&b, "| [%s](#%s) | %s | %d | %s | ", ri.id, ri.id,
+					 ri.severity, ri.level, ri.status);
+			md_cell(&b, ri.title);
+			pl_strbuf_puts(&b, " |\n");
+		}
+		for (size_t i = 0; i < rules->n; i++) {
+			struct pl_rule_info ri;
+			pl_rule_info(rules->v[i], &ri);
+			const char *fence = strcmp(ri.lang, "c") ? "python" : "c";
+			pl_strbuf_printf(&b,
+					 "\n## %s\n\n**%s** (%s, level %d, %s)\n\n%s\n\n**Fix:** "
+					 "%s\n\nBad:\n\n```%s\n%s```\n\nGood:\n\n```%s\n%s```\n",
+					 ri.id, ri.title, ri.severity, ri.level, ri.status,
+					 ri.rationale, ri.fix, fence, ri.bad, fence, ri.good);
+		}
+		return pl_strbuf_take(&b);
+	}
+	for (size_t i = 0; i < rules->n; i++) {
+		struct pl_rule_info ri;
+		pl_rule_info(rules->v[i], &ri);
+		pl_strbuf_printf(&b, "%-6s %-8s L%d  %s\n", ri.id, ri.severity, ri.level, ri.title);
+	}
+	return pl_strbuf_take(&b);
+}
+
+static char *render_explain(const struct pl_rule *r, const char *fmt)
+{
+	if (!strcmp(fmt, "json")) {
+		json_t *j = rule_json(r);
+		char *t = j ? pl_json_text(j) : NULL;
+		json_decref(j);
+		return t;
+	}
+	struct pl_rule_info ri;
+	pl_rule_info(r, &ri);
+	struct pl_strbuf b = {0};
+	pl_strbuf_printf(&b,
+			 "%s: %s\n  language %s, severity %s, level %d, %s\n%s%s%s\n\n%s\n\nFix: "
+			 "%s\n\nBad:\n%s\nGood:\n%s",
+			 ri.id, ri.title, ri.lang, ri.severity, ri.level, ri.status,
+			 ri.when[0] ? "  when: " : "", ri.when, ri.when[0] ? "" : "", ri.rationale,
+			 ri.fix, ri.bad, ri.good);
+	return pl_strbuf_take(&b);
+}
+
+int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	(void)ctx;
+	const char *fmt = "text", *out = NULL, *explain = NULL;
+	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
+	int minsev = 3, failon = -1, list = 0, nogit = 0, rc = PL_EXIT_OK, c;
+	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
+	struct pl_rules rules = {0};
+	struct pl_scan_file *files = NULL;
+	struct pl_error err = {{0}};
+	optind = 1;
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":o:j:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case OPT_FORMAT:
+			fmt = optarg;
+			break;
+		case 'o':
+			out = optarg;
+			break;
+		case OPT_SELECT:
+			push_csv(&sel, optarg);
+			break;
+		case OPT_IGNORE:
+			push_csv(&ign, optarg);
+			break;
+		case OPT_MINSEV:
+		case OPT_FAILON: {
+			int s = severity_of(optarg);
+			if (s < 0 && !(c == OPT_FAILON && !strcmp(optarg, "none"))) {
+				rc = pl_die(PL_EXIT_USAGE,
+					    "--%s: expected critical, high, medium or low%s, got '%s'",
+					    c == OPT_MINSEV ? "min-severity" : "fail-on",
+					    c == OPT_FAILON ? " (or none)" : "", optarg);
+				goto done;
+			}
+			*(c == OPT_MINSEV ? &minsev : &failon) = s;
+			break;
+		}
+		case OPT_EXCLUDE:
+			push(&ex, optarg);
+			break;
+		case OPT_NOGITIGNORE:
+			nogit = 1;
+			break;
+		case 'j': {
+			char *e;
+			jobs = strtol(optarg, &e, 10);
+			if (*e || jobs < 1 || jobs > 64) {
+				rc = pl_die(PL_EXIT_USAGE, "--jobs: expected 1..64, got '%s'", optarg);
+				goto done;
+			}
+			break;
+		}
+		case OPT_LIST:
+			list = 1;
+			break;
+		case OPT_EXPLAIN:
+			explain = optarg;
+			break;
+		case 'h':
+			fputs(cmd_scan_usage, stdout);
+			goto done;
+		default:
+			rc = pl_bad_option(c, argv, "scan");
+			goto done;
+		}
+	}
+	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "sarif") && strcmp(fmt, "md")) {
+		rc = pl_die(PL_EXIT_USAGE, "--format: expected text, json, sarif or md, got '%s'", fmt);
+		goto done;
+	}
+	if (pl_rules_load(&rules, &err) < 0) {
+		rc = pl_die(PL_EXIT_INTERNAL, "built-in rules: %s", err.msg);
+		goto done;
+	}
+	for (size_t i = 0; i < sel.n + ign.n; i++) {
+		const char *id = i < sel.n ? sel.v[i] : ign.v[i - sel.n];
+		int known = 0;
+		for (size_t k = 0; k < rules.n && !known; k++) {
+			struct pl_rule_info ri;
+			pl_rule_info(rules.v[k], &ri);
+			known = !strncasecmp(ri.id, id, strlen(id));
+		}
+		if (!known) {
+			rc = pl_die(PL_EXIT_USAGE, "--%s: no rule is or starts with '%s'",
+				    i < sel.n ? "select" : "ignore", id);
+			goto done;
+		}
+	}
+	if (list) {
+		rc = emit(out, render_rules(&rules, fmt));
+		goto done;
+	}
+	if (explain) {
+		const struct pl_rule *r = pl_rules_find(&rules, explain);
+		if (!r) {
+			rc = pl_die(PL_EXIT_USAGE, "--explain: no rule '%s' (see --list-rules)", explain);
+			goto done;
+		}
+		rc = emit(out, render_explain(r, fmt));
+		goto done;
+	}
+
+	/* the files */
+	if (optind == argc)
+		argv[--optind] = ".";
+	for (int i = optind; i < argc; i++) {
+		struct stat st;
+		if (stat(argv[i], &st) < 0) {
+			rc = pl_die(PL_EXIT_USAGE, "%s: %s", argv[i], strerror(errno));
+			goto done;
+		}
+		if (S_ISDIR(st.st_mode)) {
+			if (nogit || git_files(argv[i], &paths) < 0)
+				walk(argv[i], &paths);
+		} else if (pl_scan_lang(argv[i]) < 0) {
+			rc = pl_die(PL_EXIT_USAGE, "%s: not a Python (.py) or C (.c, .h) file",
+				    argv[i]);
+			goto done;
+		} else {
+			push(&paths, argv[i]);
+		}
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < paths.n; i++) {
+		if (excluded(&ex, paths.v[i]))
+			free(paths.v[i]);
+		else
+			paths.v[k++] = paths.v[i];
+	}
+	paths.n = k;
+	qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
+
+	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
+				  ign.n, minsev};
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	if (pl_scan_files(&rules, &so, (const char *const *)paths.v, paths.n, (int)jobs, &files,
+			  &err) < 0) {
+		rc = pl_die(PL_EXIT_INTERNAL, "%s", err.msg);
+		goto done;
+	}
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+
+	size_t total = 0, lines = 0, by[4] = {0};
+	int unreadable = 0, failing = 0;
+	struct pl_findings all = {0};
+	for (size_t i = 0; i < paths.n; i++) {
+		struct pl_scan_file *f = &files[i];
+		if (f->unreadable) {
+			fprintf(stderr, "perfloop: error: %s: %s\n", f->path, strerror(f->read_errno));
+			unreadable = 1;
+			continue;
+		}
+		if (f->error_nodes)
+			fprintf(stderr,
+				"perfloop: warning: %s: %zu parse error%s; scanned what parsed\n",
+				f->path, f->error_nodes, f->error_nodes == 1 ? "" : "s");
+		lines += f->lines;
+		total += f->findings.n;
+		for (size_t j = 0; j < f->findings.n; j++) {
+			by[f->findings.v[j].severity]++;
+			if (failon >= 0 && (int)f->findings.v[j].severity <= failon)
+				failing = 1;
+		}
+	}
+	char *text = NULL;
+	if (!strcmp(fmt, "json") || !strcmp(fmt, "sarif")) {
+		if (!strcmp(fmt, "json")) {
+			/* the findings of every file, in one document */
+			all.v = calloc(total ? total : 1, sizeof *all.v);
+			for (size_t i = 0; all.v && i < paths.n; i++) {
+				memcpy(all.v + all.n, files[i].findings.v,
+				       files[i].findings.n * sizeof *all.v);
+				all.n += files[i].findings.n;
+			}
+			char tool[64];
+			snprintf(tool, sizeof tool, "perfloop scan %s", PERFLOOP_VERSION);
+			json_t *doc = all.v ? pl_findings_doc(tool, &all) : NULL;
+			text = doc ? pl_json_text(doc) : NULL;
+			json_decref(doc);
+			free(all.v); /* the findings themselves belong to files */
+		} else {
+			text = render_sarif(&rules, files, paths.n);
+		}
+	} else if (!strcmp(fmt, "md")) {
+		text = render_md(files, paths.n, total);
+	} else {
+		struct pl_style st = {0};
+		if (!out)
+			pl_style_detect(&st, stdout);
+		text = render_text(files, paths.n, &st);
+	}
+	rc = emit(out, text);
+	if (!rc)
+		fprintf(stderr,
+			"perfloop scan: %zu finding%s (%zu critical, %zu high, %zu medium, %zu low) "
+			"in %zu files, %zu lines, %.2f s\n",
+			total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n, lines,
+			secs);
+	if (!rc && unreadable)
+		rc = PL_EXIT_USAGE;
+	if (!rc && failing)
+		rc = PL_EXIT_NEGATIVE;
+done:
+	for (size_t i = 0; files && i < paths.n; i++)
+		pl_scan_file_release(&files[i]);
+	free(files);
+	pl_rules_release(&rules);
+	list_free(&sel);
+	list_free(&ign);
+	list_free(&ex);
+	list_free(&paths);
+	return rc;
+}

@@ -1,0 +1,1180 @@
+/*
+ * See scan.h. Rules are parsed and their queries compiled once; each file
+ * is parsed once and every rule of its language runs over the same tree.
+ * Files are spread over threads; a query is shared (read-only), a parser
+ * and a query cursor belong to one thread.
+ */
+#include "scan.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <tree_sitter/api.h>
+#include <unistd.h>
+
+#include "strbuf.h"
+
+const TSLanguage *tree_sitter_python(void);
+const TSLanguage *tree_sitter_c(void);
+
+struct pl_rule_file {
+	const char *path, *text;
+};
+extern const struct pl_rule_file pl_rule_files[];
+
+/* ---- rules ---- */
+
+enum pred_kind { P_EQ, P_NOT_EQ, P_MATCH, P_NOT_MATCH };
+
+struct pred {
+	enum pred_kind kind;
+	uint32_t cap;	    /* first capture */
+	int other_cap;	    /* second operand is a capture */
+	uint32_t cap2;
+	char *str;	    /* string operand */
+	regex_t re;	    /* for match */
+	int has_re;
+};
+
+struct pattern_preds {
+	struct pred *v;
+	size_t n;
+};
+
+enum cond_kind {
+	C_IN_LOOP,
+	C_IN_ASYNC_DEF,
+	C_IN_TRAINING_LOOP,
+	C_NOT_IN_NO_GRAD,
+	C_IN_METHOD,
+	C_ENCLOSING_LOOP_ITERATES,
+	C_FUNCTION_LACKS,
+	C_FUNCTION_HAS,
+	C_FILE_HAS,
+	C_FILE_LACKS,
+	C_LOOP_LACKS,
+	C_LOOP_HAS,
+};
+
+struct cond {
+	enum cond_kind kind;
+	char *cap;     /* capture name for C_ENCLOSING_LOOP_ITERATES */
+	char *re_text; /* regex source, with {@name} placeholders */
+};
+
+struct pl_rule {
+	char *id, *title, *severity_s, *status_s, *rationale, *fix, *bad, *good, *path, *when;
+	char *metric;
+	int level;
+	double confidence;
+	enum pl_severity severity;
+	enum pl_fstatus status;
+	enum pl_lang lang;
+	TSQuery *query;
+	uint32_t finding_cap;
+	struct pattern_preds *preds; /* per pattern */
+	uint32_t npatterns;
+	struct cond *conds;
+	size_t nconds;
+};
+
+static char *dupn(const char *s, size_t n)
+{
+	char *d = malloc(n + 1);
+	if (d) {
+		memcpy(d, s, n);
+		d[n] = '\0';
+	}
+	return d;
+}
+
+static char *trim_dup(const char *s, size_t n)
+{
+	while (n && isspace((unsigned char)*s)) {
+		s++;
+		n--;
+	}
+	while (n && isspace((unsigned char)s[n - 1]))
+		n--;
+	return dupn(s, n);
+}
+
+static void free_rule(struct pl_rule *r)
+{
+	if (!r)
+		return;
+	free(r->id);
+	free(r->title);
+	free(r->severity_s);
+	free(r->status_s);
+	free(r->rationale);
+	free(r->fix);
+	free(r->bad);
+	free(r->good);
+	free(r->path);
+	free(r->when);
+	free(r->metric);
+	for (uint32_t p = 0; r->preds && p < r->npatterns; p++) {
+		for (size_t i = 0; i < r->preds[p].n; i++) {
+			free(r->preds[p].v[i].str);
+			if (r->preds[p].v[i].has_re)
+				regfree(&r->preds[p].v[i].re);
+		}
+		free(r->preds[p].v);
+	}
+	free(r->preds);
+	for (size_t i = 0; i < r->nconds; i++) {
+		free(r->conds[i].cap);
+		free(r->conds[i].re_text);
+	}
+	free(r->conds);
+	if (r->query)
+		ts_query_delete(r->query);
+	free(r);
+}
+
+static const TSLanguage *language(enum pl_lang l)
+{
+	return l == PL_LANG_PYTHON ? tree_sitter_python() : tree_sitter_c();
+}
+
+static int parse_severity(const char *s, enum pl_severity *out)
+{
+	static const char *names[] = {"critical", "high", "medium", "low"};
+	for (int i = 0; i < 4; i++)
+		if (strcmp(s, names[i]) == 0) {
+			*out = (enum pl_severity)i;
+			return 0;
+		}
+	return -1;
+}
+
+static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err)
+{
+	static const struct {
+		const char *name;
+		enum cond_kind kind;
+		int arg; /* 0 none, 1 capture, 2 regex */
+	} table[] = {
+	    {"in-loop", C_IN_LOOP, 0},
+	    {"in-async-def", C_IN_ASYNC_DEF, 0},
+	    {"in-training-loop", C_IN_TRAINING_LOOP, 0},
+	    {"not-in-no-grad", C_NOT_IN_NO_GRAD, 0},
+	    {"in-method", C_IN_METHOD, 0},
+	    {"enclosing-loop-iterates", C_ENCLOSING_LOOP_ITERATES, 1},
+	    {"function-lacks", C_FUNCTION_LACKS, 2},
+	    {"function-has", C_FUNCTION_HAS, 2},
+	    {"file-has", C_FILE_HAS, 2},
+	    {"file-lacks", C_FILE_LACKS, 2},
+	    {"loop-lacks", C_LOOP_LACKS, 2},
+	    {"loop-has", C_LOOP_HAS, 2},
+	};
+	const char *p = when;
+	while (*p) {
+		while (*p == ' ' || *p == ',')
+			p++;
+		if (!*p)
+			break;
+		size_t n = strcspn(p, " ,");
+		size_t k = 0;
+		for (; k < sizeof table / sizeof table[0]; k++)
+			if (strlen(table[k].name) == n && strncmp(table[k].name, p, n) == 0)
+				break;
+		if (k == sizeof table / sizeof table[0])
+			return pl_error_set(err, PL_EINPUT, "%s: when: unknown condition '%.*s'",
+					    r->path, (int)n, p);
+		struct cond *c = realloc(r->conds, (r->nconds + 1) * sizeof *c);
+		if (!c)
+			return pl_error_set(err, PL_ENOMEM, "out of memory");
+		r->conds = c;
+		c = &c[r->nconds++];
+		memset(c, 0, sizeof *c);
+		c->kind = table[k].kind;
+		p += n;
+		while (*p == ' ')
+			p++;
+		if (table[k].arg == 1) {
+			if (*p != '@')
+				return pl_error_set(err, PL_EINPUT, "%s: when: %s needs a @capture",
+						    r->path, table[k].name);
+			size_t m = strcspn(p + 1, " ,");
+			c->cap = dupn(p + 1, m);
+			p += m + 1;
+		} else if (table[k].arg == 2) {
+			if (*p != '/')
+				return pl_error_set(err, PL_EINPUT,
+						    "%s: when: %s needs a /regular expression/",
+						    r->path, table[k].name);
+			const char *end = strchr(p + 1, '/');
+			while (end && end[-1] == '\\')
+				end = strchr(end + 1, '/');
+			if (!end)
+				return pl_error_set(err, PL_EINPUT, "%s: when: unterminated /.../",
+						    r->path);
+			c->re_text = dupn(p + 1, (size_t)(end - p - 1));
+			p = end + 1;
+		}
+	}
+	return 0;
+}
+
+static int compile_preds(struct pl_rule *r, struct pl_error *err)
+{
+	r->npatterns = ts_query_pattern_count(r->query);
+	r->preds = calloc(r->npatterns ? r->npatterns : 1, sizeof *r->preds);
+	if (!r->preds)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	for (uint32_t p = 0; p < r->npatterns; p++) {
+		uint32_t len;
+		const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(r->query, p, &len);
+		uint32_t i = 0;
+		while (i < len) {
+			uint32_t start = i;
+			while (i < len && st[i].type != TSQueryPredicateStepTypeDone)
+				i++;
+			uint32_t n = i - start;
+			i++; /* the Done */
+			if (n == 0)
+				continue;
+			const TSQueryPredicateStep *s = st + start;
+			uint32_t nl;
+			const char *name = ts_query_string_value_for_id(r->query, s[0].value_id, &nl);
+			struct pred pr = {0};
+			if (strcmp(name, "eq?") == 0)
+				pr.kind = P_EQ;
+			else if (strcmp(name, "not-eq?") == 0)
+				pr.kind = P_NOT_EQ;
+			else if (strcmp(name, "match?") == 0)
+				pr.kind = P_MATCH;
+			else if (strcmp(name, "not-match?") == 0)
+				pr.kind = P_NOT_MATCH;
+			else
+				return pl_error_set(err, PL_EINPUT, "%s: query: unknown predicate #%s",
+						    r->path, name);
+			if (n != 3 || s[1].type != TSQueryPredicateStepTypeCapture)
+				return pl_error_set(err, PL_EINPUT,
+						    "%s: query: #%s takes a @capture and a value", r->path,
+						    name);
+			pr.cap = s[1].value_id;
+			if (s[2].type == TSQueryPredicateStepTypeCapture) {
+				pr.other_cap = 1;
+				pr.cap2 = s[2].value_id;
+			} else {
+				uint32_t sl;
+				const char *v = ts_query_string_value_for_id(r->query, s[2].value_id, &sl);
+				pr.str = dupn(v, sl);
+				if (!pr.str)
+					return pl_error_set(err, PL_ENOMEM, "out of memory");
+			}
+			if ((pr.kind == P_MATCH || pr.kind == P_NOT_MATCH)) {
+				if (pr.other_cap ||
+				    regcomp(&pr.re, pr.str, REG_EXTENDED | REG_NOSUB) != 0) {
+					free(pr.str);
+					return pl_error_set(err, PL_EINPUT,
+							    "%s: query: bad regular expression in #%s",
+							    r->path, name);
+				}
+				pr.has_re = 1;
+			}
+			struct pattern_preds *pp = &r->preds[p];
+			struct pred *v = realloc(pp->v, (pp->n + 1) * sizeof *v);
+			if (!v) {
+				free(pr.str);
+				if (pr.has_re)
+					regfree(&pr.re);
+				return pl_error_set(err, PL_ENOMEM, "out of memory");
+			}
+			pp->v = v;
+			pp->v[pp->n++] = pr;
+		}
+	}
+	return 0;
+}
+
+/* Parse one rule file's text. */
+static int parse_rule(const char *path, const char *text, struct pl_rule **out,
+		      struct pl_error *err)
+{
+	struct pl_rule *r = calloc(1, sizeof *r);
+	struct pl_strbuf bad = {0}, good = {0}, query = {0};
+	struct pl_strbuf *block = NULL;
+	int rc = 0;
+	if (!r)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	r->path = strdup(path);
+	r->confidence = 0.8;
+	r->lang = strncmp(path, "rules/python/", 13) == 0 ? PL_LANG_PYTHON : PL_LANG_C;
+	const char *p = text;
+	int lineno = 0;
+	while (*p) {
+		const char *eol = strchr(p, '\n');
+		size_t n = eol ? (size_t)(eol - p) : strlen(p);
+		lineno++;
+		if (n >= 2 && p[0] == ';' && p[1] == '|') {
+			if (!block) {
+				rc = pl_error_set(err, PL_EINPUT,
+						  "%s:%d: example code outside a bad: or good: block",
+						  path, lineno);
+				goto done;
+			}
+			const char *code = p + 2;
+			size_t cn = n - 2;
+			if (cn && *code == ' ') {
+				code++;
+				cn--;
+			}
+			pl_strbuf_append(block, code, cn);
+			pl_strbuf_puts(block, "\n");
+		} else if (n >= 1 && p[0] == ';') {
+			const char *kv = p + 1;
+			size_t kn = n - 1;
+			while (kn && *kv == ' ') {
+				kv++;
+				kn--;
+			}
+			const char *colon = memchr(kv, ':', kn);
+			size_t keylen = colon ? (size_t)(colon - kv) : 0;
+			char *val = colon ? trim_dup(colon + 1, kn - keylen - 1) : NULL;
+			char **slot = NULL;
+			block = NULL;
+#define KEY(k) (keylen == strlen(k) && strncmp(kv, k, keylen) == 0)
+			if (!colon)
+				slot = NULL;
+			else if (KEY("id"))
+				slot = &r->id;
+			else if (KEY("title"))
+				slot = &r->title;
+			else if (KEY("severity"))
+				slot = &r->severity_s;
+			else if (KEY("status"))
+				slot = &r->status_s;
+			else if (KEY("rationale"))
+				slot = &r->rationale;
+			else if (KEY("fix"))
+				slot = &r->fix;
+			else if (KEY("when"))
+				slot = &r->when;
+			else if (KEY("metric"))
+				slot = &r->metric;
+			else if (KEY("level")) {
+				char *e;
+				long v = strtol(val, &e, 10);
+				if (*e || v < 1 || v > 8) {
+					free(val);
+					rc = pl_error_set(err, PL_EINPUT,
+							  "%s:%d: level: expected 1..8", path, lineno);
+					goto done;
+				}
+				r->level = (int)v;
+			} else if (KEY("confidence")) {
+				r->confidence = atof(val);
+			} else if (KEY("bad")) {
+				block = &bad;
+			} else if (KEY("good")) {
+				block = &good;
+			}
+#undef KEY
+			if (slot) {
+				free(*slot);
+				*slot = val;
+				val = NULL;
+			}
+			free(val);
+		} else {
+			block = NULL;
+			pl_strbuf_append(&query, p, n);
+			pl_strbuf_puts(&query, "\n");
+		}
+		p = eol ? eol + 1 : p + n;
+	}
+	r->bad = pl_strbuf_take(&bad);
+	r->good = pl_strbuf_take(&good);
+	char *q = pl_strbuf_take(&query);
+	const char *missing = !r->id	       ? "id"
+			      : !r->title      ? "title"
+			      : !r->severity_s ? "severity"
+			      : !r->status_s   ? "status"
+			      : !r->rationale  ? "rationale"
+			      : !r->fix	       ? "fix"
+			      : !r->level      ? "level"
+			      : !r->bad	       ? "bad"
+			      : !r->good       ? "good"
+			      : !q	       ? "query"
+					       : NULL;
+	if (missing) {
+		free(q);
+		rc = pl_error_set(err, PL_EINPUT, "%s: %s: missing", path, missing);
+		goto done;
+	}
+	if (parse_severity(r->severity_s, &r->severity) < 0) {
+		free(q);
+		rc = pl_error_set(err, PL_EINPUT, "%s: severity: expected critical|high|medium|low",
+				  path);
+		goto done;
+	}
+	if (strcmp(r->status_s, "statically_confirmed") == 0)
+		r->status = PL_FST_STATIC;
+	else if (strcmp(r->status_s, "requires_profiling") == 0)
+		r->status = PL_FST_PROFILING;
+	else {
+		free(q);
+		rc = pl_error_set(err, PL_EINPUT,
+				  "%s: status: expected statically_confirmed|requires_profiling",
+				  path);
+		goto done;
+	}
+	uint32_t off;
+	TSQueryError qe;
+	r->query = ts_query_new(language(r->lang), q, (uint32_t)strlen(q), &off, &qe);
+	if (!r->query) {
+		int line = 1;
+		for (uint32_t i = 0; i < off && q[i]; i++)
+			line += q[i] == '\n';
+		rc = pl_error_set(err, PL_EINPUT, "%s: query: error %d at query line %d", path,
+				  (int)qe, line);
+		free(q);
+		goto done;
+	}
+	free(q);
+	uint32_t ncap = ts_query_capture_count(r->query);
+	r->finding_cap = UINT32_MAX;
+	for (uint32_t i = 0; i < ncap; i++) {
+		uint32_t l;
+		const char *name = ts_query_capture_name_for_id(r->query, i, &l);
+		if (l == 7 && strncmp(name, "finding", 7) == 0)
+			r->finding_cap = i;
+	}
+	if (r->finding_cap == UINT32_MAX) {
+		rc = pl_error_set(err, PL_EINPUT, "%s: query: no @finding capture", path);
+		goto done;
+	}
+	if ((rc = compile_preds(r, err)) < 0)
+		goto done;
+	if (r->when && (rc = parse_conds(r, r->when, err)) < 0)
+		goto done;
+	if (!r->metric)
+		r->metric = strdup("anti_pattern");
+done:
+	if (rc < 0) {
+		free(pl_strbuf_take(&bad));
+		free(pl_strbuf_take(&good));
+		free(pl_strbuf_take(&query));
+		free_rule(r);
+		return rc;
+	}
+	*out = r;
+	return 0;
+}
+
+int pl_rules_load(struct pl_rules *rs, struct pl_error *err)
+{
+	memset(rs, 0, sizeof *rs);
+	size_t n = 0;
+	while (pl_rule_files[n].path)
+		n++;
+	rs->v = calloc(n ? n : 1, sizeof *rs->v);
+	if (!rs->v)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	for (size_t i = 0; i < n; i++) {
+		int rc = parse_rule(pl_rule_files[i].path, pl_rule_files[i].text, &rs->v[rs->n], err);
+		if (rc < 0) {
+			pl_rules_release(rs);
+			return rc;
+		}
+		for (size_t k = 0; k < rs->n; k++)
+			if (strcmp(rs->v[k]->id, rs->v[rs->n]->id) == 0) {
+				rc = pl_error_set(err, PL_EINPUT, "%s: id: %s is also %s",
+						  pl_rule_files[i].path, rs->v[k]->id,
+						  rs->v[k]->path);
+				rs->n++;
+				pl_rules_release(rs);
+				return rc;
+			}
+		rs->n++;
+	}
+	return 0;
+}
+
+void pl_rules_release(struct pl_rules *rs)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		free_rule(rs->v[i]);
+	free(rs->v);
+	memset(rs, 0, sizeof *rs);
+}
+
+const struct pl_rule *pl_rules_find(const struct pl_rules *rs, const char *id)
+{
+	for (size_t i = 0; i < rs->n; i++)
+		if (strcasecmp(rs->v[i]->id, id) == 0)
+			return rs->v[i];
+	return NULL;
+}
+
+void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *o)
+{
+	o->id = r->id;
+	o->title = r->title;
+	o->severity = r->severity_s;
+	o->status = r->status_s;
+	o->rationale = r->rationale;
+	o->fix = r->fix;
+	o->bad = r->bad;
+	o->good = r->good;
+	o->lang = r->lang == PL_LANG_PYTHON ? "python" : "c";
+	o->path = r->path;
+	o->when = r->when ? r->when : "";
+	o->level = r->level;
+}
+
+/* ---- matching ---- */
+
+struct src {
+	const char *text;
+	size_t len;
+	enum pl_lang lang;
+};
+
+static const char *ntext(const struct src *s, TSNode n, size_t *len)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (b > s->len)
+		b = (uint32_t)s->len;
+	if (a > b)
+		a = b;
+	*len = b - a;
+	return s->text + a;
+}
+
+static int is_loop(const struct src *s, const char *t)
+{
+	if (s->lang == PL_LANG_PYTHON)
+		return !strcmp(t, "for_statement") || !strcmp(t, "while_statement") ||
+		       !strcmp(t, "list_comprehension") || !strcmp(t, "set_comprehension") ||
+		       !strcmp(t, "dictionary_comprehension") || !strcmp(t, "generator_expression");
+	return !strcmp(t, "for_statement") || !strcmp(t, "while_statement") ||
+	       !strcmp(t, "do_statement");
+}
+
+static int is_function(const char *t)
+{
+	return !strcmp(t, "function_definition") || !strcmp(t, "lambda");
+}
+
+/* The innermost loop enclosing n within its function, or a null node. */
+static TSNode enclosing_loop(const struct src *s, TSNode n)
+{
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+		const char *t = ts_node_type(p);
+		if (is_loop(s, t))
+			return p;
+		if (is_function(t))
+			break;
+	}
+	return (TSNode){0};
+}
+
+static TSNode enclosing_function(TSNode n)
+{
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
+		if (!strcmp(ts_node_type(p), "function_definition"))
+			return p;
+	return (TSNode){0};
+}
+
+/* A function's name: Python's `name` field; C's innermost declarator. */
+static char *function_name(const struct src *s, TSNode fn)
+{
+	if (ts_node_is_null(fn))
+		return NULL;
+	TSNode name = ts_node_child_by_field_name(fn, "name", 4);
+	if (ts_node_is_null(name)) {
+		TSNode d = ts_node_child_by_field_name(fn, "declarator", 10);
+		for (int k = 0; k < 16 && !ts_node_is_null(d); k++) {
+			if (!strcmp(ts_node_type(d), "identifier")) {
+				name = d;
+				break;
+			}
+			d = ts_node_child_by_field_name(d, "declarator", 10);
+		}
+	}
+	if (ts_node_is_null(name))
+		return NULL;
+	size_t len;
+	const char *t = ntext(s, name, &len);
+	return dupn(t, len);
+}
+
+static int regex_search(const char *re_text, const char *text, size_t len)
+{
+	regex_t re;
+	if (regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB) != 0)
+		return 0;
+	char *buf = dupn(text, len);
+	int hit = buf && regexec(&re, buf, 0, NULL, 0) == 0;
+	free(buf);
+	regfree(&re);
+	return hit;
+}
+
+/* The capture named name in a match, or a null node. */
+static TSNode capture_named(const TSQuery *q, const TSQueryMatch *m, const char *name)
+{
+	for (uint16_t i = 0; i < m->capture_count; i++) {
+		uint32_t l;
+		const char *n = ts_query_capture_name_for_id(q, m->captures[i].index, &l);
+		if (strlen(name) == l && !strncmp(n, name, l))
+			return m->captures[i].node;
+	}
+	return (TSNode){0};
+}
+
+/* re_text with each {@name} replaced by that capture's text, escaped. */
+static char *expand_re(const struct src *s, const TSQuery *q, const TSQueryMatch *m,
+		       const char *re_text)
+{
+	struct pl_strbuf b = {0};
+	for (const char *p = re_text; *p;) {
+		if (p[0] == '{' && p[1] == '@') {
+			const char *end = strchr(p, '}');
+			if (end) {
+				char name[64];
+				snprintf(name, sizeof name, "%.*s", (int)(end - p - 2), p + 2);
+				TSNode n = capture_named(q, m, name);
+				size_t len = 0;
+				const char *t = ts_node_is_null(n) ? "" : ntext(s, n, &len);
+				for (size_t i = 0; i < len; i++) {
+					if (strchr(".[]{}()\\*+?^$|", t[i]))
+						pl_strbuf_puts(&b, "\\");
+					pl_strbuf_append(&b, t + i, 1);
+				}
+				p = end + 1;
+				continue;
+			}
+		}
+		pl_strbuf_append(&b, p, 1);
+		p++;
+	}
+	if (!b.s)
+		pl_strbuf_puts(&b, "");
+	return pl_strbuf_take(&b);
+}
+
+static int text_eq(const struct src *s, TSNode a, TSNode b)
+{
+	size_t la, lb;
+	const char *ta = ntext(s, a, &la), *tb = ntext(s, b, &lb);
+	return la == lb && !memcmp(ta, tb, la);
+}
+
+static TSNode loop_iterable(TSNode loop)
+{
+	TSNode r = ts_node_child_by_field_name(loop, "right", 5);
+	if (!ts_node_is_null(r))
+		return r;
+	/* comprehensions: for_in_clause children */
+	uint32_t n = ts_node_named_child_count(loop);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode c = ts_node_named_child(loop, i);
+		if (!strcmp(ts_node_type(c), "for_in_clause"))
+			return ts_node_child_by_field_name(c, "right", 5);
+	}
+	return (TSNode){0};
+}
+
+static int cond_holds(const struct src *s, const struct pl_rule *r, const struct cond *c,
+		      const TSQueryMatch *m, TSNode node)
+{
+	size_t len;
+	const char *t;
+	switch (c->kind) {
+	case C_IN_LOOP:
+		return !ts_node_is_null(enclosing_loop(s, node));
+	case C_IN_TRAINING_LOOP:
+		for (TSNode p = enclosing_loop(s, node); !ts_node_is_null(p);
+		     p = enclosing_loop(s, p)) {
+			t = ntext(s, p, &len);
+			if (regex_search("\\.backward\\(", t, len))
+				return 1;
+		}
+		return 0;
+	case C_IN_ASYNC_DEF: {
+		TSNode fn = enclosing_function(node);
+		if (ts_node_is_null(fn))
+			return 0;
+		t = ntext(s, fn, &len);
+		return len >= 6 && !strncmp(t, "async", 5) && isspace((unsigned char)t[5]);
+	}
+	case C_NOT_IN_NO_GRAD:
+		for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+			const char *ty = ts_node_type(p);
+			TSNode head = (TSNode){0};
+			if (!strcmp(ty, "with_statement"))
+				head = ts_node_named_child(p, 0);
+			else if (!strcmp(ty, "decorated_definition"))
+				head = p;
+			if (ts_node_is_null(head))
+				continue;
+			t = ntext(s, head, &len);
+			if (!strcmp(ty, "decorated_definition")) {
+				/* only the decorators, not the body */
+				const char *colon = memchr(t, '\n', len);
+				const char *def = strstr(t, "def ");
+				if (def && def < t + len)
+					len = (size_t)(def - t);
+				(void)colon;
+			}
+			if (regex_search("no_grad|inference_mode|set_grad_enabled\\(False\\)", t,
+					 len))
+				return 0;
+		}
+		return 1;
+	case C_IN_METHOD: {
+		TSNode p = node;
+		while (!ts_node_is_null(p) && strcmp(ts_node_type(p), "decorated_definition") &&
+		       strcmp(ts_node_type(p), "function_definition"))
+			p = ts_node_parent(p);
+		if (ts_node_is_null(p))
+			return 0;
+		for (p = ts_node_parent(p); !ts_node_is_null(p); p = ts_node_parent(p)) {
+			const char *ty = ts_node_type(p);
+			if (!strcmp(ty, "class_definition"))
+				return 1;
+			if (!strcmp(ty, "function_definition"))
+				return 0;
+		}
+		return 0;
+	}
+	case C_ENCLOSING_LOOP_ITERATES: {
+		TSNode cap = capture_named(r->query, m, c->cap);
+		if (ts_node_is_null(cap))
+			return 0;
+		for (TSNode p = enclosing_loop(s, node); !ts_node_is_null(p);
+		     p = enclosing_loop(s, p)) {
+			TSNode it = loop_iterable(p);
+			if (!ts_node_is_null(it) && !ts_node_eq(it, cap) && text_eq(s, it, cap))
+				return 1;
+		}
+		return 0;
+	}
+	case C_FUNCTION_LACKS:
+	case C_FUNCTION_HAS:
+	case C_FILE_HAS:
+	case C_FILE_LACKS:
+	case C_LOOP_LACKS:
+	case C_LOOP_HAS: {
+		TSNode scope = (TSNode){0};
+		if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS)
+			scope = enclosing_function(node);
+		else if (c->kind == C_LOOP_LACKS || c->kind == C_LOOP_HAS)
+			scope = enclosing_loop(s, node);
+		int file = c->kind == C_FILE_HAS || c->kind == C_FILE_LACKS;
+		if (!file && ts_node_is_null(scope)) {
+			if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS)
+				for (scope = node; !ts_node_is_null(ts_node_parent(scope));)
+					scope = ts_node_parent(scope);
+			else
+				return c->kind == C_LOOP_LACKS;
+		}
+		if (file) {
+			t = s->text;
+			len = s->len;
+		} else {
+			t = ntext(s, scope, &len);
+		}
+		char *re = expand_re(s, r->query, m, c->re_text);
+		int hit = re && regex_search(re, t, len);
+		free(re);
+		int want = c->kind == C_FUNCTION_HAS || c->kind == C_FILE_HAS || c->kind == C_LOOP_HAS;
+		return want ? hit : !hit;
+	}
+	}
+	return 0;
+}
+
+static int preds_hold(const struct src *s, const struct pl_rule *r, const TSQueryMatch *m)
+{
+	const struct pattern_preds *pp = &r->preds[m->pattern_index];
+	for (size_t i = 0; i < pp->n; i++) {
+		const struct pred *p = &pp->v[i];
+		TSNode a = {0}, b = {0};
+		int have_a = 0, have_b = 0;
+		for (uint16_t k = 0; k < m->capture_count; k++) {
+			if (m->captures[k].index == p->cap && !have_a) {
+				a = m->captures[k].node;
+				have_a = 1;
+			}
+			if (p->other_cap && m->captures[k].index == p->cap2 && !have_b) {
+				b = m->captures[k].node;
+				have_b = 1;
+			}
+		}
+		if (!have_a || (p->other_cap && !have_b))
+			return 0;
+		size_t la;
+		const char *ta = ntext(s, a, &la);
+		int ok;
+		if (p->kind == P_EQ || p->kind == P_NOT_EQ) {
+			ok = p->other_cap ? text_eq(s, a, b)
+					  : (strlen(p->str) == la && !memcmp(p->str, ta, la));
+			if (p->kind == P_NOT_EQ)
+				ok = !ok;
+		} else {
+			char *buf = dupn(ta, la);
+			ok = buf && regexec(&p->re, buf, 0, NULL, 0) == 0;
+			free(buf);
+			if (p->kind == P_NOT_MATCH)
+				ok = !ok;
+		}
+		if (!ok)
+			return 0;
+	}
+	return 1;
+}
+
+/* The text of line row (0-based), without its newline. */
+static const char *line_at(const struct src *s, uint32_t row, size_t *len)
+{
+	const char *p = s->text, *end = s->text + s->len;
+	for (uint32_t r = 0; r < row && p < end; r++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		if (!nl)
+			return NULL;
+		p = nl + 1;
+	}
+	const char *nl = memchr(p, '\n', (size_t)(end - p));
+	*len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	return p;
+}
+
+static int suppressed_on(const char *line, size_t len, const char *id)
+{
+	const char *tag = "perfloop: ignore[";
+	size_t tl = strlen(tag);
+	for (size_t i = 0; i + tl <= len; i++) {
+		if (strncmp(line + i, tag, tl))
+			continue;
+		const char *p = line + i + tl, *end = memchr(p, ']', len - i - tl);
+		if (!end)
+			return 0;
+		while (p < end) {
+			while (p < end && (*p == ' ' || *p == ','))
+				p++;
+			size_t n = 0;
+			while (p + n < end && p[n] != ',' && p[n] != ' ')
+				n++;
+			if (n && strlen(id) == n && !strncasecmp(p, id, n))
+				return 1;
+			p += n;
+		}
+	}
+	return 0;
+}
+
+static int suppressed(const struct src *s, uint32_t row, const char *id)
+{
+	size_t len;
+	const char *l = line_at(s, row, &len);
+	if (l && suppressed_on(l, len, id))
+		return 1;
+	if (row > 0 && (l = line_at(s, row - 1, &len)) && suppressed_on(l, len, id))
+		return 1;
+	return 0;
+}
+
+static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
+{
+	if (o) {
+		int sel = o->nselect == 0;
+		for (size_t i = 0; i < o->nselect && !sel; i++)
+			sel = !strncasecmp(r->id, o->select[i], strlen(o->select[i]));
+		if (!sel)
+			return 0;
+		for (size_t i = 0; i < o->nignore; i++)
+			if (!strncasecmp(r->id, o->ignore[i], strlen(o->ignore[i])))
+				return 0;
+		if ((int)r->severity > o->min_severity)
+			return 0;
+	}
+	return 1;
+}
+
+static int add_finding(struct pl_scan_file *f, const struct src *s, const struct pl_rule *r,
+		       TSNode node)
+{
+	TSPoint pt = ts_node_start_point(node);
+	for (size_t i = 0; i < f->findings.n; i++) /* one finding per rule and place */
+		if (!strcmp(f->findings.v[i].leaf, r->id) &&
+		    f->findings.v[i].line == (long)pt.row + 1 &&
+		    f->findings.v[i].column == (long)pt.column + 1)
+			return 0;
+	struct pl_finding *v = realloc(f->findings.v, (f->findings.n + 1) * sizeof *v);
+	if (!v)
+		return -1;
+	f->findings.v = v;
+	struct pl_finding *x = &v[f->findings.n];
+	memset(x, 0, sizeof *x);
+	size_t len;
+	const char *l = line_at(s, pt.row, &len);
+	x->evidence_text = l ? trim_dup(l, len > 200 ? 200 : len) : strdup("");
+	x->leaf = strdup(r->id);
+	x->signal = strdup(r->title);
+	x->path = strdup(f->path);
+	x->function = function_name(s, enclosing_function(node));
+	x->suggested_action = strdup(r->fix);
+	x->metric_name = strdup(r->metric);
+	x->id = malloc(16);
+	if (!x->evidence_text || !x->leaf || !x->signal || !x->path || !x->suggested_action ||
+	    !x->metric_name || !x->id)
+		return -1;
+	/* the id: rule, file, function and the code itself (not the line) */
+	char sig[512];
+	snprintf(sig, sizeof sig, "%s|%s", r->title, x->evidence_text);
+	pl_finding_id(x->leaf, x->path, x->function ? x->function : "", sig, x->id);
+	x->severity = r->severity;
+	x->status = r->status;
+	x->line = (long)pt.row + 1;
+	x->column = (long)pt.column + 1;
+	x->confidence = r->confidence;
+	x->level = r->level;
+	f->findings.n++;
+	return 0;
+}
+
+static int cmp_finding(const void *a, const void *b)
+{
+	const struct pl_finding *x = a, *y = b;
+	if (x->line != y->line)
+		return x->line < y->line ? -1 : 1;
+	if (x->column != y->column)
+		return x->column < y->column ? -1 : 1;
+	return strcmp(x->leaf, y->leaf);
+}
+
+static size_t count_errors(TSNode n)
+{
+	if (!ts_node_has_error(n))
+		return 0;
+	size_t c = ts_node_is_missing(n) || !strcmp(ts_node_type(n), "ERROR");
+	TSTreeCursor cur = ts_tree_cursor_new(n);
+	/* iterative walk: deep trees must not exhaust the C stack */
+	if (ts_tree_cursor_goto_first_child(&cur)) {
+		for (;;) {
+			TSNode k = ts_tree_cursor_current_node(&cur);
+			int descend = 0;
+			if (ts_node_has_error(k)) {
+				c += ts_node_is_missing(k) || !strcmp(ts_node_type(k), "ERROR");
+				descend = ts_tree_cursor_goto_first_child(&cur);
+			}
+			if (descend)
+				continue;
+			while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+				if (!ts_tree_cursor_goto_parent(&cur)) {
+					ts_tree_cursor_delete(&cur);
+					return c;
+				}
+				if (ts_node_eq(ts_tree_cursor_current_node(&cur), n)) {
+					ts_tree_cursor_delete(&cur);
+					return c;
+				}
+			}
+		}
+	}
+	ts_tree_cursor_delete(&cur);
+	return c;
+}
+
+static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
+		     const struct pl_scan_opts *o, struct pl_scan_file *f)
+{
+	struct src s = {f->text, f->len, f->lang};
+	for (size_t i = 0; i < f->len; i++)
+		f->lines += f->text[i] == '\n';
+	if (f->len && f->text[f->len - 1] != '\n')
+		f->lines++;
+	if (!ts_parser_set_language(parser, language(f->lang)))
+		return -1;
+	TSTree *tree = ts_parser_parse_string(parser, NULL, f->text, (uint32_t)f->len);
+	if (!tree)
+		return -1;
+	TSNode root = ts_tree_root_node(tree);
+	f->error_nodes = count_errors(root);
+	int rc = 0;
+	for (size_t k = 0; k < rules->n && rc == 0; k++) {
+		const struct pl_rule *r = rules->v[k];
+		if (r->lang != f->lang || !rule_selected(r, o))
+			continue;
+		ts_query_cursor_exec(qc, r->query, root);
+		TSQueryMatch m;
+		while (ts_query_cursor_next_match(qc, &m)) {
+			TSNode node = (TSNode){0};
+			for (uint16_t i = 0; i < m.capture_count; i++)
+				if (m.captures[i].index == r->finding_cap)
+					node = m.captures[i].node;
+			if (ts_node_is_null(node) || !preds_hold(&s, r, &m))
+				continue;
+			size_t c = 0;
+			while (c < r->nconds && cond_holds(&s, r, &r->conds[c], &m, node))
+				c++;
+			if (c < r->nconds)
+				continue;
+			if (suppressed(&s, ts_node_start_point(node).row, r->id))
+				continue;
+			if (add_finding(f, &s, r, node) < 0) {
+				rc = -1;
+				break;
+			}
+		}
+	}
+	ts_tree_delete(tree);
+	qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
+	return rc;
+}
+
+int pl_scan_lang(const char *path)
+{
+	const char *dot = strrchr(path, '.');
+	if (!dot || strchr(dot, '/'))
+		return -1;
+	if (!strcmp(dot, ".py") || !strcmp(dot, ".pyi"))
+		return PL_LANG_PYTHON;
+	if (!strcmp(dot, ".c") || !strcmp(dot, ".h"))
+		return PL_LANG_C;
+	return -1;
+}
+
+int pl_scan_buffer(const struct pl_rules *rules, const struct pl_scan_opts *o, enum pl_lang lang,
+		   const char *path, const char *text, size_t len, struct pl_scan_file *out)
+{
+	memset(out, 0, sizeof *out);
+	out->path = strdup(path);
+	out->lang = lang;
+	out->text = dupn(text, len);
+	out->len = len;
+	TSParser *p = ts_parser_new();
+	TSQueryCursor *qc = ts_query_cursor_new();
+	int rc = out->path && out->text && p && qc ? scan_with(p, qc, rules, o, out) : -1;
+	if (qc)
+		ts_query_cursor_delete(qc);
+	if (p)
+		ts_parser_delete(p);
+	return rc < 0 ? PL_ENOMEM : 0;
+}
+
+void pl_scan_file_release(struct pl_scan_file *f)
+{
+	free(f->path);
+	free(f->text);
+	pl_findings_release(&f->findings);
+	memset(f, 0, sizeof *f);
+}
+
+static int read_file(const char *path, char **text, size_t *len)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	struct stat st;
+	if (fstat(fd, &st) < 0 || !S_ISREG(st.st_mode) || st.st_size > (off_t)UINT32_MAX / 2) {
+		int e = S_ISREG(st.st_mode) ? EFBIG : EISDIR;
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	char *buf = malloc((size_t)st.st_size + 1);
+	size_t got = 0;
+	while (buf && got < (size_t)st.st_size) {
+		ssize_t n = read(fd, buf + got, (size_t)st.st_size - got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	close(fd);
+	if (!buf)
+		return -1;
+	buf[got] = '\0';
+	*text = buf;
+	*len = got;
+	return 0;
+}
+
+struct work {
+	const struct pl_rules *rules;
+	const struct pl_scan_opts *o;
+	const char *const *paths;
+	struct pl_scan_file *files;
+	size_t n;
+	atomic_size_t next;
+	atomic_int failed;
+};
+
+static void *worker(void *arg)
+{
+	struct work *w = arg;
+	TSParser *p = ts_parser_new();
+	TSQueryCursor *qc = ts_query_cursor_new();
+	if (!p || !qc) {
+		atomic_store(&w->failed, 1);
+	} else {
+		for (;;) {
+			size_t i = atomic_fetch_add(&w->next, 1);
+			if (i >= w->n)
+				break;
+			struct pl_scan_file *f = &w->files[i];
+			f->path = strdup(w->paths[i]);
+			f->lang = (enum pl_lang)pl_scan_lang(w->paths[i]);
+			if (!f->path) {
+				atomic_store(&w->failed, 1);
+				continue;
+			}
+			if (read_file(f->path, &f->text, &f->len) < 0) {
+				f->unreadable = 1;
+				f->read_errno = errno;
+				continue;
+			}
+			if (scan_with(p, qc, w->rules, w->o, f) < 0)
+				atomic_store(&w->failed, 1);
+		}
+	}
+	if (qc)
+		ts_query_cursor_delete(qc);
+	if (p)
+		ts_parser_delete(p);
+	return NULL;
+}
+
+int pl_scan_files(const struct pl_rules *rules, const struct pl_scan_opts *o,
+		  const char *const *paths, size_t n, int threads, struct pl_scan_file **out,
+		  struct pl_error *err)
+{
+	struct work w = {rules, o, paths, calloc(n ? n : 1, sizeof(struct pl_scan_file)), n, 0, 0};
+	if (!w.files)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	if (threads < 1)
+		threads = 1;
+	if ((size_t)threads > n)
+		threads = n ? (int)n : 1;
+	pthread_t tid[64];
+	int started = 0;
+	for (int i = 1; i < threads && i < 64; i++)
+		if (pthread_create(&tid[started], NULL, worker, &w) == 0)
+			started++;
+	worker(&w);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+	if (atomic_load(&w.failed)) {
+		for (size_t i = 0; i < n; i++)
+			pl_scan_file_release(&w.files[i]);
+		free(w.files);
+		return pl_error_set(err, PL_ENOMEM, "out of memory while scanning");
+	}
+	*out = w.files;
+	return 0;
+}

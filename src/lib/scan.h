@@ -1,0 +1,79 @@
+/*
+ * perfloop scan's engine: rules as data (rules/LANG/NAME.scm, embedded at
+ * build time), tree-sitter parsing (Debian's libtree-sitter with the
+ * Python and C grammars from the npm registry), query matching with the
+ * predicates evaluated here (#eq?, #not-eq?, #match?, #not-match?: the
+ * 0.20 library leaves them to the caller), context conditions ("in a
+ * loop", "in a training loop", ...) and suppression comments.
+ *
+ * A rule file is `; key: value` header lines, example code in `;|` lines
+ * after `; bad:` and `; good:`, then the query; the node captured as
+ * @finding is what is reported (rules/README.md).
+ */
+#ifndef PL_SCAN_H
+#define PL_SCAN_H
+
+#include <stddef.h>
+
+#include "error.h"
+#include "findings.h"
+
+enum pl_lang { PL_LANG_PYTHON, PL_LANG_C, PL_LANG_COUNT };
+
+struct pl_rule;
+
+struct pl_rules {
+	struct pl_rule **v;
+	size_t n;
+};
+
+/* Parse and compile every embedded rule. A bad rule is an internal error
+ * naming the file, line and field. */
+int pl_rules_load(struct pl_rules *r, struct pl_error *err);
+void pl_rules_release(struct pl_rules *r);
+/* The rule with this id, or NULL. */
+const struct pl_rule *pl_rules_find(const struct pl_rules *r, const char *id);
+
+/* Rule fields for listing and documentation. */
+struct pl_rule_info {
+	const char *id, *title, *severity, *status, *rationale, *fix, *bad, *good, *lang, *path,
+	    *when;
+	int level;
+};
+void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *out);
+
+/* Which rules run, and what is reported. */
+struct pl_scan_opts {
+	const char *const *select; /* ids or prefixes; NULL: all */
+	size_t nselect;
+	const char *const *ignore;
+	size_t nignore;
+	int min_severity; /* enum pl_severity: report at this or more severe */
+};
+
+/* One scanned file's result. */
+struct pl_scan_file {
+	char *path;	    /* as given/listed */
+	enum pl_lang lang;
+	size_t lines;	    /* lines in the file */
+	size_t error_nodes; /* parse errors (the rest was scanned) */
+	int unreadable;	    /* could not be read: errno in read_errno */
+	int read_errno;
+	struct pl_findings findings;
+	char *text; /* the source, for printing the code line */
+	size_t len;
+};
+
+/* Language by file name, or -1 when perfloop does not scan it. */
+int pl_scan_lang(const char *path);
+
+/* Scan files[0..n) with `threads` threads; results in files' order. */
+int pl_scan_files(const struct pl_rules *rules, const struct pl_scan_opts *o,
+		  const char *const *paths, size_t n, int threads, struct pl_scan_file **out,
+		  struct pl_error *err);
+/* Scan one buffer (tests, examples). */
+int pl_scan_buffer(const struct pl_rules *rules, const struct pl_scan_opts *o, enum pl_lang lang,
+		   const char *path, const char *text, size_t len, struct pl_scan_file *out);
+void pl_scan_file_release(struct pl_scan_file *f);
+
+#endif

@@ -1,0 +1,34 @@
+#!/bin/bash
+# Every scan rule's examples are tests: its bad example produces exactly one
+# finding, of that rule, and its good example none, with all rules on.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+"$PERFLOOP" scan --list-rules --format json >rules.json || fail "--list-rules failed"
+python3 - "$PERFLOOP" <<'PY' || fail "rule examples"
+import json, subprocess, sys
+pl = sys.argv[1]
+rules = json.load(open("rules.json"))
+py = [r for r in rules if r["language"] == "python"]
+c = [r for r in rules if r["language"] == "c"]
+bad = []
+for r in rules:
+    ext = ".py" if r["language"] == "python" else ".c"
+    for kind in ("bad", "good"):
+        path = f"{r['id']}-{kind}{ext}"
+        open(path, "w").write(r[kind])
+        p = subprocess.run([pl, "scan", "--format", "json", path], capture_output=True, text=True)
+        if p.returncode != 0:
+            bad.append(f"{path}: exit {p.returncode}: {p.stderr.strip()}")
+            continue
+        if "parse error" in p.stderr:
+            bad.append(f"{path}: the example does not parse: {p.stderr.strip()}")
+        got = [(f["leaf"], f["location"]["line"]) for f in json.loads(p.stdout)["findings"]]
+        ids = [g[0] for g in got]
+        if kind == "bad" and ids != [r["id"]]:
+            bad.append(f"{path}: expected exactly one {r['id']}, got {got}")
+        if kind == "good" and ids:
+            bad.append(f"{path}: expected none, got {got}")
+print(f"{len(rules)} rules ({len(py)} Python, {len(c)} C), {2 * len(rules)} examples")
+for b in bad:
+    print("FAIL:", b, file=sys.stderr)
+sys.exit(1 if bad else 0)
+PY
