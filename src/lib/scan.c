@@ -61,6 +61,9 @@ enum cond_kind {
 	C_FILE_LACKS,
 	C_LOOP_LACKS,
 	C_LOOP_HAS,
+	C_NODE_HAS,
+	C_NODE_LACKS,
+	C_LOOP_HEADER_HAS,
 };
 
 struct cond {
@@ -175,6 +178,9 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	    {"file-lacks", C_FILE_LACKS, 2},
 	    {"loop-lacks", C_LOOP_LACKS, 2},
 	    {"loop-has", C_LOOP_HAS, 2},
+	    {"node-has", C_NODE_HAS, 2},
+	    {"node-lacks", C_NODE_LACKS, 2},
+	    {"loop-header-has", C_LOOP_HEADER_HAS, 2},
 	};
 	const char *p = when;
 	while (*p) {
@@ -679,6 +685,10 @@ static TSNode loop_iterable(TSNode loop)
 	TSNode r = ts_node_child_by_field_name(loop, "right", 5);
 	if (!ts_node_is_null(r))
 		return r;
+	/* C: the bound of `for (...; i < BOUND; ...)` */
+	TSNode cond = ts_node_child_by_field_name(loop, "condition", 9);
+	if (!ts_node_is_null(cond) && !strcmp(ts_node_type(cond), "binary_expression"))
+		return ts_node_child_by_field_name(cond, "right", 5);
 	/* comprehensions: for_in_clause children */
 	uint32_t n = ts_node_named_child_count(loop);
 	for (uint32_t i = 0; i < n; i++) {
@@ -763,6 +773,26 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 				return 1;
 		}
 		return 0;
+	}
+	case C_LOOP_HEADER_HAS: {
+		TSNode loop = enclosing_loop(s, node);
+		if (ts_node_is_null(loop))
+			return 0;
+		TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+		uint32_t a = ts_node_start_byte(loop),
+			 b = ts_node_is_null(body) ? ts_node_end_byte(loop) : ts_node_start_byte(body);
+		char *re = expand_re(s, r->query, m, c->re_text);
+		int hit = re && b <= s->len && a <= b && regex_search(re, s->text + a, b - a);
+		free(re);
+		return hit;
+	}
+	case C_NODE_HAS:
+	case C_NODE_LACKS: {
+		t = ntext(s, node, &len);
+		char *re = expand_re(s, r->query, m, c->re_text);
+		int hit = re && regex_search(re, t, len);
+		free(re);
+		return c->kind == C_NODE_HAS ? hit : !hit;
 	}
 	case C_FUNCTION_LACKS:
 	case C_FUNCTION_HAS:
@@ -910,10 +940,9 @@ static int add_finding(struct pl_scan_file *f, const struct src *s, const struct
 		       TSNode node)
 {
 	TSPoint pt = ts_node_start_point(node);
-	for (size_t i = 0; i < f->findings.n; i++) /* one finding per rule and place */
-		if (!strcmp(f->findings.v[i].leaf, r->id) &&
-		    f->findings.v[i].line == (long)pt.row + 1 &&
-		    f->findings.v[i].column == (long)pt.column + 1)
+	/* one finding per rule and line: `x.mean() / x.std()` is one problem */
+	for (size_t i = 0; i < f->findings.n; i++)
+		if (!strcmp(f->findings.v[i].leaf, r->id) && f->findings.v[i].line == (long)pt.row + 1)
 			return 0;
 	struct pl_finding *v = realloc(f->findings.v, (f->findings.n + 1) * sizeof *v);
 	if (!v)

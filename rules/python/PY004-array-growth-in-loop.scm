@@ -1,0 +1,27 @@
+; id: PY004
+; title: Array grown by concatenation in a loop (torch.cat, np.append, np.concatenate)
+; level: 2
+; severity: high
+; status: statically_confirmed
+; metric: complexity_exponent
+; when: in-loop
+; rationale: torch.cat, np.append, np.concatenate and np.vstack allocate a new array and copy both inputs: growing an array this way copies O(n^2) elements and allocates n times.
+; fix: append the pieces to a Python list and concatenate once after the loop (torch.cat(parts) / np.concatenate(parts)), or preallocate and fill
+; bad:
+;| import numpy as np
+;| def collect(batches):
+;|     acc = np.empty((0, 4))
+;|     for b in batches:
+;|         acc = np.concatenate([acc, b])
+;|     return acc
+; good:
+;| import numpy as np
+;| def collect(batches):
+;|     parts = list(batches)
+;|     return np.concatenate(parts)
+((assignment left: (identifier) @acc
+   right: (call function: (attribute object: (identifier) @mod attribute: (identifier) @fn)
+                arguments: (argument_list . [(list . (identifier) @first) (tuple . (identifier) @first) (identifier) @first]))) @finding
+ (#eq? @acc @first)
+ (#match? @mod "^(torch|np|numpy|pd|pandas)$")
+ (#match? @fn "^(cat|concat|concatenate|append|vstack|hstack|stack|row_stack)$"))

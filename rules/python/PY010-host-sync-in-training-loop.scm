@@ -1,0 +1,25 @@
+; id: PY010
+; title: .item()/.cpu()/.numpy()/.tolist() inside a training loop
+; level: 5
+; severity: high
+; status: statically_confirmed
+; when: in-training-loop
+; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
+; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps
+; bad:
+;| def train(model, loader, opt, loss_fn):
+;|     for x, y in loader:
+;|         loss = loss_fn(model(x), y)
+;|         opt.zero_grad()
+;|         loss.backward()
+;|         opt.step()
+;|         print_every = loss.item()
+; good:
+;| def train(model, loader, opt, loss_fn):
+;|     for x, y in loader:
+;|         loss = loss_fn(model(x), y)
+;|         opt.zero_grad()
+;|         loss.backward()
+;|         opt.step()
+((call function: (attribute attribute: (identifier) @m) arguments: (argument_list)) @finding
+ (#match? @m "^(item|cpu|numpy|tolist)$"))

@@ -1,0 +1,19 @@
+; id: PY014
+; title: DataLoader without worker processes (num_workers missing or 0)
+; level: 5
+; severity: medium
+; status: requires_profiling
+; metric: data_loading_share
+; rationale: With num_workers=0 batches are loaded and transformed in the training process, between steps: the accelerator idles while Python decodes data.
+; fix: set num_workers (start with the number of CPU cores per GPU) and persistent_workers=True; measure the data-loading share before and after
+; bad:
+;| from torch.utils.data import DataLoader
+;| loader = DataLoader(dataset, batch_size=64, shuffle=True)
+; good:
+;| from torch.utils.data import DataLoader
+;| loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True)
+((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
+ (#eq? @f "DataLoader") (#not-match? @args "num_workers"))
+((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
+   arguments: (argument_list (keyword_argument name: (identifier) @k value: (integer) @v))) @finding
+ (#eq? @f "DataLoader") (#eq? @k "num_workers") (#eq? @v "0"))

@@ -1,0 +1,23 @@
+; id: PY015
+; title: DataLoader without pin_memory=True where CUDA is used
+; level: 3
+; severity: low
+; status: requires_profiling
+; when: file-has /cuda/
+; rationale: Copies from pageable host memory to the GPU go through a staging buffer and cannot overlap with compute; pinned memory allows asynchronous, faster transfers.
+; fix: DataLoader(..., pin_memory=True) and tensor.to(device, non_blocking=True)
+; bad:
+;| import torch
+;| from torch.utils.data import DataLoader
+;| device = torch.device("cuda")
+;| loader = DataLoader(dataset, batch_size=64, num_workers=8)
+; good:
+;| import torch
+;| from torch.utils.data import DataLoader
+;| device = torch.device("cuda")
+;| loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
+((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
+ (#eq? @f "DataLoader") (#not-match? @args "pin_memory"))
+((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
+   arguments: (argument_list (keyword_argument name: (identifier) @k value: (false)))) @finding
+ (#eq? @f "DataLoader") (#eq? @k "pin_memory"))

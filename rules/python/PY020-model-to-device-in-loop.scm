@@ -1,0 +1,20 @@
+; id: PY020
+; title: Model moved to the device inside a loop
+; level: 4
+; severity: medium
+; status: statically_confirmed
+; when: in-loop
+; rationale: model.to(device) or model.cuda() walks every parameter and buffer; after the first iteration it does nothing useful but still costs a traversal (and a copy if the device differs).
+; fix: move the model once, before the loop; move only the batch inside it
+; bad:
+;| def train(model, loader, device):
+;|     for x, y in loader:
+;|         model.to(device)
+;|         model(x.to(device))
+; good:
+;| def train(model, loader, device):
+;|     model.to(device)
+;|     for x, y in loader:
+;|         model(x.to(device))
+((call function: (attribute object: (identifier) @o attribute: (identifier) @m)) @finding
+ (#match? @o "^(model|net|module|network|encoder|decoder)$") (#match? @m "^(to|cuda)$"))

@@ -1,0 +1,25 @@
+; id: PY027
+; title: torch.cuda.synchronize() inside a training loop
+; level: 5
+; severity: medium
+; status: statically_confirmed
+; when: in-training-loop
+; rationale: An explicit synchronize makes the CPU wait for all queued GPU work every step, removing the overlap between Python and the GPU.
+; fix: remove it, or keep it only around timing code that runs every N steps
+; bad:
+;| import torch
+;| def train(model, loader, opt):
+;|     for x, y in loader:
+;|         loss = model(x, y)
+;|         loss.backward()
+;|         opt.step()
+;|         torch.cuda.synchronize()
+; good:
+;| import torch
+;| def train(model, loader, opt):
+;|     for x, y in loader:
+;|         loss = model(x, y)
+;|         loss.backward()
+;|         opt.step()
+((call function: (attribute object: (attribute object: (identifier) @t attribute: (identifier) @c) attribute: (identifier) @s)) @finding
+ (#eq? @t "torch") (#eq? @c "cuda") (#eq? @s "synchronize"))

@@ -1,0 +1,22 @@
+; id: PY032
+; title: backward(retain_graph=True) inside a training loop
+; level: 4
+; severity: high
+; status: statically_confirmed
+; when: in-training-loop
+; rationale: retain_graph=True keeps every saved activation of the graph after backward; in a loop that is usually a workaround that holds memory per step and hides a bug.
+; fix: compute the losses first and call backward once on their sum, or detach what is reused across steps
+; bad:
+;| def train(model, loader, opt):
+;|     for x, y in loader:
+;|         loss = model(x, y)
+;|         loss.backward(retain_graph=True)
+;|         opt.step()
+; good:
+;| def train(model, loader, opt):
+;|     for x, y in loader:
+;|         loss = model(x, y)
+;|         loss.backward()
+;|         opt.step()
+((call function: (attribute attribute: (identifier) @m) arguments: (argument_list (keyword_argument name: (identifier) @k value: (true)))) @finding
+ (#eq? @m "backward") (#eq? @k "retain_graph"))
