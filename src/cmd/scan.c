@@ -3,6 +3,7 @@
  * source with tree-sitter and rules as data (lib/scan.c), and report them as
  * compiler-style text, perfloop.findings/1 JSON, SARIF 2.1.0 or Markdown.
  */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fnmatch.h>
@@ -166,7 +167,10 @@ static int walk(const char *dir, struct list *out)
 		if (e->d_name[0] == '.')
 			continue;
 		char path[4096];
-		snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+		if (!strcmp(dir, "."))
+			snprintf(path, sizeof path, "%s", e->d_name);
+		else
+			snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
 		struct stat st;
 		if (lstat(path, &st) < 0)
 			continue;
@@ -184,8 +188,8 @@ static int walk(const char *dir, struct list *out)
 /* Files under dir that git does not ignore; -1 when dir is not in a work tree. */
 static int git_files(const char *dir, struct list *out)
 {
-	char *argv[] = {"git",	       "-C", (char *)dir, "ls-files", "-z", "--cached", "--others",
-			"--exclude-standard", NULL};
+	char *argv[] = {"git",	    "-C",	(char *)dir,	      "ls-files", "-z",
+			"--cached", "--others", "--exclude-standard", NULL};
 	char *text = NULL;
 	size_t len = 0;
 	if (pl_spawn_output(argv, 0, &text, &len) != 0) {
@@ -249,22 +253,23 @@ static char *render_sarif(const struct pl_rules *rules, struct pl_scan_file *fil
 			snprintf(msg, sizeof msg, "%s. Fix: %s", f->signal, f->suggested_action);
 			json_array_append_new(
 			    results,
-			    json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s}, s:{s:i, s:i, s:{s:s}}}}], "
+			    json_pack("{s:s, s:i, s:s, s:{s:s}, s:[{s:{s:{s:s}, s:{s:i, s:i, "
+				      "s:{s:s}}}}], "
 				      "s:{s:s}}",
 				      "ruleId", f->leaf, "ruleIndex", (int)idx, "level",
 				      sarif_level(f->severity), "message", "text", msg, "locations",
-				      "physicalLocation", "artifactLocation", "uri", f->path, "region",
-				      "startLine", (int)f->line, "startColumn", (int)f->column,
-				      "snippet", "text", f->evidence_text, "partialFingerprints",
-				      "perfloopFindingId/v1", f->id));
+				      "physicalLocation", "artifactLocation", "uri", f->path,
+				      "region", "startLine", (int)f->line, "startColumn",
+				      (int)f->column, "snippet", "text", f->evidence_text,
+				      "partialFingerprints", "perfloopFindingId/v1", f->id));
 		}
 	}
 	json_t *doc = json_pack(
 	    "{s:s, s:s, s:[{s:{s:{s:s, s:s, s:s, s:o}}, s:o, s:s}]}", "$schema",
 	    "https://json.schemastore.org/sarif-2.1.0.json", "version", "2.1.0", "runs", "tool",
 	    "driver", "name", "perfloop", "version", PERFLOOP_VERSION, "informationUri",
-	    "https://github.com/perfloop/perfloop/blob/main/docs/rules.md", "rules", jrules, "results",
-	    results, "columnKind", "utf16CodeUnits");
+	    "https://github.com/perfloop/perfloop/blob/main/docs/rules.md", "rules", jrules,
+	    "results", results, "columnKind", "utf16CodeUnits");
 	if (!doc)
 		return NULL;
 	char *t = pl_json_text(doc);
@@ -284,8 +289,8 @@ static char *render_text(struct pl_scan_file *files, size_t n, const struct pl_s
 					 pl_c(st, "\033[1m"), x->path, x->line, x->column,
 					 pl_c(st, "\033[0m"), pl_c(st, sevc[x->severity]),
 					 pl_severity_name(x->severity), pl_c(st, "\033[0m"),
-					 pl_c(st, "\033[1m"), x->leaf, pl_c(st, "\033[0m"), x->signal,
-					 pl_fstatus_name(x->status));
+					 pl_c(st, "\033[1m"), x->leaf, pl_c(st, "\033[0m"),
+					 x->signal, pl_fstatus_name(x->status));
 			/* the code line and a caret under the column */
 			const char *p = f->text;
 			for (long l = 1; l < x->line && p; l++) {
@@ -294,10 +299,12 @@ static char *render_text(struct pl_scan_file *files, size_t n, const struct pl_s
 			}
 			if (p) {
 				size_t len = strcspn(p, "\n");
-				pl_strbuf_printf(&b, "%6ld | %.*s\n       | ", x->line, (int)len, p);
+				pl_strbuf_printf(&b, "%6ld | %.*s\n       | ", x->line, (int)len,
+						 p);
 				for (long c = 1; c < x->column && (size_t)c <= len; c++)
 					pl_strbuf_puts(&b, p[c - 1] == '\t' ? "\t" : " ");
-				pl_strbuf_printf(&b, "%s^%s\n", pl_c(st, "\033[32m"), pl_c(st, "\033[0m"));
+				pl_strbuf_printf(&b, "%s^%s\n", pl_c(st, "\033[32m"),
+						 pl_c(st, "\033[0m"));
 			}
 			pl_strbuf_printf(&b, "       = fix: %s\n\n", x->suggested_action);
 		}
@@ -362,9 +369,9 @@ static json_t *rule_json(const struct pl_rule *r)
 {
 	struct pl_rule_info ri;
 	pl_rule_info(r, &ri);
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id", ri.id,
-			 "language", ri.lang, "title", ri.title, "level", ri.level, "severity",
-			 ri.severity, "status", ri.status, "when", ri.when, "rationale",
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+			 ri.id, "language", ri.lang, "title", ri.title, "level", ri.level,
+			 "severity", ri.severity, "status", ri.status, "when", ri.when, "rationale",
 			 ri.rationale, "fix", ri.fix, "bad", ri.bad, "good", ri.good, "file",
 			 ri.path);
 }
@@ -381,15 +388,21 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 		return t;
 	}
 	if (!strcmp(fmt, "md")) {
-		pl_strbuf_puts(&b, "# perfloop scan rules\n\n"
-				   "Generated from `rules/` by `perfloop scan --list-rules --format md`; "
-				   "do not edit.\nSeverity and level follow SPEC.md section 3; "
-				   "`perfloop scan --explain ID` prints one rule.\n\n"
-				   "| id | severity | level | status | title |\n|---|---|---|---|---|\n");
+		pl_strbuf_puts(
+		    &b, "# perfloop scan rules\n\n"
+			"Generated from `rules/` by `perfloop scan --list-rules --format md`; "
+			"do not edit.\nSeverity and level follow SPEC.md section 3; "
+			"`perfloop scan --explain ID` prints one rule.\n\n"
+			"| id | severity | level | status | title |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rules->n; i++) {
 			struct pl_rule_info ri;
 			pl_rule_info(rules->v[i], &ri);
-			pl_strbuf_printf(&b, "| [%s](#%s) | %s | %d | %s | ", ri.id, ri.id,
+			char anchor[32];
+			size_t a = 0;
+			for (; ri.id[a] && a < sizeof anchor - 1; a++)
+				anchor[a] = (char)tolower((unsigned char)ri.id[a]);
+			anchor[a] = '\0';
+			pl_strbuf_printf(&b, "| [%s](#%s) | %s | %d | %s | ", ri.id, anchor,
 					 ri.severity, ri.level, ri.status);
 			md_cell(&b, ri.title);
 			pl_strbuf_puts(&b, " |\n");
@@ -464,10 +477,11 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_FAILON: {
 			int s = severity_of(optarg);
 			if (s < 0 && !(c == OPT_FAILON && !strcmp(optarg, "none"))) {
-				rc = pl_die(PL_EXIT_USAGE,
-					    "--%s: expected critical, high, medium or low%s, got '%s'",
-					    c == OPT_MINSEV ? "min-severity" : "fail-on",
-					    c == OPT_FAILON ? " (or none)" : "", optarg);
+				rc = pl_die(
+				    PL_EXIT_USAGE,
+				    "--%s: expected critical, high, medium or low%s, got '%s'",
+				    c == OPT_MINSEV ? "min-severity" : "fail-on",
+				    c == OPT_FAILON ? " (or none)" : "", optarg);
 				goto done;
 			}
 			*(c == OPT_MINSEV ? &minsev : &failon) = s;
@@ -483,7 +497,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			char *e;
 			jobs = strtol(optarg, &e, 10);
 			if (*e || jobs < 1 || jobs > 64) {
-				rc = pl_die(PL_EXIT_USAGE, "--jobs: expected 1..64, got '%s'", optarg);
+				rc = pl_die(PL_EXIT_USAGE, "--jobs: expected 1..64, got '%s'",
+					    optarg);
 				goto done;
 			}
 			break;
@@ -502,8 +517,10 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			goto done;
 		}
 	}
-	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "sarif") && strcmp(fmt, "md")) {
-		rc = pl_die(PL_EXIT_USAGE, "--format: expected text, json, sarif or md, got '%s'", fmt);
+	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "sarif") &&
+	    strcmp(fmt, "md")) {
+		rc = pl_die(PL_EXIT_USAGE, "--format: expected text, json, sarif or md, got '%s'",
+			    fmt);
 		goto done;
 	}
 	if (pl_rules_load(&rules, &err) < 0) {
@@ -531,7 +548,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	if (explain) {
 		const struct pl_rule *r = pl_rules_find(&rules, explain);
 		if (!r) {
-			rc = pl_die(PL_EXIT_USAGE, "--explain: no rule '%s' (see --list-rules)", explain);
+			rc = pl_die(PL_EXIT_USAGE, "--explain: no rule '%s' (see --list-rules)",
+				    explain);
 			goto done;
 		}
 		rc = emit(out, render_explain(r, fmt));
@@ -586,7 +604,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	for (size_t i = 0; i < paths.n; i++) {
 		struct pl_scan_file *f = &files[i];
 		if (f->unreadable) {
-			fprintf(stderr, "perfloop: error: %s: %s\n", f->path, strerror(f->read_errno));
+			fprintf(stderr, "perfloop: error: %s: %s\n", f->path,
+				strerror(f->read_errno));
 			unreadable = 1;
 			continue;
 		}
@@ -631,11 +650,11 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	rc = emit(out, text);
 	if (!rc)
-		fprintf(stderr,
-			"perfloop scan: %zu finding%s (%zu critical, %zu high, %zu medium, %zu low) "
-			"in %zu files, %zu lines, %.2f s\n",
-			total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n, lines,
-			secs);
+		fprintf(
+		    stderr,
+		    "perfloop scan: %zu finding%s (%zu critical, %zu high, %zu medium, %zu low) "
+		    "in %zu files, %zu lines, %.2f s\n",
+		    total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n, lines, secs);
 	if (!rc && unreadable)
 		rc = PL_EXIT_USAGE;
 	if (!rc && failing)

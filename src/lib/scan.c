@@ -35,11 +35,11 @@ enum pred_kind { P_EQ, P_NOT_EQ, P_MATCH, P_NOT_MATCH };
 
 struct pred {
 	enum pred_kind kind;
-	uint32_t cap;	    /* first capture */
-	int other_cap;	    /* second operand is a capture */
+	uint32_t cap;  /* first capture */
+	int other_cap; /* second operand is a capture */
 	uint32_t cap2;
-	char *str;	    /* string operand */
-	regex_t re;	    /* for match */
+	char *str;  /* string operand */
+	regex_t re; /* for match */
 	int has_re;
 };
 
@@ -80,13 +80,19 @@ struct pl_rule {
 	enum pl_severity severity;
 	enum pl_fstatus status;
 	enum pl_lang lang;
-	TSQuery *query;
+	TSQuery *query; /* the rule alone, then the language's combined query */
+	int own_query;
+	char *qtext;
+	uint32_t pat_off; /* its first pattern in the combined query */
 	uint32_t finding_cap;
 	struct pattern_preds *preds; /* per pattern */
 	uint32_t npatterns;
 	struct cond *conds;
 	size_t nconds;
 };
+
+static void free_preds(struct pl_rule *r);
+static int combine(struct pl_rules *rs, struct pl_error *err);
 
 static char *dupn(const char *s, size_t n)
 {
@@ -124,22 +130,15 @@ static void free_rule(struct pl_rule *r)
 	free(r->path);
 	free(r->when);
 	free(r->metric);
-	for (uint32_t p = 0; r->preds && p < r->npatterns; p++) {
-		for (size_t i = 0; i < r->preds[p].n; i++) {
-			free(r->preds[p].v[i].str);
-			if (r->preds[p].v[i].has_re)
-				regfree(&r->preds[p].v[i].re);
-		}
-		free(r->preds[p].v);
-	}
-	free(r->preds);
+	free_preds(r);
 	for (size_t i = 0; i < r->nconds; i++) {
 		free(r->conds[i].cap);
 		free(r->conds[i].re_text);
 	}
 	free(r->conds);
-	if (r->query)
+	if (r->query && r->own_query)
 		ts_query_delete(r->query);
+	free(r->qtext);
 	free(r);
 }
 
@@ -231,15 +230,30 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	return 0;
 }
 
-static int compile_preds(struct pl_rule *r, struct pl_error *err)
+static void free_preds(struct pl_rule *r)
 {
-	r->npatterns = ts_query_pattern_count(r->query);
+	for (uint32_t p = 0; r->preds && p < r->npatterns; p++) {
+		for (size_t i = 0; i < r->preds[p].n; i++) {
+			free(r->preds[p].v[i].str);
+			if (r->preds[p].v[i].has_re)
+				regfree(&r->preds[p].v[i].re);
+		}
+		free(r->preds[p].v);
+	}
+	free(r->preds);
+	r->preds = NULL;
+}
+
+/* The predicates of patterns [off, off + npatterns) of r->query. */
+static int compile_preds(struct pl_rule *r, uint32_t off, struct pl_error *err)
+{
 	r->preds = calloc(r->npatterns ? r->npatterns : 1, sizeof *r->preds);
 	if (!r->preds)
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
 	for (uint32_t p = 0; p < r->npatterns; p++) {
 		uint32_t len;
-		const TSQueryPredicateStep *st = ts_query_predicates_for_pattern(r->query, p, &len);
+		const TSQueryPredicateStep *st =
+		    ts_query_predicates_for_pattern(r->query, off + p, &len);
 		uint32_t i = 0;
 		while (i < len) {
 			uint32_t start = i;
@@ -251,7 +265,8 @@ static int compile_preds(struct pl_rule *r, struct pl_error *err)
 				continue;
 			const TSQueryPredicateStep *s = st + start;
 			uint32_t nl;
-			const char *name = ts_query_string_value_for_id(r->query, s[0].value_id, &nl);
+			const char *name =
+			    ts_query_string_value_for_id(r->query, s[0].value_id, &nl);
 			struct pred pr = {0};
 			if (strcmp(name, "eq?") == 0)
 				pr.kind = P_EQ;
@@ -262,19 +277,21 @@ static int compile_preds(struct pl_rule *r, struct pl_error *err)
 			else if (strcmp(name, "not-match?") == 0)
 				pr.kind = P_NOT_MATCH;
 			else
-				return pl_error_set(err, PL_EINPUT, "%s: query: unknown predicate #%s",
-						    r->path, name);
+				return pl_error_set(err, PL_EINPUT,
+						    "%s: query: unknown predicate #%s", r->path,
+						    name);
 			if (n != 3 || s[1].type != TSQueryPredicateStepTypeCapture)
 				return pl_error_set(err, PL_EINPUT,
-						    "%s: query: #%s takes a @capture and a value", r->path,
-						    name);
+						    "%s: query: #%s takes a @capture and a value",
+						    r->path, name);
 			pr.cap = s[1].value_id;
 			if (s[2].type == TSQueryPredicateStepTypeCapture) {
 				pr.other_cap = 1;
 				pr.cap2 = s[2].value_id;
 			} else {
 				uint32_t sl;
-				const char *v = ts_query_string_value_for_id(r->query, s[2].value_id, &sl);
+				const char *v =
+				    ts_query_string_value_for_id(r->query, s[2].value_id, &sl);
 				pr.str = dupn(v, sl);
 				if (!pr.str)
 					return pl_error_set(err, PL_ENOMEM, "out of memory");
@@ -283,9 +300,10 @@ static int compile_preds(struct pl_rule *r, struct pl_error *err)
 				if (pr.other_cap ||
 				    regcomp(&pr.re, pr.str, REG_EXTENDED | REG_NOSUB) != 0) {
 					free(pr.str);
-					return pl_error_set(err, PL_EINPUT,
-							    "%s: query: bad regular expression in #%s",
-							    r->path, name);
+					return pl_error_set(
+					    err, PL_EINPUT,
+					    "%s: query: bad regular expression in #%s", r->path,
+					    name);
 				}
 				pr.has_re = 1;
 			}
@@ -325,9 +343,10 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 		lineno++;
 		if (n >= 2 && p[0] == ';' && p[1] == '|') {
 			if (!block) {
-				rc = pl_error_set(err, PL_EINPUT,
-						  "%s:%d: example code outside a bad: or good: block",
-						  path, lineno);
+				rc = pl_error_set(
+				    err, PL_EINPUT,
+				    "%s:%d: example code outside a bad: or good: block", path,
+				    lineno);
 				goto done;
 			}
 			const char *code = p + 2;
@@ -375,7 +394,8 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				if (*e || v < 1 || v > 8) {
 					free(val);
 					rc = pl_error_set(err, PL_EINPUT,
-							  "%s:%d: level: expected 1..8", path, lineno);
+							  "%s:%d: level: expected 1..8", path,
+							  lineno);
 					goto done;
 				}
 				r->level = (int)v;
@@ -436,33 +456,11 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				  path);
 		goto done;
 	}
-	uint32_t off;
-	TSQueryError qe;
-	r->query = ts_query_new(language(r->lang), q, (uint32_t)strlen(q), &off, &qe);
-	if (!r->query) {
-		int line = 1;
-		for (uint32_t i = 0; i < off && q[i]; i++)
-			line += q[i] == '\n';
-		rc = pl_error_set(err, PL_EINPUT, "%s: query: error %d at query line %d", path,
-				  (int)qe, line);
-		free(q);
-		goto done;
-	}
-	free(q);
-	uint32_t ncap = ts_query_capture_count(r->query);
-	r->finding_cap = UINT32_MAX;
-	for (uint32_t i = 0; i < ncap; i++) {
-		uint32_t l;
-		const char *name = ts_query_capture_name_for_id(r->query, i, &l);
-		if (l == 7 && strncmp(name, "finding", 7) == 0)
-			r->finding_cap = i;
-	}
-	if (r->finding_cap == UINT32_MAX) {
+	r->qtext = q;
+	if (!strstr(q, "@finding")) {
 		rc = pl_error_set(err, PL_EINPUT, "%s: query: no @finding capture", path);
 		goto done;
 	}
-	if ((rc = compile_preds(r, err)) < 0)
-		goto done;
 	if (r->when && (rc = parse_conds(r, r->when, err)) < 0)
 		goto done;
 	if (!r->metric)
@@ -489,7 +487,8 @@ int pl_rules_load(struct pl_rules *rs, struct pl_error *err)
 	if (!rs->v)
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
 	for (size_t i = 0; i < n; i++) {
-		int rc = parse_rule(pl_rule_files[i].path, pl_rule_files[i].text, &rs->v[rs->n], err);
+		int rc =
+		    parse_rule(pl_rule_files[i].path, pl_rule_files[i].text, &rs->v[rs->n], err);
 		if (rc < 0) {
 			pl_rules_release(rs);
 			return rc;
@@ -505,11 +504,128 @@ int pl_rules_load(struct pl_rules *rs, struct pl_error *err)
 			}
 		rs->n++;
 	}
+	int rc = combine(rs, err);
+	if (rc < 0)
+		pl_rules_release(rs);
+	return rc;
+}
+
+static uint32_t finding_id(TSQuery *q)
+{
+	uint32_t ncap = ts_query_capture_count(q);
+	for (uint32_t i = 0; i < ncap; i++) {
+		uint32_t l;
+		const char *name = ts_query_capture_name_for_id(q, i, &l);
+		if (l == 7 && strncmp(name, "finding", 7) == 0)
+			return i;
+	}
+	return UINT32_MAX;
+}
+
+/* A rule's query alone, to name the file and line of an error. */
+static int check_one(struct pl_rule *r, struct pl_error *err)
+{
+	uint32_t off;
+	TSQueryError qe;
+	TSQuery *q =
+	    ts_query_new(language(r->lang), r->qtext, (uint32_t)strlen(r->qtext), &off, &qe);
+	if (q) {
+		ts_query_delete(q);
+		return 0;
+	}
+	int line = 1;
+	for (uint32_t i = 0; i < off && r->qtext[i]; i++)
+		line += r->qtext[i] == '\n';
+	return pl_error_set(err, PL_EINPUT, "%s: query: error %d at query line %d", r->path,
+			    (int)qe, line);
+}
+
+/* One query per language from every rule's patterns (one pass over a tree,
+ * and one compilation: compiling is the slow part of starting), and each
+ * rule pointed at its patterns there by their byte offsets. */
+static int combine(struct pl_rules *rs, struct pl_error *err)
+{
+	uint32_t *start = calloc(rs->n ? rs->n : 1, sizeof *start);
+	if (!start)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	for (int lang = 0; lang < PL_LANG_COUNT; lang++) {
+		struct pl_strbuf b = {0};
+		for (size_t i = 0; i < rs->n; i++)
+			if ((int)rs->v[i]->lang == lang) {
+				start[i] = (uint32_t)b.len;
+				pl_strbuf_puts(&b, rs->v[i]->qtext);
+				pl_strbuf_puts(&b, "\n");
+			}
+		size_t textlen = b.len;
+		char *text = pl_strbuf_take(&b);
+		if (!textlen) {
+			free(text);
+			continue;
+		}
+		if (!text) {
+			free(start);
+			return pl_error_set(err, PL_ENOMEM, "out of memory");
+		}
+		uint32_t off;
+		TSQueryError qe;
+		TSQuery *q =
+		    ts_query_new(language((enum pl_lang)lang), text, (uint32_t)textlen, &off, &qe);
+		free(text);
+		if (!q) {
+			for (size_t i = 0; i < rs->n; i++)
+				if ((int)rs->v[i]->lang == lang && check_one(rs->v[i], err) < 0) {
+					free(start);
+					return PL_EINPUT;
+				}
+			free(start);
+			return pl_error_set(err, PL_EINPUT, "rules: the combined query failed (%d)",
+					    (int)qe);
+		}
+		rs->combined[lang] = q;
+		uint32_t n = ts_query_pattern_count(q), fid = finding_id(q);
+		rs->owner[lang] = calloc(n ? n : 1, sizeof *rs->owner[lang]);
+		if (!rs->owner[lang]) {
+			free(start);
+			return pl_error_set(err, PL_ENOMEM, "out of memory");
+		}
+		rs->npatterns[lang] = n;
+		for (uint32_t k = 0; k < n; k++) {
+			uint32_t at = ts_query_start_byte_for_pattern(q, k);
+			struct pl_rule *owner = NULL;
+			for (size_t i = 0; i < rs->n; i++)
+				if ((int)rs->v[i]->lang == lang && start[i] <= at)
+					owner = rs->v[i]; /* the last segment starting before */
+			rs->owner[lang][k] = owner;
+			if (owner && owner->npatterns++ == 0)
+				owner->pat_off = k;
+		}
+		for (size_t i = 0; i < rs->n; i++) {
+			struct pl_rule *r = rs->v[i];
+			if ((int)r->lang != lang)
+				continue;
+			r->query = q;
+			r->own_query = 0;
+			r->finding_cap = fid;
+			int rc = r->npatterns ? compile_preds(r, r->pat_off, err)
+					      : pl_error_set(err, PL_EINPUT,
+							     "%s: query: no pattern", r->path);
+			if (rc < 0) {
+				free(start);
+				return rc;
+			}
+		}
+	}
+	free(start);
 	return 0;
 }
 
 void pl_rules_release(struct pl_rules *rs)
 {
+	for (int lang = 0; lang < PL_LANG_COUNT; lang++) {
+		if (rs->combined[lang])
+			ts_query_delete(rs->combined[lang]);
+		free(rs->owner[lang]);
+	}
 	for (size_t i = 0; i < rs->n; i++)
 		free_rule(rs->v[i]);
 	free(rs->v);
@@ -546,6 +662,21 @@ struct src {
 	const char *text;
 	size_t len;
 	enum pl_lang lang;
+	uint32_t *line_start; /* offset of each line's first byte */
+	size_t nlines;
+	struct scope *scopes; /* loops, functions, classes, with, decorators */
+	size_t nscopes;
+};
+
+/* The nodes conditions ask about, found in one pass over the tree, each
+ * with its nearest such ancestor: tree-sitter 0.20's ts_node_parent walks
+ * down from the root, which is quadratic on big files. */
+enum { SK_LOOP = 1, SK_FUNC = 2, SK_LAMBDA = 4, SK_CLASS = 8, SK_WITH = 16, SK_DECOR = 32 };
+struct scope {
+	uint32_t start, end;
+	int parent; /* index, -1 none */
+	int kind;
+	TSNode node;
 };
 
 static const char *ntext(const struct src *s, TSNode n, size_t *len)
@@ -569,29 +700,116 @@ static int is_loop(const struct src *s, const char *t)
 	       !strcmp(t, "do_statement");
 }
 
-static int is_function(const char *t)
+static int scope_kind(const struct src *s, const char *t)
 {
-	return !strcmp(t, "function_definition") || !strcmp(t, "lambda");
+	if (is_loop(s, t))
+		return SK_LOOP;
+	if (!strcmp(t, "function_definition"))
+		return SK_FUNC;
+	if (!strcmp(t, "lambda"))
+		return SK_LAMBDA;
+	if (!strcmp(t, "class_definition"))
+		return SK_CLASS;
+	if (!strcmp(t, "with_statement"))
+		return SK_WITH;
+	if (!strcmp(t, "decorated_definition"))
+		return SK_DECOR;
+	return 0;
+}
+
+/* Preorder walk with an explicit stack: deep trees must not exhaust the
+ * C stack. 0, or -1 out of memory. */
+static int build_scopes(struct src *s, TSNode root)
+{
+	size_t cap = 256;
+	struct {
+		uint32_t depth;
+		int idx;
+	} stack[4096];
+	size_t sp = 0;
+	s->scopes = malloc(cap * sizeof *s->scopes);
+	if (!s->scopes)
+		return -1;
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	uint32_t depth = 0;
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		while (sp && stack[sp - 1].depth >= depth)
+			sp--;
+		int kind = ts_node_is_named(n) ? scope_kind(s, ts_node_type(n)) : 0;
+		if (kind) {
+			if (s->nscopes == cap) {
+				cap *= 2;
+				struct scope *v = realloc(s->scopes, cap * sizeof *v);
+				if (!v) {
+					ts_tree_cursor_delete(&cur);
+					return -1;
+				}
+				s->scopes = v;
+			}
+			int parent = -1;
+			for (size_t k = sp; k-- > 0;)
+				if (stack[k].idx >= 0) {
+					parent = stack[k].idx;
+					break;
+				}
+			s->scopes[s->nscopes] = (struct scope){
+			    ts_node_start_byte(n), ts_node_end_byte(n), parent, kind, n};
+			if (sp < sizeof stack / sizeof stack[0])
+				stack[sp++] = (typeof(stack[0])){depth, (int)s->nscopes};
+			s->nscopes++;
+		}
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			depth++;
+			continue;
+		}
+		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
+			if (!ts_tree_cursor_goto_parent(&cur)) {
+				ts_tree_cursor_delete(&cur);
+				return 0;
+			}
+			depth--;
+		}
+	}
+}
+
+/* The innermost scope strictly enclosing node n (not n itself), or -1. */
+static int scope_of(const struct src *s, TSNode n)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t lo = 0, hi = s->nscopes;
+	while (lo < hi) { /* the last scope starting at or before a */
+		size_t mid = (lo + hi) / 2;
+		if (s->scopes[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = (int)lo - 1; i >= 0; i = s->scopes[i].parent) {
+		const struct scope *c = &s->scopes[i];
+		if (c->start <= a && b <= c->end && !ts_node_eq(c->node, n))
+			return i;
+	}
+	return -1;
 }
 
 /* The innermost loop enclosing n within its function, or a null node. */
 static TSNode enclosing_loop(const struct src *s, TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
-		const char *t = ts_node_type(p);
-		if (is_loop(s, t))
-			return p;
-		if (is_function(t))
+	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent) {
+		if (s->scopes[i].kind == SK_LOOP)
+			return s->scopes[i].node;
+		if (s->scopes[i].kind & (SK_FUNC | SK_LAMBDA))
 			break;
 	}
 	return (TSNode){0};
 }
 
-static TSNode enclosing_function(TSNode n)
+static TSNode enclosing_function(const struct src *s, TSNode n)
 {
-	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p))
-		if (!strcmp(ts_node_type(p), "function_definition"))
-			return p;
+	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent)
+		if (s->scopes[i].kind == SK_FUNC)
+			return s->scopes[i].node;
 	return (TSNode){0};
 }
 
@@ -716,30 +934,28 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 		}
 		return 0;
 	case C_IN_ASYNC_DEF: {
-		TSNode fn = enclosing_function(node);
+		TSNode fn = enclosing_function(s, node);
 		if (ts_node_is_null(fn))
 			return 0;
 		t = ntext(s, fn, &len);
 		return len >= 6 && !strncmp(t, "async", 5) && isspace((unsigned char)t[5]);
 	}
 	case C_NOT_IN_NO_GRAD:
-		for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
-			const char *ty = ts_node_type(p);
+		for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {
+			const struct scope *sc = &s->scopes[i];
 			TSNode head = (TSNode){0};
-			if (!strcmp(ty, "with_statement"))
-				head = ts_node_named_child(p, 0);
-			else if (!strcmp(ty, "decorated_definition"))
-				head = p;
+			if (sc->kind == SK_WITH)
+				head = ts_node_named_child(sc->node, 0);
+			else if (sc->kind == SK_DECOR)
+				head = sc->node;
 			if (ts_node_is_null(head))
 				continue;
 			t = ntext(s, head, &len);
-			if (!strcmp(ty, "decorated_definition")) {
+			if (sc->kind == SK_DECOR) {
 				/* only the decorators, not the body */
-				const char *colon = memchr(t, '\n', len);
 				const char *def = strstr(t, "def ");
 				if (def && def < t + len)
 					len = (size_t)(def - t);
-				(void)colon;
 			}
 			if (regex_search("no_grad|inference_mode|set_grad_enabled\\(False\\)", t,
 					 len))
@@ -747,17 +963,20 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 		}
 		return 1;
 	case C_IN_METHOD: {
-		TSNode p = node;
-		while (!ts_node_is_null(p) && strcmp(ts_node_type(p), "decorated_definition") &&
-		       strcmp(ts_node_type(p), "function_definition"))
-			p = ts_node_parent(p);
-		if (ts_node_is_null(p))
-			return 0;
-		for (p = ts_node_parent(p); !ts_node_is_null(p); p = ts_node_parent(p)) {
-			const char *ty = ts_node_type(p);
-			if (!strcmp(ty, "class_definition"))
+		/* the definition the finding is on or in, then what holds it */
+		int i = scope_of(s, node);
+		const char *ty = ts_node_type(node);
+		if (strcmp(ty, "decorated_definition") && strcmp(ty, "function_definition")) {
+			while (i >= 0 && !(s->scopes[i].kind & (SK_DECOR | SK_FUNC)))
+				i = s->scopes[i].parent;
+			if (i < 0)
+				return 0;
+			i = s->scopes[i].parent;
+		}
+		for (; i >= 0; i = s->scopes[i].parent) {
+			if (s->scopes[i].kind == SK_CLASS)
 				return 1;
-			if (!strcmp(ty, "function_definition"))
+			if (s->scopes[i].kind == SK_FUNC)
 				return 0;
 		}
 		return 0;
@@ -779,8 +998,9 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 		if (ts_node_is_null(loop))
 			return 0;
 		TSNode body = ts_node_child_by_field_name(loop, "body", 4);
-		uint32_t a = ts_node_start_byte(loop),
-			 b = ts_node_is_null(body) ? ts_node_end_byte(loop) : ts_node_start_byte(body);
+		uint32_t a = ts_node_start_byte(loop), b = ts_node_is_null(body)
+							       ? ts_node_end_byte(loop)
+							       : ts_node_start_byte(body);
 		char *re = expand_re(s, r->query, m, c->re_text);
 		int hit = re && b <= s->len && a <= b && regex_search(re, s->text + a, b - a);
 		free(re);
@@ -802,15 +1022,19 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 	case C_LOOP_HAS: {
 		TSNode scope = (TSNode){0};
 		if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS)
-			scope = enclosing_function(node);
+			scope = enclosing_function(s, node);
 		else if (c->kind == C_LOOP_LACKS || c->kind == C_LOOP_HAS)
 			scope = enclosing_loop(s, node);
 		int file = c->kind == C_FILE_HAS || c->kind == C_FILE_LACKS;
 		if (!file && ts_node_is_null(scope)) {
-			if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS)
-				for (scope = node; !ts_node_is_null(ts_node_parent(scope));)
-					scope = ts_node_parent(scope);
-			else
+			if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS) {
+				t = s->text; /* outside functions: the whole file */
+				len = s->len;
+				char *re = expand_re(s, r->query, m, c->re_text);
+				int hit = re && regex_search(re, t, len);
+				free(re);
+				return c->kind == C_FUNCTION_HAS ? hit : !hit;
+			} else
 				return c->kind == C_LOOP_LACKS;
 		}
 		if (file) {
@@ -822,7 +1046,8 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 		char *re = expand_re(s, r->query, m, c->re_text);
 		int hit = re && regex_search(re, t, len);
 		free(re);
-		int want = c->kind == C_FUNCTION_HAS || c->kind == C_FILE_HAS || c->kind == C_LOOP_HAS;
+		int want =
+		    c->kind == C_FUNCTION_HAS || c->kind == C_FILE_HAS || c->kind == C_LOOP_HAS;
 		return want ? hit : !hit;
 	}
 	}
@@ -831,7 +1056,7 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 
 static int preds_hold(const struct src *s, const struct pl_rule *r, const TSQueryMatch *m)
 {
-	const struct pattern_preds *pp = &r->preds[m->pattern_index];
+	const struct pattern_preds *pp = &r->preds[m->pattern_index - r->pat_off];
 	for (size_t i = 0; i < pp->n; i++) {
 		const struct pred *p = &pp->v[i];
 		TSNode a = {0}, b = {0};
@@ -872,15 +1097,13 @@ static int preds_hold(const struct src *s, const struct pl_rule *r, const TSQuer
 /* The text of line row (0-based), without its newline. */
 static const char *line_at(const struct src *s, uint32_t row, size_t *len)
 {
-	const char *p = s->text, *end = s->text + s->len;
-	for (uint32_t r = 0; r < row && p < end; r++) {
-		const char *nl = memchr(p, '\n', (size_t)(end - p));
-		if (!nl)
-			return NULL;
-		p = nl + 1;
-	}
-	const char *nl = memchr(p, '\n', (size_t)(end - p));
-	*len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+	if (row >= s->nlines)
+		return NULL;
+	const char *p = s->text + s->line_start[row];
+	const char *end = row + 1 < s->nlines ? s->text + s->line_start[row + 1] : s->text + s->len;
+	*len = (size_t)(end - p);
+	if (*len && p[*len - 1] == '\n')
+		(*len)--;
 	return p;
 }
 
@@ -940,9 +1163,11 @@ static int add_finding(struct pl_scan_file *f, const struct src *s, const struct
 		       TSNode node)
 {
 	TSPoint pt = ts_node_start_point(node);
-	/* one finding per rule and line: `x.mean() / x.std()` is one problem */
-	for (size_t i = 0; i < f->findings.n; i++)
-		if (!strcmp(f->findings.v[i].leaf, r->id) && f->findings.v[i].line == (long)pt.row + 1)
+	/* one finding per rule and line: `x.mean() / x.std()` is one problem;
+	 * a rule's matches come in document order, so a repeat is recent */
+	for (size_t i = f->findings.n, k = 0; i-- > 0 && k < 16; k++)
+		if (!strcmp(f->findings.v[i].leaf, r->id) &&
+		    f->findings.v[i].line == (long)pt.row + 1)
 			return 0;
 	struct pl_finding *v = realloc(f->findings.v, (f->findings.n + 1) * sizeof *v);
 	if (!v)
@@ -956,7 +1181,7 @@ static int add_finding(struct pl_scan_file *f, const struct src *s, const struct
 	x->leaf = strdup(r->id);
 	x->signal = strdup(r->title);
 	x->path = strdup(f->path);
-	x->function = function_name(s, enclosing_function(node));
+	x->function = function_name(s, enclosing_function(s, node));
 	x->suggested_action = strdup(r->fix);
 	x->metric_name = strdup(r->metric);
 	x->id = malloc(16);
@@ -1023,26 +1248,46 @@ static size_t count_errors(TSNode n)
 static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
 		     const struct pl_scan_opts *o, struct pl_scan_file *f)
 {
-	struct src s = {f->text, f->len, f->lang};
+	struct src s = {f->text, f->len, f->lang, NULL, 0, NULL, 0};
 	for (size_t i = 0; i < f->len; i++)
 		f->lines += f->text[i] == '\n';
 	if (f->len && f->text[f->len - 1] != '\n')
 		f->lines++;
-	if (!ts_parser_set_language(parser, language(f->lang)))
+	s.line_start = malloc((f->lines + 1) * sizeof *s.line_start);
+	if (!s.line_start)
 		return -1;
+	s.line_start[s.nlines++] = 0;
+	for (size_t i = 0; i + 1 < f->len; i++)
+		if (f->text[i] == '\n')
+			s.line_start[s.nlines++] = (uint32_t)(i + 1);
+	if (!ts_parser_set_language(parser, language(f->lang))) {
+		free(s.line_start);
+		return -1;
+	}
 	TSTree *tree = ts_parser_parse_string(parser, NULL, f->text, (uint32_t)f->len);
-	if (!tree)
+	if (!tree) {
+		free(s.line_start);
 		return -1;
+	}
 	TSNode root = ts_tree_root_node(tree);
 	f->error_nodes = count_errors(root);
+	if (build_scopes(&s, root) < 0) {
+		ts_tree_delete(tree);
+		free(s.line_start);
+		free(s.scopes);
+		return -1;
+	}
 	int rc = 0;
-	for (size_t k = 0; k < rules->n && rc == 0; k++) {
-		const struct pl_rule *r = rules->v[k];
-		if (r->lang != f->lang || !rule_selected(r, o))
-			continue;
-		ts_query_cursor_exec(qc, r->query, root);
+	TSQuery *q = rules->combined[f->lang];
+	if (q) {
+		ts_query_cursor_exec(qc, q, root);
 		TSQueryMatch m;
-		while (ts_query_cursor_next_match(qc, &m)) {
+		while (rc == 0 && ts_query_cursor_next_match(qc, &m)) {
+			if (m.pattern_index >= rules->npatterns[f->lang])
+				continue;
+			const struct pl_rule *r = rules->owner[f->lang][m.pattern_index];
+			if (!rule_selected(r, o))
+				continue;
 			TSNode node = (TSNode){0};
 			for (uint16_t i = 0; i < m.capture_count; i++)
 				if (m.captures[i].index == r->finding_cap)
@@ -1056,13 +1301,13 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 				continue;
 			if (suppressed(&s, ts_node_start_point(node).row, r->id))
 				continue;
-			if (add_finding(f, &s, r, node) < 0) {
+			if (add_finding(f, &s, r, node) < 0)
 				rc = -1;
-				break;
-			}
 		}
 	}
 	ts_tree_delete(tree);
+	free(s.line_start);
+	free(s.scopes);
 	qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
 	return rc;
 }

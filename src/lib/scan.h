@@ -22,9 +22,16 @@ enum pl_lang { PL_LANG_PYTHON, PL_LANG_C, PL_LANG_COUNT };
 
 struct pl_rule;
 
+struct TSQuery;
+
+/* All rules of a language also run as one query (one pass over a tree):
+ * pattern k of combined[lang] belongs to owner[lang][k]. */
 struct pl_rules {
 	struct pl_rule **v;
 	size_t n;
+	struct TSQuery *combined[PL_LANG_COUNT];
+	struct pl_rule **owner[PL_LANG_COUNT];
+	unsigned npatterns[PL_LANG_COUNT];
 };
 
 /* Parse and compile every embedded rule. A bad rule is an internal error
@@ -53,7 +60,7 @@ struct pl_scan_opts {
 
 /* One scanned file's result. */
 struct pl_scan_file {
-	char *path;	    /* as given/listed */
+	char *path; /* as given/listed */
 	enum pl_lang lang;
 	size_t lines;	    /* lines in the file */
 	size_t error_nodes; /* parse errors (the rest was scanned) */

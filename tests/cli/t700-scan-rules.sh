@@ -32,3 +32,10 @@ for b in bad:
     print("FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+# docs/rules.md is generated from the rules and kept current
+"$PERFLOOP" scan --list-rules --format md >rules.md
+diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
+	fail "docs/rules.md is stale: perfloop scan --list-rules --format md > docs/rules.md"
+# at least the counts
+python3 -c 'import json,sys; r=json.load(open("rules.json")); sys.exit(0 if sum(x["language"]=="python" for x in r) >= 30 and sum(x["language"]=="c" for x in r) >= 10 else 1)' ||
+	fail "fewer than 30 Python or 10 C rules"

@@ -1,0 +1,26 @@
+; id: C008
+; title: fflush()/fsync() on every iteration
+; level: 3
+; severity: medium
+; status: requires_profiling
+; when: in-loop
+; rationale: Flushing per item turns buffered output into one write system call (or one disk sync) per item.
+; fix: flush once after the loop, or every N items when progress must be visible
+; bad:
+;| #include <stdio.h>
+;| void dump(FILE *f, const int *v, int n)
+;| {
+;| 	for (int i = 0; i < n; i++) {
+;| 		fprintf(f, "%d\n", v[i]);
+;| 		fflush(f);
+;| 	}
+;| }
+; good:
+;| #include <stdio.h>
+;| void dump(FILE *f, const int *v, int n)
+;| {
+;| 	for (int i = 0; i < n; i++)
+;| 		fprintf(f, "%d\n", v[i]);
+;| 	fflush(f);
+;| }
+((call_expression function: (identifier) @f) @finding (#match? @f "^(fflush|fsync|fdatasync|sync)$"))

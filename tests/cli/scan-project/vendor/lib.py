@@ -1,0 +1,4 @@
+def slow(items):
+    for a in items:
+        for b in items:
+            pass
