@@ -27,6 +27,11 @@ rm -rf "$OUT"
 mkdir -p "$OUT"
 SRC=$(cd "$(dirname "$0")" && pwd)
 
+echo "== S. scan: known anti-patterns in the shipped examples (static, before measuring)"
+"$PLR" scan --format text "$SRC" || true
+"$PLR" scan --format json -o "$OUT/scan.json" "$SRC" 2>/dev/null || true
+echo
+
 echo "== P. profile first: where does a Python program spend its time?"
 PY311=""
 for py in /usr/bin/python3 python3; do

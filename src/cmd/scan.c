@@ -150,9 +150,15 @@ static int excluded(const struct list *ex, const char *path)
 	const char *p = path;
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
-	for (size_t i = 0; i < ex->n; i++)
-		if (!fnmatch(ex->v[i], p, 0) || !fnmatch(ex->v[i], base, 0))
+	/* the pattern may match the whole path, any tail after a '/' (so
+	 * vendor/ also matches src/vendor/x.py) or the file name */
+	for (size_t i = 0; i < ex->n; i++) {
+		if (!fnmatch(ex->v[i], base, 0))
 			return 1;
+		for (const char *t = p; t; t = strchr(t, '/'), t = t ? t + 1 : NULL)
+			if (!fnmatch(ex->v[i], t, 0))
+				return 1;
+	}
 	return 0;
 }
 
@@ -566,6 +572,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			goto done;
 		}
 		if (S_ISDIR(st.st_mode)) {
+			size_t n = strlen(argv[i]);
+			while (n > 1 && argv[i][n - 1] == '/')
+				argv[i][--n] = '\0'; /* "src/" lists as "src/a.py" */
 			if (nogit || git_files(argv[i], &paths) < 0)
 				walk(argv[i], &paths);
 		} else if (pl_scan_lang(argv[i]) < 0) {

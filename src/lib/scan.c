@@ -990,6 +990,14 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 			TSNode it = loop_iterable(p);
 			if (!ts_node_is_null(it) && !ts_node_eq(it, cap) && text_eq(s, it, cap))
 				return 1;
+			/* C: `for (j = 0; j < i; j++)` inside `for (i = 0; i < n; i++)`
+			 * walks the same range up to the outer position */
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (!ts_node_is_null(cond) && !strcmp(ts_node_type(cond), "binary_expression")) {
+				TSNode var = ts_node_child_by_field_name(cond, "left", 4);
+				if (!ts_node_is_null(var) && text_eq(s, var, cap))
+					return 1;
+			}
 		}
 		return 0;
 	}
