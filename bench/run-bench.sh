@@ -6,3 +6,4 @@ sh "$(dirname "$0")/overhead.sh" "$BUILD"
 sh "$(dirname "$0")/trust.sh" "$BUILD" 20
 sh "$(dirname "$0")/trust.sh" "$BUILD" 20 --precision 1
 sh "$(dirname "$0")/profile.sh" "$BUILD"
+sh "$(dirname "$0")/scan.sh" "$BUILD"
