@@ -666,6 +666,8 @@ struct src {
 	size_t nlines;
 	struct scope *scopes; /* loops, functions, classes, with, decorators */
 	size_t nscopes;
+	TSNode root;
+	int scopes_state; /* 0 not built (built on first use), 1 built, -1 failed */
 };
 
 /* The nodes conditions ask about, found in one pass over the tree, each
@@ -679,7 +681,7 @@ struct scope {
 	TSNode node;
 };
 
-static const char *ntext(const struct src *s, TSNode n, size_t *len)
+static const char *ntext(struct src *s, TSNode n, size_t *len)
 {
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	if (b > s->len)
@@ -690,7 +692,7 @@ static const char *ntext(const struct src *s, TSNode n, size_t *len)
 	return s->text + a;
 }
 
-static int is_loop(const struct src *s, const char *t)
+static int is_loop(struct src *s, const char *t)
 {
 	if (s->lang == PL_LANG_PYTHON)
 		return !strcmp(t, "for_statement") || !strcmp(t, "while_statement") ||
@@ -700,7 +702,7 @@ static int is_loop(const struct src *s, const char *t)
 	       !strcmp(t, "do_statement");
 }
 
-static int scope_kind(const struct src *s, const char *t)
+static int scope_kind(struct src *s, const char *t)
 {
 	if (is_loop(s, t))
 		return SK_LOOP;
@@ -773,9 +775,14 @@ static int build_scopes(struct src *s, TSNode root)
 	}
 }
 
-/* The innermost scope strictly enclosing node n (not n itself), or -1. */
-static int scope_of(const struct src *s, TSNode n)
+/* The innermost scope strictly enclosing node n (not n itself), or -1.
+ * The index is built on first use: most files have no candidate match. */
+static int scope_of(struct src *s, TSNode n)
 {
+	if (s->scopes_state == 0)
+		s->scopes_state = build_scopes(s, s->root) < 0 ? -1 : 1;
+	if (s->scopes_state < 0)
+		return -1;
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	size_t lo = 0, hi = s->nscopes;
 	while (lo < hi) { /* the last scope starting at or before a */
@@ -794,7 +801,7 @@ static int scope_of(const struct src *s, TSNode n)
 }
 
 /* The innermost loop enclosing n within its function, or a null node. */
-static TSNode enclosing_loop(const struct src *s, TSNode n)
+static TSNode enclosing_loop(struct src *s, TSNode n)
 {
 	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent) {
 		if (s->scopes[i].kind == SK_LOOP)
@@ -805,7 +812,7 @@ static TSNode enclosing_loop(const struct src *s, TSNode n)
 	return (TSNode){0};
 }
 
-static TSNode enclosing_function(const struct src *s, TSNode n)
+static TSNode enclosing_function(struct src *s, TSNode n)
 {
 	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent)
 		if (s->scopes[i].kind == SK_FUNC)
@@ -814,7 +821,7 @@ static TSNode enclosing_function(const struct src *s, TSNode n)
 }
 
 /* A function's name: Python's `name` field; C's innermost declarator. */
-static char *function_name(const struct src *s, TSNode fn)
+static char *function_name(struct src *s, TSNode fn)
 {
 	if (ts_node_is_null(fn))
 		return NULL;
@@ -861,7 +868,7 @@ static TSNode capture_named(const TSQuery *q, const TSQueryMatch *m, const char 
 }
 
 /* re_text with each {@name} replaced by that capture's text, escaped. */
-static char *expand_re(const struct src *s, const TSQuery *q, const TSQueryMatch *m,
+static char *expand_re(struct src *s, const TSQuery *q, const TSQueryMatch *m,
 		       const char *re_text)
 {
 	struct pl_strbuf b = {0};
@@ -891,7 +898,7 @@ static char *expand_re(const struct src *s, const TSQuery *q, const TSQueryMatch
 	return pl_strbuf_take(&b);
 }
 
-static int text_eq(const struct src *s, TSNode a, TSNode b)
+static int text_eq(struct src *s, TSNode a, TSNode b)
 {
 	size_t la, lb;
 	const char *ta = ntext(s, a, &la), *tb = ntext(s, b, &lb);
@@ -917,7 +924,7 @@ static TSNode loop_iterable(TSNode loop)
 	return (TSNode){0};
 }
 
-static int cond_holds(const struct src *s, const struct pl_rule *r, const struct cond *c,
+static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
 		      const TSQueryMatch *m, TSNode node)
 {
 	size_t len;
@@ -1062,7 +1069,7 @@ static int cond_holds(const struct src *s, const struct pl_rule *r, const struct
 	return 0;
 }
 
-static int preds_hold(const struct src *s, const struct pl_rule *r, const TSQueryMatch *m)
+static int preds_hold(struct src *s, const struct pl_rule *r, const TSQueryMatch *m)
 {
 	const struct pattern_preds *pp = &r->preds[m->pattern_index - r->pat_off];
 	for (size_t i = 0; i < pp->n; i++) {
@@ -1103,7 +1110,7 @@ static int preds_hold(const struct src *s, const struct pl_rule *r, const TSQuer
 }
 
 /* The text of line row (0-based), without its newline. */
-static const char *line_at(const struct src *s, uint32_t row, size_t *len)
+static const char *line_at(struct src *s, uint32_t row, size_t *len)
 {
 	if (row >= s->nlines)
 		return NULL;
@@ -1139,7 +1146,7 @@ static int suppressed_on(const char *line, size_t len, const char *id)
 	return 0;
 }
 
-static int suppressed(const struct src *s, uint32_t row, const char *id)
+static int suppressed(struct src *s, uint32_t row, const char *id)
 {
 	size_t len;
 	const char *l = line_at(s, row, &len);
@@ -1167,7 +1174,7 @@ static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
 	return 1;
 }
 
-static int add_finding(struct pl_scan_file *f, const struct src *s, const struct pl_rule *r,
+static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r,
 		       TSNode node)
 {
 	TSPoint pt = ts_node_start_point(node);
@@ -1256,7 +1263,7 @@ static size_t count_errors(TSNode n)
 static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
 		     const struct pl_scan_opts *o, struct pl_scan_file *f)
 {
-	struct src s = {f->text, f->len, f->lang, NULL, 0, NULL, 0};
+	struct src s = {.text = f->text, .len = f->len, .lang = f->lang};
 	for (size_t i = 0; i < f->len; i++)
 		f->lines += f->text[i] == '\n';
 	if (f->len && f->text[f->len - 1] != '\n')
@@ -1279,12 +1286,7 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	}
 	TSNode root = ts_tree_root_node(tree);
 	f->error_nodes = count_errors(root);
-	if (build_scopes(&s, root) < 0) {
-		ts_tree_delete(tree);
-		free(s.line_start);
-		free(s.scopes);
-		return -1;
-	}
+	s.root = root;
 	int rc = 0;
 	TSQuery *q = rules->combined[f->lang];
 	if (q) {
@@ -1316,6 +1318,8 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	ts_tree_delete(tree);
 	free(s.line_start);
 	free(s.scopes);
+	if (s.scopes_state < 0)
+		rc = -1;
 	qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
 	return rc;
 }
