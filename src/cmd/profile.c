@@ -26,6 +26,7 @@
 #include "cmd.h"
 #include "findings.h"
 #include "fsio.h"
+#include "grow.h"
 #include "linux/pyproc.h"
 #include "profdata.h"
 #include "pystack.h"
@@ -258,14 +259,8 @@ static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid)
 	long id = pl_prof_frame(&P->prof, label, "", 0, 0, 1);
 	if (id < 0)
 		return -1;
-	if (P->ntf == P->captf) {
-		size_t cap = P->captf ? P->captf * 2 : 16;
-		struct thread_frame *n = realloc(P->tf, cap * sizeof *n);
-		if (!n)
-			return -1;
-		P->tf = n;
-		P->captf = cap;
-	}
+	if (pl_grow((void **)&P->tf, &P->captf, P->ntf + 1, sizeof *P->tf, 16) < 0)
+		return -1;
 	P->tf[P->ntf++] = (struct thread_frame){pid, tid, (uint32_t)id};
 	return id;
 }
@@ -305,14 +300,8 @@ oom:
 
 static struct target *add_target(struct profiler *P, pid_t pid, struct pl_pystack *st)
 {
-	if (P->nt == P->capt) {
-		size_t cap = P->capt ? P->capt * 2 : 8;
-		struct target *n = realloc(P->t, cap * sizeof *n);
-		if (!n)
-			return NULL;
-		P->t = n;
-		P->capt = cap;
-	}
+	if (pl_grow((void **)&P->t, &P->capt, P->nt + 1, sizeof *P->t, 8) < 0)
+		return NULL;
 	struct target *t = &P->t[P->nt++];
 	memset(t, 0, sizeof *t);
 	t->pid = pid;

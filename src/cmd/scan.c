@@ -18,6 +18,7 @@
 #include "cmd.h"
 #include "findings.h"
 #include "fsio.h"
+#include "grow.h"
 #include "render.h"
 #include "scan.h"
 #include "spawn.h"
@@ -99,14 +100,8 @@ struct list {
 
 static int push(struct list *l, const char *s)
 {
-	if (l->n == l->cap) {
-		size_t cap = l->cap ? l->cap * 2 : 64;
-		char **v = realloc(l->v, cap * sizeof *v);
-		if (!v)
-			return -1;
-		l->v = v;
-		l->cap = cap;
-	}
+	if (pl_grow((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v, 64) < 0)
+		return -1;
 	l->v[l->n] = strdup(s);
 	return l->v[l->n] ? (int)l->n++ * 0 : -1;
 }
@@ -593,7 +588,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			paths.v[k++] = paths.v[i];
 	}
 	paths.n = k;
-	qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
+	if (paths.n > 1)
+		qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
 
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
 				  ign.n, minsev};
@@ -636,6 +632,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			/* the findings of every file, in one document */
 			all.v = calloc(total ? total : 1, sizeof *all.v);
 			for (size_t i = 0; all.v && i < paths.n; i++) {
+				if (!files[i].findings.n)
+					continue;
 				memcpy(all.v + all.n, files[i].findings.v,
 				       files[i].findings.n * sizeof *all.v);
 				all.n += files[i].findings.n;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "hash.h"
 #include "profdata.h"
 #include "strbuf.h"
@@ -30,14 +31,8 @@ struct tree {
 
 static long new_node(struct tree *t, uint32_t frame)
 {
-	if (t->n == t->cap) {
-		size_t cap = t->cap ? t->cap * 2 : 1024;
-		struct node *n = realloc(t->v, cap * sizeof *n);
-		if (!n)
-			return -1;
-		t->v = n;
-		t->cap = cap;
-	}
+	if (pl_grow((void **)&t->v, &t->cap, t->n + 1, sizeof *t->v, 1024) < 0)
+		return -1;
 	t->v[t->n] = (struct node){frame, 0, -1, -1};
 	return (long)t->n++;
 }

@@ -3,6 +3,7 @@
  * stacks by their ids) keep adding a sample to a few hash probes.
  */
 #include "profdata.h"
+#include "grow.h"
 
 #include <jansson.h>
 #include <stdlib.h>
@@ -69,14 +70,8 @@ long pl_prof_frame(struct pl_prof *p, const char *name, const char *file, int li
 			return (long)p->frame_tab[j] - 1;
 		j = (j + 1) & (p->cap_frame_tab - 1);
 	}
-	if (p->nframes == p->capframes) {
-		size_t cap = p->capframes ? p->capframes * 2 : 256;
-		struct pl_prof_frame *n = realloc(p->frames, cap * sizeof *n);
-		if (!n)
-			goto oom;
-		p->frames = n;
-		p->capframes = cap;
-	}
+	if (pl_grow((void **)&p->frames, &p->capframes, p->nframes + 1, sizeof *p->frames, 256) < 0)
+		goto oom;
 	struct pl_prof_frame *f = &p->frames[p->nframes];
 	f->name = strdup(name);
 	f->file = strdup(file);
@@ -119,24 +114,10 @@ int pl_prof_add(struct pl_prof *p, const uint32_t *ids, size_t depth, uint64_t c
 		}
 		j = (j + 1) & (p->cap_stack_tab - 1);
 	}
-	if (p->nstacks == p->capstacks) {
-		size_t cap = p->capstacks ? p->capstacks * 2 : 256;
-		struct pl_prof_stack *n = realloc(p->stacks, cap * sizeof *n);
-		if (!n)
-			goto oom;
-		p->stacks = n;
-		p->capstacks = cap;
-	}
-	if (p->nids + depth > p->capids) {
-		size_t cap = p->capids ? p->capids : 4096;
-		while (cap < p->nids + depth)
-			cap *= 2;
-		uint32_t *n = realloc(p->ids, cap * sizeof *n);
-		if (!n)
-			goto oom;
-		p->ids = n;
-		p->capids = cap;
-	}
+	if (pl_grow((void **)&p->stacks, &p->capstacks, p->nstacks + 1, sizeof *p->stacks, 256) <
+		0 ||
+	    pl_grow((void **)&p->ids, &p->capids, p->nids + depth, sizeof *p->ids, 4096) < 0)
+		goto oom;
 	memcpy(p->ids + p->nids, ids, depth * sizeof *ids);
 	p->stacks[p->nstacks] = (struct pl_prof_stack){p->nids, depth, count, h};
 	p->nids += depth;
@@ -326,11 +307,10 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 	/* group frames into functions: a scratch profile interns them */
 	struct pl_prof fn = {0};
 	uint32_t *group = calloc(p->nframes ? p->nframes : 1, sizeof *group);
-	uint32_t *first = calloc(p->nframes ? p->nframes : 1, sizeof *first);
 	uint64_t *self = NULL, *total = NULL;
 	struct rank *r = NULL;
 	int rc = -1;
-	if (!group || !first)
+	if (!group)
 		goto done;
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pl_prof_frame *f = &p->frames[i];
@@ -339,7 +319,6 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 		if (g < 0)
 			goto done;
 		group[i] = (uint32_t)g;
-		first[g] = (uint32_t)i;
 	}
 	if (pl_prof_totals_by(p, group, fn.nframes, &self, &total) < 0)
 		goto done;
@@ -406,7 +385,6 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 	rc = 0;
 done:
 	free(group);
-	free(first);
 	free(self);
 	free(total);
 	free(r);

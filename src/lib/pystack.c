@@ -5,6 +5,7 @@
  * test checks against the headers of each interpreter installed here.
  */
 #include "pystack.h"
+#include "grow.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -290,14 +291,8 @@ static int collect_add(void *arg, uint32_t end, int32_t line)
 {
 	struct collect *k = arg;
 	struct pl_pycode *c = k->c;
-	if (c->nlines == k->cap) {
-		size_t cap = k->cap ? k->cap * 2 : 16;
-		struct pl_pyline *n = realloc(c->lines, cap * sizeof *n);
-		if (!n)
-			return -1;
-		c->lines = n;
-		k->cap = cap;
-	}
+	if (pl_grow((void **)&c->lines, &k->cap, c->nlines + 1, sizeof *c->lines, 16) < 0)
+		return -1;
 	c->lines[c->nlines].end = end;
 	c->lines[c->nlines].line = line;
 	c->nlines++;
@@ -496,15 +491,10 @@ static const struct pl_pycode *lookup_code(struct pl_pystack *s, uint64_t addr, 
 	if (!c)
 		return NULL;
 	if (slot) {
-		if (s->nretired == s->capretired) {
-			size_t cap = s->capretired ? s->capretired * 2 : 64;
-			struct pl_pycode **r = realloc(s->retired, cap * sizeof *r);
-			if (!r) {
-				free_code(c);
-				return NULL;
-			}
-			s->retired = r;
-			s->capretired = cap;
+		if (pl_grow((void **)&s->retired, &s->capretired, s->nretired + 1,
+			    sizeof *s->retired, 64) < 0) {
+			free_code(c);
+			return NULL;
 		}
 		s->retired[s->nretired++] = *slot;
 		*slot = c;
@@ -588,14 +578,9 @@ static void list_chunks(struct pl_pystack *s, uint64_t current)
 		uint64_t size = rd64(h + s->L->chunk_size);
 		if (size < 16 || size > MAX_CHUNK_READ)
 			return;
-		if (s->nchunks == s->capchunks) {
-			size_t cap = s->capchunks ? s->capchunks * 2 : 16;
-			struct chunk *c = realloc(s->chunks, cap * sizeof *c);
-			if (!c)
-				return;
-			s->chunks = c;
-			s->capchunks = cap;
-		}
+		if (pl_grow((void **)&s->chunks, &s->capchunks, s->nchunks + 1, sizeof *s->chunks,
+			    16) < 0)
+			return;
 		s->chunks[s->nchunks++] = (struct chunk){prev, prev + size};
 		prev = rd64(h);
 	}
@@ -639,15 +624,10 @@ static int thread_state(struct pl_pystack *s, unsigned long tid, char *state)
 		int fd = open(path, O_RDONLY | O_CLOEXEC);
 		if (fd < 0)
 			return -1;
-		if (s->ntids == s->captids) {
-			size_t cap = s->captids ? s->captids * 2 : 16;
-			struct tidfd *n = realloc(s->tids, cap * sizeof *n);
-			if (!n) {
-				close(fd);
-				return -1;
-			}
-			s->tids = n;
-			s->captids = cap;
+		if (pl_grow((void **)&s->tids, &s->captids, s->ntids + 1, sizeof *s->tids, 16) <
+		    0) {
+			close(fd);
+			return -1;
 		}
 		t = &s->tids[s->ntids++];
 		t->tid = tid;

@@ -5,6 +5,7 @@
  * and a query cursor belong to one thread.
  */
 #include "scan.h"
+#include "grow.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -740,14 +741,10 @@ static int build_scopes(struct src *s, TSNode root)
 			sp--;
 		int kind = ts_node_is_named(n) ? scope_kind(s, ts_node_type(n)) : 0;
 		if (kind) {
-			if (s->nscopes == cap) {
-				cap *= 2;
-				struct scope *v = realloc(s->scopes, cap * sizeof *v);
-				if (!v) {
-					ts_tree_cursor_delete(&cur);
-					return -1;
-				}
-				s->scopes = v;
+			if (pl_grow((void **)&s->scopes, &cap, s->nscopes + 1, sizeof *s->scopes,
+				    256) < 0) {
+				ts_tree_cursor_delete(&cur);
+				return -1;
 			}
 			int parent = -1;
 			for (size_t k = sp; k-- > 0;)
@@ -868,8 +865,7 @@ static TSNode capture_named(const TSQuery *q, const TSQueryMatch *m, const char 
 }
 
 /* re_text with each {@name} replaced by that capture's text, escaped. */
-static char *expand_re(struct src *s, const TSQuery *q, const TSQueryMatch *m,
-		       const char *re_text)
+static char *expand_re(struct src *s, const TSQuery *q, const TSQueryMatch *m, const char *re_text)
 {
 	struct pl_strbuf b = {0};
 	for (const char *p = re_text; *p;) {
@@ -1000,7 +996,8 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 			/* C: `for (j = 0; j < i; j++)` inside `for (i = 0; i < n; i++)`
 			 * walks the same range up to the outer position */
 			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
-			if (!ts_node_is_null(cond) && !strcmp(ts_node_type(cond), "binary_expression")) {
+			if (!ts_node_is_null(cond) &&
+			    !strcmp(ts_node_type(cond), "binary_expression")) {
 				TSNode var = ts_node_child_by_field_name(cond, "left", 4);
 				if (!ts_node_is_null(var) && text_eq(s, var, cap))
 					return 1;
@@ -1174,8 +1171,7 @@ static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
 	return 1;
 }
 
-static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r,
-		       TSNode node)
+static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r, TSNode node)
 {
 	TSPoint pt = ts_node_start_point(node);
 	/* one finding per rule and line: `x.mean() / x.std()` is one problem;
@@ -1184,11 +1180,11 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 		if (!strcmp(f->findings.v[i].leaf, r->id) &&
 		    f->findings.v[i].line == (long)pt.row + 1)
 			return 0;
-	struct pl_finding *v = realloc(f->findings.v, (f->findings.n + 1) * sizeof *v);
-	if (!v)
+	/* doubling: growing by one is the quadratic copy rule C003 describes */
+	if (pl_grow((void **)&f->findings.v, &f->findings_cap, f->findings.n + 1,
+		    sizeof *f->findings.v, 16) < 0)
 		return -1;
-	f->findings.v = v;
-	struct pl_finding *x = &v[f->findings.n];
+	struct pl_finding *x = &f->findings.v[f->findings.n];
 	memset(x, 0, sizeof *x);
 	size_t len;
 	const char *l = line_at(s, pt.row, &len);
@@ -1320,7 +1316,8 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	free(s.scopes);
 	if (s.scopes_state < 0)
 		rc = -1;
-	qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
+	if (f->findings.n > 1)
+		qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
 	return rc;
 }
 

@@ -67,6 +67,7 @@ struct pl_scan_file {
 	int unreadable;	    /* could not be read: errno in read_errno */
 	int read_errno;
 	struct pl_findings findings;
+	size_t findings_cap;
 	char *text; /* the source, for printing the code line */
 	size_t len;
 };
