@@ -20,6 +20,7 @@
 #include "gitops.h"
 #include "history.h"
 #include "ledger.h"
+#include "monotime.h"
 #include "params.h"
 #include "render.h"
 #include "summary.h"
@@ -218,13 +219,6 @@ struct progress_state {
 	size_t drawn; /* lines on screen */
 };
 
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
-
 static void progress_line(struct progress_state *ps, const struct pl_bench *b, int warming)
 {
 	char extra[64] = "", tb[32];
@@ -249,7 +243,7 @@ static void on_progress(void *arg, const struct pl_bench *b, size_t index,
 			enum pl_progress_event ev)
 {
 	struct progress_state *ps = arg;
-	double t = now_s();
+	double t = pl_now_s();
 	if (ev != PL_PROGRESS_END && t - ps->last_draw < 0.05)
 		return;
 	ps->last_draw = t;

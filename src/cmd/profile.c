@@ -28,6 +28,7 @@
 #include "fsio.h"
 #include "grow.h"
 #include "linux/pyproc.h"
+#include "monotime.h"
 #include "profdata.h"
 #include "pystack.h"
 #include "render.h"
@@ -185,13 +186,6 @@ static double self_cpu_s(void)
 	getrusage(RUSAGE_SELF, &ru);
 	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
 	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
-}
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
 }
 
 static size_t ptr_slot(const void *code, int line, size_t cap)
@@ -554,7 +548,7 @@ static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx 
 			   int *reaped)
 {
 	struct pl_error err = {{0}};
-	double t0 = now_s();
+	double t0 = pl_now_s();
 	for (;;) {
 		int rc = try_attach(P, &P->t[0], &err);
 		if (rc == 0)
@@ -575,9 +569,9 @@ static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx 
 		}
 		if (*ctx->interrupted)
 			return 0;
-		if (P->o.subprocs && now_s() - t0 > 0.05)
+		if (P->o.subprocs && pl_now_s() - t0 > 0.05)
 			return 0; /* a wrapper (shell, launcher): its children are followed */
-		if (now_s() - t0 > 5.0) {
+		if (pl_now_s() - t0 > 5.0) {
 			stop_child(child, status);
 			*reaped = 1;
 			return pl_die(PL_EXIT_USAGE,
@@ -711,8 +705,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	unsigned long long reap_every = (unsigned long long)(o->rate / 100) + 1;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	double start = now_s(), cpu0 = self_cpu_s();
-	int stopped_by_us = 0, timed_out = 0;
+	double start = pl_now_s(), cpu0 = self_cpu_s();
+	int stopped_by_us = 0;
 	while (!reaped) {
 		next.tv_nsec += period_ns;
 		while (next.tv_nsec >= 1000000000L) {
@@ -778,12 +772,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		if (child < 0 && live == 0)
 			break;
-		if (o->duration > 0 && now_s() - start >= o->duration) {
-			timed_out = 1;
+		if (o->duration > 0 && pl_now_s() - start >= o->duration)
 			break;
-		}
 	}
-	double elapsed = now_s() - start, cpu = self_cpu_s() - cpu0;
+	double elapsed = pl_now_s() - start, cpu = self_cpu_s() - cpu0;
 	if (child > 0 && !reaped) {
 		stop_child(child, &status);
 		reaped = 1;
@@ -798,8 +790,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	struct target *root = &P.t[0];
 	const char *version = root->st ? pl_pystack_version(root->st) : "?";
 	char title[512];
-	snprintf(title, sizeof title, "%s%s", o->argv ? "" : "pid ", root->cmd);
-	if (!o->argv)
+	if (o->argv)
+		snprintf(title, sizeof title, "%s", root->cmd);
+	else
 		snprintf(title, sizeof title, "pid %d: %s", (int)root->pid, root->cmd);
 	size_t nproc = 0;
 	for (size_t i = 0; i < P.nt; i++)
@@ -835,7 +828,6 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			o->duration);
 		return PL_EXIT_OK;
 	}
-	(void)timed_out;
 	if (child > 0 && WIFSIGNALED(status)) {
 		char sig[32];
 		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],

@@ -19,6 +19,7 @@
 #include "findings.h"
 #include "fsio.h"
 #include "grow.h"
+#include "monotime.h"
 #include "render.h"
 #include "scan.h"
 #include "spawn.h"
@@ -593,15 +594,13 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
 				  ign.n, minsev};
-	struct timespec t0, t1;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	double t0 = pl_now_s();
 	if (pl_scan_files(&rules, &so, (const char *const *)paths.v, paths.n, (int)jobs, &files,
 			  &err) < 0) {
 		rc = pl_die(PL_EXIT_INTERNAL, "%s", err.msg);
 		goto done;
 	}
-	clock_gettime(CLOCK_MONOTONIC, &t1);
-	double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9;
+	double secs = pl_now_s() - t0;
 
 	size_t total = 0, lines = 0, by[4] = {0};
 	int unreadable = 0, failing = 0;

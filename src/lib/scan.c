@@ -71,6 +71,8 @@ struct cond {
 	enum cond_kind kind;
 	char *cap;     /* capture name for C_ENCLOSING_LOOP_ITERATES */
 	char *re_text; /* regex source, with {@name} placeholders */
+	regex_t re;    /* compiled once when re_text has no placeholder */
+	int has_re;
 };
 
 struct pl_rule {
@@ -135,6 +137,8 @@ static void free_rule(struct pl_rule *r)
 	for (size_t i = 0; i < r->nconds; i++) {
 		free(r->conds[i].cap);
 		free(r->conds[i].re_text);
+		if (r->conds[i].has_re)
+			regfree(&r->conds[i].re);
 	}
 	free(r->conds);
 	if (r->query && r->own_query)
@@ -226,6 +230,17 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 						    r->path);
 			c->re_text = dupn(p + 1, (size_t)(end - p - 1));
 			p = end + 1;
+		} else if (c->kind == C_IN_TRAINING_LOOP) {
+			c->re_text = strdup("\\.backward\\(");
+		} else if (c->kind == C_NOT_IN_NO_GRAD) {
+			c->re_text = strdup("no_grad|inference_mode|set_grad_enabled\\(False\\)");
+		}
+		if (c->re_text && !strstr(c->re_text, "{@")) {
+			if (regcomp(&c->re, c->re_text, REG_EXTENDED | REG_NOSUB) != 0)
+				return pl_error_set(err, PL_EINPUT,
+						    "%s: when: bad regular expression /%s/",
+						    r->path, c->re_text);
+			c->has_re = 1;
 		}
 	}
 	return 0;
@@ -840,16 +855,12 @@ static char *function_name(struct src *s, TSNode fn)
 	return dupn(t, len);
 }
 
-static int regex_search(const char *re_text, const char *text, size_t len)
+/* Does text[0..len) match re? In place (REG_STARTEND): a file-wide
+ * condition must not copy the file for every candidate match. */
+static int re_hit(const regex_t *re, const char *text, size_t len)
 {
-	regex_t re;
-	if (regcomp(&re, re_text, REG_EXTENDED | REG_NOSUB) != 0)
-		return 0;
-	char *buf = dupn(text, len);
-	int hit = buf && regexec(&re, buf, 0, NULL, 0) == 0;
-	free(buf);
-	regfree(&re);
-	return hit;
+	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)len};
+	return regexec(re, text, 1, &m, REG_STARTEND) == 0;
 }
 
 /* The capture named name in a match, or a null node. */
@@ -894,6 +905,24 @@ static char *expand_re(struct src *s, const TSQuery *q, const TSQueryMatch *m, c
 	return pl_strbuf_take(&b);
 }
 
+/* Condition c's regular expression against text: compiled at load time,
+ * or here when it names captures of this match. */
+static int cond_match(struct src *s, const struct pl_rule *r, const struct cond *c,
+		      const TSQueryMatch *m, const char *text, size_t len)
+{
+	if (c->has_re)
+		return re_hit(&c->re, text, len);
+	char *src = expand_re(s, r->query, m, c->re_text);
+	regex_t re;
+	int hit = 0;
+	if (src && regcomp(&re, src, REG_EXTENDED | REG_NOSUB) == 0) {
+		hit = re_hit(&re, text, len);
+		regfree(&re);
+	}
+	free(src);
+	return hit;
+}
+
 static int text_eq(struct src *s, TSNode a, TSNode b)
 {
 	size_t la, lb;
@@ -932,7 +961,7 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 		for (TSNode p = enclosing_loop(s, node); !ts_node_is_null(p);
 		     p = enclosing_loop(s, p)) {
 			t = ntext(s, p, &len);
-			if (regex_search("\\.backward\\(", t, len))
+			if (cond_match(s, r, c, m, t, len))
 				return 1;
 		}
 		return 0;
@@ -960,8 +989,7 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 				if (def && def < t + len)
 					len = (size_t)(def - t);
 			}
-			if (regex_search("no_grad|inference_mode|set_grad_enabled\\(False\\)", t,
-					 len))
+			if (cond_match(s, r, c, m, t, len))
 				return 0;
 		}
 		return 1;
@@ -1013,17 +1041,12 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 		uint32_t a = ts_node_start_byte(loop), b = ts_node_is_null(body)
 							       ? ts_node_end_byte(loop)
 							       : ts_node_start_byte(body);
-		char *re = expand_re(s, r->query, m, c->re_text);
-		int hit = re && b <= s->len && a <= b && regex_search(re, s->text + a, b - a);
-		free(re);
-		return hit;
+		return b <= s->len && a <= b && cond_match(s, r, c, m, s->text + a, b - a);
 	}
 	case C_NODE_HAS:
 	case C_NODE_LACKS: {
 		t = ntext(s, node, &len);
-		char *re = expand_re(s, r->query, m, c->re_text);
-		int hit = re && regex_search(re, t, len);
-		free(re);
+		int hit = cond_match(s, r, c, m, t, len);
 		return c->kind == C_NODE_HAS ? hit : !hit;
 	}
 	case C_FUNCTION_LACKS:
@@ -1032,32 +1055,20 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 	case C_FILE_LACKS:
 	case C_LOOP_LACKS:
 	case C_LOOP_HAS: {
-		TSNode scope = (TSNode){0};
-		if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS)
-			scope = enclosing_function(s, node);
-		else if (c->kind == C_LOOP_LACKS || c->kind == C_LOOP_HAS)
-			scope = enclosing_loop(s, node);
-		int file = c->kind == C_FILE_HAS || c->kind == C_FILE_LACKS;
-		if (!file && ts_node_is_null(scope)) {
-			if (c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS) {
-				t = s->text; /* outside functions: the whole file */
-				len = s->len;
-				char *re = expand_re(s, r->query, m, c->re_text);
-				int hit = re && regex_search(re, t, len);
-				free(re);
-				return c->kind == C_FUNCTION_HAS ? hit : !hit;
-			} else
-				return c->kind == C_LOOP_LACKS;
-		}
-		if (file) {
+		int loop = c->kind == C_LOOP_LACKS || c->kind == C_LOOP_HAS;
+		int fn = c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS;
+		TSNode scope = loop ? enclosing_loop(s, node)
+			       : fn ? enclosing_function(s, node)
+				    : (TSNode){0};
+		if (loop && ts_node_is_null(scope))
+			return c->kind == C_LOOP_LACKS; /* no loop: nothing in it */
+		if (ts_node_is_null(scope)) {		/* the file, or code outside functions */
 			t = s->text;
 			len = s->len;
 		} else {
 			t = ntext(s, scope, &len);
 		}
-		char *re = expand_re(s, r->query, m, c->re_text);
-		int hit = re && regex_search(re, t, len);
-		free(re);
+		int hit = cond_match(s, r, c, m, t, len);
 		int want =
 		    c->kind == C_FUNCTION_HAS || c->kind == C_FILE_HAS || c->kind == C_LOOP_HAS;
 		return want ? hit : !hit;
@@ -1331,24 +1342,6 @@ int pl_scan_lang(const char *path)
 	if (!strcmp(dot, ".c") || !strcmp(dot, ".h"))
 		return PL_LANG_C;
 	return -1;
-}
-
-int pl_scan_buffer(const struct pl_rules *rules, const struct pl_scan_opts *o, enum pl_lang lang,
-		   const char *path, const char *text, size_t len, struct pl_scan_file *out)
-{
-	memset(out, 0, sizeof *out);
-	out->path = strdup(path);
-	out->lang = lang;
-	out->text = dupn(text, len);
-	out->len = len;
-	TSParser *p = ts_parser_new();
-	TSQueryCursor *qc = ts_query_cursor_new();
-	int rc = out->path && out->text && p && qc ? scan_with(p, qc, rules, o, out) : -1;
-	if (qc)
-		ts_query_cursor_delete(qc);
-	if (p)
-		ts_parser_delete(p);
-	return rc < 0 ? PL_ENOMEM : 0;
 }
 
 void pl_scan_file_release(struct pl_scan_file *f)

@@ -79,9 +79,6 @@ int pl_scan_lang(const char *path);
 int pl_scan_files(const struct pl_rules *rules, const struct pl_scan_opts *o,
 		  const char *const *paths, size_t n, int threads, struct pl_scan_file **out,
 		  struct pl_error *err);
-/* Scan one buffer (tests, examples). */
-int pl_scan_buffer(const struct pl_rules *rules, const struct pl_scan_opts *o, enum pl_lang lang,
-		   const char *path, const char *text, size_t len, struct pl_scan_file *out);
 void pl_scan_file_release(struct pl_scan_file *f);
 
 #endif

@@ -15,6 +15,7 @@
  * raw system calls only, and is built without sanitizer instrumentation.
  */
 #include "spawn.h"
+#include "monotime.h"
 
 #include "strbuf.h"
 #include "words.h"
@@ -49,13 +50,6 @@ struct child_ctx {
 	const char *fail_stage;
 	struct timespec exec_at; /* taken by the child just before execve */
 };
-
-static double now_s(void)
-{
-	struct timespec ts;
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
-}
 
 __attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
@@ -168,7 +162,7 @@ static int wait_child(pid_t pid, double deadline, const volatile sig_atomic_t *i
 			*was_interrupted = 1;
 		}
 		if (deadline > 0 && !killed) {
-			double left = deadline - now_s();
+			double left = deadline - pl_now_s();
 			if (left <= 0) {
 				kill_group(pid);
 				killed = 1;
@@ -255,7 +249,7 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 			close(devnull);
 		return PL_ENOMEM;
 	}
-	double t0 = now_s();
+	double t0 = pl_now_s();
 	pid_t pid = clone(child_main, stack + CHILD_STACK_SIZE,
 			  CLONE_VM | CLONE_VFORK | CLONE_FILES | SIGCHLD, &c);
 	int clone_errno = errno;
@@ -302,7 +296,7 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 				  strerror(errno));
 		goto out;
 	}
-	double t1 = now_s();
+	double t1 = pl_now_s();
 	/* The run starts at exec: creating the process and opening counters
 	 * is harness cost, not the command's. */
 	result->wall_s = t1 - ((double)c.exec_at.tv_sec + (double)c.exec_at.tv_nsec * 1e-9);

@@ -55,6 +55,13 @@ expect_err "stopped '$py' after"
 grep -q 'forever' dur.folded || fail "duration: $(cat dur.folded)"
 for f in dur.svg dur.speedscope.json dur.findings.json; do [ -s $f ] || fail "$f missing"; done
 
+# --top, --min-share and --format choose what is shown and written
+run "$PERFLOOP" profile -d 0.5 -r 200 --top 1 --min-share 100 --format folded,findings -o sel -- "$py" -c "$spin"
+expect_rc 0
+[ "$(sed -n '/self   total/,/^$/p' "$T/out" | grep -c '%')" -eq 1 ] || fail "--top 1: $(cat "$T/out")"
+[ -s sel.folded ] && [ ! -e sel.svg ] && [ ! -e sel.speedscope.json ] || fail "--format folded,findings wrote: $(ls sel.*)"
+check sel.findings.json 'd["findings"] == []'
+
 # SIGINT to perfloop alone: 130, what was gathered is written, child stopped
 "$PERFLOOP" profile -r 200 -o intr -- "$py" -c "$spin" >out 2>err &
 p=$!

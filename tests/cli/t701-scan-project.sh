@@ -93,7 +93,25 @@ doc["version"] = "2.0"
 assert list(v.iter_errors(doc)), "validator accepted a wrong version"
 PY
 
+# the same findings whatever the number of threads
+"$PERFLOOP" scan --format json -j 1 --exclude 'vendor/*' 2>/dev/null | grep -v '"created"' >j1.json
+"$PERFLOOP" scan --format json -j 2 --exclude 'vendor/*' 2>/dev/null | grep -v '"created"' >j2.json
+cmp -s j1.json j2.json || fail "-j 1 and -j 2 differ"
+
+# --explain: the rule's rationale, fix and both examples
+run "$PERFLOOP" scan --explain py013
+expect_rc 0
+grep -q '^PY013: Loss tensor accumulated' "$T/out" && grep -q '^Fix: accumulate a detached value' "$T/out" &&
+	grep -q '^        total += loss.detach()$' "$T/out" || fail "--explain: $(cat "$T/out")"
+
 # bad usage: one line, exit 2
+run "$PERFLOOP" scan --jobs 0
+expect_rc 2
+expect_err "jobs"
+run "$PERFLOOP" scan --min-severity urgent
+expect_rc 2
+expect_err "min-severity"
+
 run "$PERFLOOP" scan --format xml
 expect_rc 2
 expect_err "format"
