@@ -18,12 +18,14 @@ build: deps
 	@cmake --build $(BUILD) -j $(JOBS)
 
 test: build
+	@sh scripts/install-test-pythons
 	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
 demo: build
 	@sh examples/demo.sh $(BUILD)/perfloop
 
 asan: deps
+	@sh scripts/install-test-pythons
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPERFLOOP_SANITIZE=ON -DPERFLOOP_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)

@@ -1,7 +1,7 @@
 /*
  * Byte offsets into CPython 3.11's internal structures (LP64), as
  * pystack.c reads them. They come from CPython's own headers; the test
- * tests/cli/t600-profile-layout.sh compiles tests/cli/py311_layout.c
+ * tests/cli/t600-profile-layout.sh compiles tests/cli/py_layout.c
  * against the headers of every CPython 3.11 installed here and fails to
  * compile if any of these differs from offsetof() there.
  */

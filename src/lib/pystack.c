@@ -17,33 +17,43 @@
 
 #include "linux/pyproc.h"
 #include "py311.h"
+#include "py312.h"
+#include "pydebug.h"
 
 struct pl_pyline {
 	uint32_t end; /* exclusive end of the range, in code units */
 	int32_t line; /* -1: no line */
 };
 
-/* One CPython minor version's layout: byte offsets into its structures. */
+/* One CPython minor version's layout: byte offsets into its structures.
+ * 3.11 and 3.12 are tables built in (py311.h, py312.h); 3.13 and later are
+ * filled in from the _Py_DebugOffsets the target publishes (pydebug.h). */
 struct pylayout {
 	int minor;
-	size_t rt_interp_head, rt_gil_holder, rt_gil_locked;
-	size_t is_next, is_threads_head;
-	size_t ts_next, ts_cframe, ts_native_tid, ts_chunk, ts_top, ts_read;
+	size_t rt_interp_head;
+	int gil_in_interp; /* the GIL's fields are in the interpreter (3.12+) */
+	size_t gil_holder, gil_locked;
+	size_t is_next, is_threads_head, is_lo, is_read; /* read [is_lo, is_lo + is_read) */
+	int frame_in_ts; /* the current frame is a field of the thread state (3.13+) */
+	size_t ts_next, ts_cframe, ts_current_frame, ts_native_tid, ts_chunk, ts_top, ts_read;
 	size_t cf_current_frame;
-	size_t fr_code, fr_previous, fr_prev_instr, fr_owner, fr_read;
-	int fr_owner_max;
+	size_t fr_code, fr_previous, fr_instr, fr_owner, fr_read;
+	uint64_t code_mask; /* a tagged reference to the code object (3.14+) */
+	int fr_owner_max;   /* frames owned by the thread, a generator, a frame object */
+	int fr_entry_max;   /* above that: the interpreter's entry frames, not reported */
 	size_t co_firstlineno, co_filename, co_qualname, co_linetable, co_code_adaptive, co_read;
 	size_t ob_type, var_size, bytes_data;
 	size_t str_length, str_state, str_ascii_data, str_compact_data;
 	size_t chunk_size;
+	size_t fp_off, fp_len; /* the code object's identity fields, read per frame */
 };
 
 /* CPython 3.11 (checked against 3.11.2 and 3.11.7). */
 static const struct pylayout pl_py311_layout = {
     .minor = 11,
     .rt_interp_head = PL_PY311_RT_INTERP_HEAD,
-    .rt_gil_holder = PL_PY311_RT_GIL_LAST_HOLDER,
-    .rt_gil_locked = PL_PY311_RT_GIL_LOCKED,
+    .gil_holder = PL_PY311_RT_GIL_LAST_HOLDER,
+    .gil_locked = PL_PY311_RT_GIL_LOCKED,
     .is_next = PL_PY311_IS_NEXT,
     .is_threads_head = PL_PY311_IS_THREADS_HEAD,
     .ts_next = PL_PY311_TS_NEXT,
@@ -51,20 +61,20 @@ static const struct pylayout pl_py311_layout = {
     .ts_native_tid = PL_PY311_TS_NATIVE_TID,
     .ts_chunk = PL_PY311_TS_CHUNK,
     .ts_top = PL_PY311_TS_TOP,
-    .ts_read = PL_PY311_TS_TOP + 8,
     .cf_current_frame = PL_PY311_CF_CURRENT_FRAME,
     .fr_code = PL_PY311_FR_CODE,
     .fr_previous = PL_PY311_FR_PREVIOUS,
-    .fr_prev_instr = PL_PY311_FR_PREV_INSTR,
+    .fr_instr = PL_PY311_FR_PREV_INSTR,
     .fr_owner = PL_PY311_FR_OWNER,
     .fr_read = PL_PY311_FR_SIZE,
-    .fr_owner_max = 2, /* thread, generator, frame object */
+    .code_mask = ~(uint64_t)0,
+    .fr_owner_max = 2,
+    .fr_entry_max = 2, /* 3.11 links C-stack frames through _PyCFrame instead */
     .co_firstlineno = PL_PY311_CO_FIRSTLINENO,
     .co_filename = PL_PY311_CO_FILENAME,
     .co_qualname = PL_PY311_CO_QUALNAME,
     .co_linetable = PL_PY311_CO_LINETABLE,
     .co_code_adaptive = PL_PY311_CO_CODE_ADAPTIVE,
-    .co_read = PL_PY311_CO_CODE_ADAPTIVE + 8,
     .ob_type = PL_PY311_OB_TYPE,
     .var_size = PL_PY311_VAR_SIZE,
     .bytes_data = PL_PY311_BYTES_DATA,
@@ -75,12 +85,55 @@ static const struct pylayout pl_py311_layout = {
     .chunk_size = PL_PY311_CHUNK_SIZE,
 };
 
+/* CPython 3.12 (checked against 3.12.3). */
+static const struct pylayout pl_py312_layout = {
+    .minor = 12,
+    .rt_interp_head = PL_PY312_RT_INTERP_HEAD,
+    .gil_in_interp = 1,
+    .gil_holder = PL_PY312_IS_GIL_LAST_HOLDER,
+    .gil_locked = PL_PY312_IS_GIL_LOCKED,
+    .is_next = PL_PY312_IS_NEXT,
+    .is_threads_head = PL_PY312_IS_THREADS_HEAD,
+    .ts_next = PL_PY312_TS_NEXT,
+    .ts_cframe = PL_PY312_TS_CFRAME,
+    .ts_native_tid = PL_PY312_TS_NATIVE_TID,
+    .ts_chunk = PL_PY312_TS_CHUNK,
+    .ts_top = PL_PY312_TS_TOP,
+    .cf_current_frame = PL_PY312_CF_CURRENT_FRAME,
+    .fr_code = PL_PY312_FR_CODE,
+    .fr_previous = PL_PY312_FR_PREVIOUS,
+    .fr_instr = PL_PY312_FR_PREV_INSTR,
+    .fr_owner = PL_PY312_FR_OWNER,
+    .fr_read = PL_PY312_FR_SIZE,
+    .code_mask = ~(uint64_t)0,
+    .fr_owner_max = 2,
+    .fr_entry_max = PL_PY312_OWNER_CSTACK,
+    .co_firstlineno = PL_PY312_CO_FIRSTLINENO,
+    .co_filename = PL_PY312_CO_FILENAME,
+    .co_qualname = PL_PY312_CO_QUALNAME,
+    .co_linetable = PL_PY312_CO_LINETABLE,
+    .co_code_adaptive = PL_PY312_CO_CODE_ADAPTIVE,
+    .ob_type = PL_PY312_OB_TYPE,
+    .var_size = PL_PY312_VAR_SIZE,
+    .bytes_data = PL_PY312_BYTES_DATA,
+    .str_length = PL_PY312_STR_LENGTH,
+    .str_state = PL_PY312_STR_STATE,
+    .str_ascii_data = PL_PY312_STR_ASCII_DATA,
+    .str_compact_data = PL_PY312_STR_COMPACT_DATA,
+    .chunk_size = PL_PY312_CHUNK_SIZE,
+};
+
 #define MAX_CHUNK_READ (8u << 20)
 #define MAX_THREADS 4096
 #define MAX_INTERPS 64
 #define MAX_STR 4096
 #define MAX_LINETABLE (1u << 20)
 #define MAX_WINDOWS 64
+#define MAX_IS_READ 256
+#define MAX_GIL_READ 64
+#define MAX_TS_READ 1024
+#define MAX_FR_READ 512
+#define MAX_CO_READ 1024
 
 struct window {
 	uint64_t addr;
@@ -101,7 +154,8 @@ struct tidfd {
 
 struct pl_pystack {
 	struct pl_pyproc proc;
-	const struct pylayout *L;
+	struct pylayout layout;
+	const struct pylayout *L; /* &layout */
 	char version[32];
 	/* code cache: open addressing by address */
 	struct pl_pycode **codes;
@@ -388,7 +442,7 @@ static void free_code(struct pl_pycode *c)
 static struct pl_pycode *read_code(struct pl_pystack *s, uint64_t addr)
 {
 	const struct pylayout *L = s->L;
-	uint8_t co[256];
+	uint8_t co[MAX_CO_READ];
 	if (pl_pyproc_read(s->proc.pid, addr, co, L->co_read) < 0)
 		return NULL;
 	if (s->proc.code_type && rd64(co + L->ob_type) != s->proc.code_type)
@@ -458,15 +512,13 @@ static int code_insert(struct pl_pystack *s, struct pl_pycode *c)
 /* The identity fields read for every frame of a sample, in one system
  * call: a code object freed and another allocated at its address (modules'
  * code after import, exec'd code) must not be reported under the old name. */
-#define FP_OFF(L) ((L)->co_firstlineno)
-#define FP_LEN(L) ((L)->co_qualname + 8 - (L)->co_firstlineno)
 
 static int fingerprint_matches(const struct pylayout *L, const struct pl_pycode *c,
 			       const uint8_t *fp)
 {
-	return rd32(fp) == c->firstline &&
-	       rd64(fp + L->co_filename - FP_OFF(L)) == c->filename_ptr &&
-	       rd64(fp + L->co_qualname - FP_OFF(L)) == c->qualname_ptr;
+	return rd32(fp + L->co_firstlineno - L->fp_off) == c->firstline &&
+	       rd64(fp + L->co_filename - L->fp_off) == c->filename_ptr &&
+	       rd64(fp + L->co_qualname - L->fp_off) == c->qualname_ptr;
 }
 
 static struct pl_pycode **find_slot(struct pl_pystack *s, uint64_t addr)
@@ -511,14 +563,14 @@ static const struct pl_pycode *lookup_code(struct pl_pystack *s, uint64_t addr, 
 static int read_fingerprints(struct pl_pystack *s, size_t n)
 {
 	const struct pylayout *L = s->L;
-	size_t len = FP_LEN(L);
+	size_t len = L->fp_len;
 	struct iovec local[256], remote[256];
 	for (size_t i = 0; i < n;) {
 		size_t k = 0;
 		for (; k < 256 && i + k < n; k++) {
 			local[k].iov_base = s->fprint + (i + k) * len;
 			local[k].iov_len = len;
-			remote[k].iov_base = (void *)(uintptr_t)(s->fcode[i + k] + FP_OFF(L));
+			remote[k].iov_base = (void *)(uintptr_t)(s->fcode[i + k] + L->fp_off);
 			remote[k].iov_len = len;
 		}
 		ssize_t got = process_vm_readv(s->proc.pid, local, k, remote, k, 0);
@@ -664,14 +716,16 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 {
 	const struct pylayout *L = s->L;
 	uint64_t chunk = rd64(ts + L->ts_chunk), top = rd64(ts + L->ts_top);
-	uint64_t cframe = rd64(ts + L->ts_cframe), frame = 0;
+	uint64_t cframe = L->frame_in_ts ? 0 : rd64(ts + L->ts_cframe);
+	uint64_t frame = L->frame_in_ts ? rd64(ts + L->ts_current_frame) : 0;
 	s->nwin = 0;
 	s->chunks_listed = 0;
 	t->depth = 0;
 	t->truncated = 0;
-	if (!cframe)
+	if (L->frame_in_ts ? !frame : !cframe)
 		return 0; /* not running Python code */
-	/* the current frame pointer and the current data stack chunk together */
+	/* the current data stack chunk in one read; before 3.13, together with
+	 * the current frame pointer */
 	struct window *w = &s->win[0];
 	size_t len = chunk && top > chunk && top - chunk <= MAX_CHUNK_READ ? top - chunk : 0;
 	if (len && w->cap < len) {
@@ -681,36 +735,46 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		w->buf = b;
 		w->cap = len < 65536 ? 65536 : len;
 	}
-	if (len &&
-	    read2(s->proc.pid, cframe + L->cf_current_frame, &frame, 8, chunk, w->buf, len) == 0) {
+	int got;
+	if (L->frame_in_ts)
+		got = len && pl_pyproc_read(s->proc.pid, chunk, w->buf, len) == 0;
+	else
+		got = len && read2(s->proc.pid, cframe + L->cf_current_frame, &frame, 8, chunk,
+				   w->buf, len) == 0;
+	if (got) {
 		w->addr = chunk;
 		w->len = len;
 		s->nwin = 1;
-	} else if (pl_pyproc_read(s->proc.pid, cframe + L->cf_current_frame, &frame, 8) < 0) {
+	} else if (!L->frame_in_ts &&
+		   pl_pyproc_read(s->proc.pid, cframe + L->cf_current_frame, &frame, 8) < 0) {
 		return -1;
 	}
 	size_t n = 0;
-	while (frame) {
-		if (n == PL_PYSTACK_MAX_DEPTH) {
+	for (size_t steps = 0; frame; steps++) {
+		if (n == PL_PYSTACK_MAX_DEPTH || steps == 2 * PL_PYSTACK_MAX_DEPTH) {
 			t->truncated = 1;
 			break;
 		}
 		const uint8_t *f = frame_bytes(s, frame, chunk);
 		if (!f)
 			return -1;
-		uint64_t code = rd64(f + L->fr_code), prev = rd64(f + L->fr_previous);
+		uint64_t code = rd64(f + L->fr_code) & L->code_mask, prev = rd64(f + L->fr_previous);
 		int owner = f[L->fr_owner];
-		if (owner > L->fr_owner_max || !code || prev == frame)
+		if (owner > L->fr_entry_max || prev == frame)
+			return -1;
+		frame = prev;
+		if (owner > L->fr_owner_max)
+			continue; /* an entry frame on the C stack: no Python code */
+		if (!code)
 			return -1;
 		s->fcode[n] = code;
-		s->finstr[n] = rd64(f + L->fr_prev_instr);
+		s->finstr[n] = rd64(f + L->fr_instr);
 		n++;
-		frame = prev;
 	}
 	if (read_fingerprints(s, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
-		const struct pl_pycode *c = lookup_code(s, s->fcode[i], s->fprint + i * FP_LEN(L));
+		const struct pl_pycode *c = lookup_code(s, s->fcode[i], s->fprint + i * L->fp_len);
 		if (!c)
 			return -1;
 		long idx = ((int64_t)(s->finstr[i] - (s->fcode[i] + L->co_code_adaptive))) / 2;
@@ -735,24 +799,26 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 	for (int ni = 0; interp && ni < MAX_INTERPS; ni++) {
 		/* the thread list, which thread holds the GIL and (speculatively)
 		 * the thread state that headed the list last time, in one read */
-		uint8_t is[64], gil[16] = {0}, ts0[512];
-		size_t gil_len = L->rt_gil_locked + 4 - L->rt_gil_holder;
-		uint64_t addr[3] = {interp, s->proc.runtime + L->rt_gil_holder,
-				    ni == 0 ? s->first_ts : 0};
+		uint8_t is[MAX_IS_READ], gil[MAX_GIL_READ] = {0}, ts0[MAX_TS_READ];
+		size_t gil_lo = L->gil_holder < L->gil_locked ? L->gil_holder : L->gil_locked;
+		size_t gil_hi = L->gil_holder < L->gil_locked ? L->gil_locked : L->gil_holder;
+		uint64_t gil_base = L->gil_in_interp ? interp : s->proc.runtime;
+		uint64_t addr[3] = {interp + L->is_lo, gil_base + gil_lo, ni == 0 ? s->first_ts : 0};
 		void *buf[3] = {is, gil, ts0};
-		size_t len[3] = {L->is_threads_head + 8, gil_len, L->ts_read};
+		size_t len[3] = {L->is_read, gil_hi + 8 - gil_lo, L->ts_read};
 		int got = readn(pid, 3, addr, buf, len);
 		if (got < 2) {
 			s->interp = 0; /* read it again next time */
 			return errno == ESRCH ? PL_ESYS : PL_EFAILED;
 		}
-		uint64_t holder = rd32(gil + (L->rt_gil_locked - L->rt_gil_holder)) ? rd64(gil) : 0;
-		uint64_t tsaddr = rd64(is + L->is_threads_head);
+		uint64_t holder =
+		    rd32(gil + (L->gil_locked - gil_lo)) ? rd64(gil + (L->gil_holder - gil_lo)) : 0;
+		uint64_t tsaddr = rd64(is + L->is_threads_head - L->is_lo);
 		int have_ts0 = got == 3 && tsaddr == s->first_ts;
 		if (ni == 0)
 			s->first_ts = tsaddr;
 		for (int nt = 0; tsaddr && nt < MAX_THREADS; nt++) {
-			uint8_t tsbuf[512];
+			uint8_t tsbuf[MAX_TS_READ];
 			const uint8_t *ts = tsbuf;
 			if (nt == 0 && have_ts0) {
 				ts = ts0;
@@ -781,7 +847,7 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 			}
 			tsaddr = rd64(ts + L->ts_next);
 		}
-		interp = rd64(is + L->is_next);
+		interp = rd64(is + L->is_next - L->is_lo);
 	}
 	if (s->sampleno % 256 == 0)
 		prune_tids(s);
@@ -789,6 +855,140 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 }
 
 /* ---- open / close ---- */
+
+static size_t max_end(const size_t *off, size_t n, size_t width)
+{
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		if (off[i] + width > m)
+			m = off[i] + width;
+	return m;
+}
+
+/* The read sizes that follow from the offsets; -1 when an offset is beyond
+ * what a sample reads (a layout that cannot be right). */
+static int finish_layout(struct pylayout *L)
+{
+	size_t is[] = {L->is_next, L->is_threads_head};
+	size_t ts[] = {L->ts_next, L->ts_cframe, L->ts_current_frame, L->ts_native_tid,
+		       L->ts_chunk, L->ts_top};
+	size_t fr[] = {L->fr_code, L->fr_previous, L->fr_instr, L->fr_owner};
+	size_t co[] = {L->co_firstlineno, L->co_filename, L->co_qualname, L->co_linetable,
+		       L->co_code_adaptive, L->ob_type};
+	size_t fp[] = {L->co_firstlineno, L->co_filename, L->co_qualname};
+	L->is_lo = L->is_next < L->is_threads_head ? L->is_next : L->is_threads_head;
+	L->is_read = max_end(is, 2, 8) - L->is_lo;
+	L->ts_read = max_end(ts, 6, 8);
+	if (max_end(fr, 4, 8) > L->fr_read)
+		L->fr_read = max_end(fr, 4, 8);
+	L->co_read = max_end(co, 6, 8);
+	L->fp_off = L->co_firstlineno;
+	for (size_t i = 1; i < 3; i++)
+		if (fp[i] < L->fp_off)
+			L->fp_off = fp[i];
+	L->fp_len = max_end(fp, 3, 8) - L->fp_off;
+	size_t gil = L->gil_holder > L->gil_locked ? L->gil_holder - L->gil_locked
+						   : L->gil_locked - L->gil_holder;
+	if (L->is_read > MAX_IS_READ || L->ts_read > MAX_TS_READ || L->fr_read > MAX_FR_READ ||
+	    L->co_read > MAX_CO_READ || gil + 8 > MAX_GIL_READ || L->fp_len > 128 ||
+	    L->str_compact_data > 128 || L->str_ascii_data > L->str_compact_data ||
+	    L->str_state + 4 > L->str_ascii_data || L->str_length + 8 > L->str_ascii_data ||
+	    L->bytes_data < L->var_size + 8 || L->bytes_data > 64)
+		return -1;
+	return 0;
+}
+
+/* 3.13 and later: the layout from the _Py_DebugOffsets at the start of the
+ * target's _PyRuntime. */
+static int layout_from_debug_offsets(struct pl_pystack *s, struct pl_error *err)
+{
+	const struct pl_pydebug_pos *P = NULL;
+	for (size_t i = 0; i < sizeof pl_pydebug_pos / sizeof *pl_pydebug_pos; i++)
+		if (pl_pydebug_pos[i].minor == s->proc.minor)
+			P = &pl_pydebug_pos[i];
+	int pid = (int)s->proc.pid;
+	if (!P)
+		return pl_error_set(err, PL_ENOTSUP,
+				    "process %d runs Python %s, which perfloop profile does not "
+				    "know (it reads CPython 3.11 to 3.15)",
+				    pid, s->version);
+	uint8_t d[1024];
+	if (P->total > sizeof d || pl_pyproc_read(s->proc.pid, s->proc.runtime, d, P->total) < 0)
+		return pl_error_set(err, errno == EPERM ? PL_ESYS : PL_EINPUT,
+				    "cannot read the debug offsets of process %d: %s", pid,
+				    strerror(errno));
+	if (memcmp(d, "xdebugpy", 8) != 0)
+		return pl_error_set(err, PL_ENOTSUP,
+				    "process %d runs Python %s but its _PyRuntime does not start "
+				    "with the _Py_DebugOffsets cookie: perfloop cannot read it",
+				    pid, s->version);
+	uint64_t hex = rd64(d + P->version);
+	if ((hex >> 24 & 0xff) != 3 || (int)(hex >> 16 & 0xff) != s->proc.minor)
+		return pl_error_set(err, PL_ENOTSUP,
+				    "process %d: its debug offsets are for version %#llx, not "
+				    "Python %s: perfloop cannot read it",
+				    pid, (unsigned long long)hex, s->version);
+	if (rd64(d + P->free_threaded))
+		return pl_error_set(err, PL_ENOTSUP,
+				    "process %d runs a free-threaded (no-GIL) build of Python %s, "
+				    "which perfloop profile cannot read yet",
+				    pid, s->version);
+	struct pylayout *L = &s->layout;
+	memset(L, 0, sizeof *L);
+#define OFF(field) ((size_t)rd64(d + P->field))
+	L->minor = s->proc.minor;
+	L->rt_interp_head = OFF(rt_interp_head);
+	L->gil_in_interp = 1;
+	L->gil_holder = OFF(is_gil_holder);
+	L->gil_locked = OFF(is_gil_locked);
+	L->is_next = OFF(is_next);
+	L->is_threads_head = OFF(is_threads_head);
+	L->frame_in_ts = 1;
+	L->ts_next = OFF(ts_next);
+	L->ts_current_frame = OFF(ts_current_frame);
+	L->ts_native_tid = OFF(ts_native_tid);
+	L->ts_chunk = OFF(ts_chunk);
+	L->ts_top = L->ts_chunk + 8; /* datastack_top follows datastack_chunk */
+	L->fr_code = OFF(fr_executable);
+	L->fr_previous = OFF(fr_previous);
+	L->fr_instr = OFF(fr_instr);
+	L->fr_owner = OFF(fr_owner);
+	L->fr_read = 0;
+	/* 3.14 tags the reference in its low bits */
+	L->code_mask = s->proc.minor >= 14 ? ~(uint64_t)3 : ~(uint64_t)0;
+	L->fr_owner_max = 2;
+	L->fr_entry_max = s->proc.minor == 14 ? 4 : 3; /* interpreter / C stack */
+	L->co_firstlineno = OFF(co_firstlineno);
+	L->co_filename = OFF(co_filename);
+	L->co_qualname = OFF(co_qualname);
+	L->co_linetable = OFF(co_linetable);
+	L->co_code_adaptive = OFF(co_code_adaptive);
+	L->ob_type = OFF(ob_type);
+	L->var_size = OFF(bytes_size);
+	L->bytes_data = OFF(bytes_sval);
+	L->str_length = OFF(str_length);
+	L->str_state = OFF(str_state);
+	L->str_ascii_data = OFF(str_ascii_size);
+	/* PyCompactUnicodeObject: PyASCIIObject, utf8_length, utf8 */
+	L->str_compact_data = P->str_compact_size ? OFF(str_compact_size) : L->str_ascii_data + 16;
+	L->chunk_size = 8;
+#undef OFF
+	size_t ts_size = (size_t)rd64(d + P->ts_size);
+	if (L->ts_top + 8 > ts_size || L->ts_current_frame + 8 > ts_size || finish_layout(L) < 0)
+		return pl_error_set(err, PL_ENOTSUP,
+				    "process %d runs Python %s, whose debug offsets do not look "
+				    "like a CPython 3.%d build perfloop can read",
+				    pid, s->version, s->proc.minor);
+	return PL_OK;
+}
+
+static void free_scratch(struct pl_pystack *s)
+{
+	free(s->frames);
+	free(s->fcode);
+	free(s->finstr);
+	free(s->fprint);
+}
 
 int pl_pystack_open(pid_t pid, struct pl_pystack **out, struct pl_error *err)
 {
@@ -802,25 +1002,30 @@ int pl_pystack_open(pid_t pid, struct pl_pystack **out, struct pl_error *err)
 	}
 	snprintf(s->version, sizeof s->version, "%d.%d.%d", s->proc.major, s->proc.minor,
 		 s->proc.micro);
-	if (s->proc.major == 3 && s->proc.minor == 11)
-		s->L = &pl_py311_layout;
-	if (!s->L) {
+	s->L = &s->layout;
+	if (s->proc.major == 3 && (s->proc.minor == 11 || s->proc.minor == 12)) {
+		s->layout = s->proc.minor == 11 ? pl_py311_layout : pl_py312_layout;
+		if (finish_layout(&s->layout) < 0)
+			rc = pl_error_set(err, PL_EFAILED, "internal: CPython 3.%d layout",
+					  s->proc.minor);
+	} else if (s->proc.major == 3 && s->proc.minor >= 13) {
+		rc = layout_from_debug_offsets(s, err);
+	} else {
 		rc = pl_error_set(err, PL_ENOTSUP,
 				  "process %d runs Python %s, which perfloop profile cannot read "
-				  "yet (supported: CPython 3.11)",
+				  "(it reads CPython 3.11 to 3.15)",
 				  (int)pid, s->version);
+	}
+	if (rc < 0) {
 		free(s);
 		return rc;
 	}
 	s->frames = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->frames);
 	s->fcode = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->fcode);
 	s->finstr = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->finstr);
-	s->fprint = malloc(PL_PYSTACK_MAX_DEPTH * FP_LEN(s->L));
+	s->fprint = malloc(PL_PYSTACK_MAX_DEPTH * s->L->fp_len);
 	if (!s->frames || !s->fcode || !s->finstr || !s->fprint) {
-		free(s->frames);
-		free(s->fcode);
-		free(s->finstr);
-		free(s->fprint);
+		free_scratch(s);
 		free(s);
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
 	}
@@ -843,15 +1048,12 @@ void pl_pystack_close(struct pl_pystack *s)
 	for (size_t i = 0; i < s->nretired; i++)
 		free_code(s->retired[i]);
 	free(s->retired);
-	free(s->fcode);
-	free(s->finstr);
-	free(s->fprint);
+	free_scratch(s);
 	for (size_t i = 0; i < MAX_WINDOWS; i++)
 		free(s->win[i].buf);
 	free(s->chunks);
 	for (size_t i = 0; i < s->ntids; i++)
 		close(s->tids[i].fd);
 	free(s->tids);
-	free(s->frames);
 	free(s);
 }

@@ -72,3 +72,44 @@ pythons311() {
 		"$p" -c 'import sys; print(sys.executable)'
 	done | awk '!seen[$0]++'
 }
+
+# pythons: every CPython perfloop profile reads on this machine, one
+# runner per line: the 3.11s above, then, as root, a wrapper per
+# interpreter in each root under .deps/pyroots (scripts/install-test-pythons
+# builds Debian sid's 3.13+; docs/profile.md tells how to add Ubuntu's 3.12)
+# that runs it with chroot(8). The test programs are copied into each root
+# at the same absolute paths, so every runner takes the same arguments.
+pythons() {
+	pythons311
+	pythons_rooted
+}
+
+# pythons_rooted: the chroot runners of pythons() alone
+pythons_rooted() {
+	[ "$(id -u)" = 0 ] || return 0
+	for root in "$PERFLOOP_SRC"/.deps/pyroots/*; do
+		[ -f "$root/.ready" ] || continue
+		for exe in "$root"/usr/bin/python3.[0-9]*; do
+			case "$exe" in *-config | *[!0-9.]) continue ;; esac
+			[ -f "$exe" ] && [ ! -L "$exe" ] || continue
+			v=${exe##*/python}
+			w=$T/pyrun/${root##*/}-python$v
+			if [ ! -x "$w" ]; then
+				mkdir -p "$T/pyrun" "$root$PERFLOOP_SRC/tests/cli" "$root$PERFLOOP_SRC/examples"
+				cp -ru "$PERFLOOP_SRC/tests/cli/py" "$root$PERFLOOP_SRC/tests/cli/"
+				cp -ru "$PERFLOOP_SRC/examples/profile" "$root$PERFLOOP_SRC/examples/"
+				printf '#!/bin/sh\n# root: %s\nexec chroot %s /usr/bin/python%s "$@"\n' \
+					"$root" "$root" "$v" >"$w"
+				chmod +x "$w"
+			fi
+			echo "$w"
+		done
+	done
+}
+
+# pyroot RUNNER: the root a runner from pythons() chroots into; empty for
+# the host's interpreters
+pyroot() {
+	[ "$(head -c 2 "$1" 2>/dev/null)" = "#!" ] || return 0
+	sed -n 's/^# root: //p' "$1" 2>/dev/null | head -1
+}

@@ -41,11 +41,37 @@ expect_rc 2
 expect_err "cannot run '/nonexistent/python3'"
 [ ! -e profile.svg ] || fail "outputs written for a failed start"
 
+# CPythons it cannot read are refused by name, never sampled: stand-ins
+# with CPython's symbols (fake_python.c) for a future version, an old one,
+# a free-threaded build and debug offsets without their cookie
+fake() { # NAME COOKIE VERSION FREE_THREADED
+	cc -O0 -o "$T/$1" -DFAKE_COOKIE="\"$2\"" -DFAKE_VERSION="$3" -DFAKE_FT="$4" \
+		"$PERFLOOP_SRC/tests/cli/fake_python.c" || fail "cannot build $1"
+}
+fake python3.16 xdebugpy 0x031000f0 0
+run "$PERFLOOP" profile -- "$T/python3.16"
+expect_rc 2
+expect_err "runs Python 3.16.0, which perfloop profile does not know (it reads CPython 3.11 to 3.15)"
+[ "$(wc -l <err)" -eq 1 ] || fail "more than one line: $(cat err)"
+fake python3.10 xxxxxxxx 0x030a08f0 0
+run "$PERFLOOP" profile -- "$T/python3.10"
+expect_rc 2
+expect_err "runs Python 3.10.8, which perfloop profile cannot read (it reads CPython 3.11 to 3.15)"
+fake python3.14t xdebugpy 0x030e0af0 1
+run "$PERFLOOP" profile -- "$T/python3.14t"
+expect_rc 2
+expect_err "free-threaded (no-GIL) build of Python 3.14.10"
+fake python3.13 notdebug 0x030d12f0 0
+run "$PERFLOOP" profile -- "$T/python3.13"
+expect_rc 2
+expect_err "does not start with the _Py_DebugOffsets cookie"
+[ ! -e profile.folded ] || fail "outputs written for a refused interpreter"
+
 py=$(pythons311 | head -1)
 [ -n "$py" ] || skip "no CPython 3.11 here for the rest"
 spin='import time
 def forever():
-    while True: time.sleep(0) or None
+    while True: sum(range(100))
 forever()'
 
 # --duration stops a launched program and writes the profile

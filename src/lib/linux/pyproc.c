@@ -108,7 +108,9 @@ static int read_syms(const char *path, struct syms *s)
 			    ph.p_vaddr < s->min_vaddr)
 				s->min_vaddr = ph.p_vaddr & ~(uint64_t)0xfff;
 		}
-		/* .dynsym first (what the loader sees), then .symtab if present */
+		/* .dynsym first (what the loader sees), then .symtab if present,
+		 * then the .PyRuntime section 3.12+ put _PyRuntime in (stripped
+		 * binaries without the symbol exported) */
 		for (int pass = 0; pass < 2 && !s->runtime; pass++) {
 			Elf_Scn *scn = NULL;
 			while ((scn = elf_nextscn(elf, scn))) {
@@ -117,6 +119,20 @@ static int read_syms(const char *path, struct syms *s)
 					continue;
 				if (sh.sh_type == (pass == 0 ? SHT_DYNSYM : SHT_SYMTAB))
 					scan_symtab(elf, scn, &sh, s);
+			}
+		}
+		size_t shstrndx;
+		if (!s->runtime && elf_getshdrstrndx(elf, &shstrndx) == 0) {
+			Elf_Scn *scn = NULL;
+			while ((scn = elf_nextscn(elf, scn))) {
+				GElf_Shdr sh;
+				const char *name;
+				if (gelf_getshdr(scn, &sh) &&
+				    (name = elf_strptr(elf, shstrndx, sh.sh_name)) &&
+				    strcmp(name, ".PyRuntime") == 0 && sh.sh_addr) {
+					s->runtime = sh.sh_addr;
+					break;
+				}
 			}
 		}
 	}
@@ -177,6 +193,13 @@ static int try_file(pid_t pid, const struct mapping *maps, size_t nmaps, const c
 		if (pl_pyproc_read(pid, s.version + bias, &v, sizeof v) < 0)
 			return -2;
 		p->hexversion = v;
+	} else {
+		/* 3.13+: the _Py_DebugOffsets at the start of _PyRuntime say */
+		char dbg[16];
+		if (pl_pyproc_read(pid, p->runtime, dbg, sizeof dbg) < 0)
+			return -2;
+		if (memcmp(dbg, "xdebugpy", 8) == 0)
+			memcpy(&p->hexversion, dbg + 8, sizeof p->hexversion);
 	}
 	snprintf(p->binary, sizeof p->binary, "%s", path);
 	return 0;
@@ -266,6 +289,10 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		int e = errno;
 		if (e == ESRCH)
 			return pl_error_set(err, PL_EINPUT, "process %d exited", (int)pid);
+		if (e == EFAULT) /* exec'd between reading its maps and its memory */
+			return pl_error_set(err, PL_EINPUT,
+					    "process %d changed while it was read (an exec?)",
+					    (int)pid);
 		return pl_error_set(err, PL_ESYS,
 				    "cannot read the memory of process %d: %s (needs the same "
 				    "user and ptrace access: CAP_SYS_PTRACE, or "
@@ -290,11 +317,11 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		if (named)
 			return pl_error_set(err, PL_ENOTSUP,
 					    "process %d runs Python %d.%d; perfloop profile reads "
-					    "CPython 3.11 only",
+					    "CPython 3.11 to 3.15",
 					    (int)pid, major, minor);
 		return pl_error_set(err, PL_ENOTSUP,
 				    "process %d runs a CPython older than 3.11 (no Py_Version "
-				    "symbol in %s); perfloop profile reads CPython 3.11 only",
+				    "symbol in %s); perfloop profile reads CPython 3.11 to 3.15",
 				    (int)pid, p->binary);
 	}
 	p->major = (int)(p->hexversion >> 24) & 0xff;
