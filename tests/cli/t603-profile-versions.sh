@@ -8,3 +8,29 @@
 pys=$(pythons_rooted)
 [ -n "$pys" ] || skip "no CPython 3.12+ root in .deps/pyroots (scripts/install-test-pythons needs root and Debian's mirror)"
 . "$PERFLOOP_SRC/tests/cli/profile-programs.inc"
+
+# the same interpreters through their shared libpython3.X.so, embedded in a
+# program of ours: the interpreter is found in the library, not the
+# executable
+embedded=0
+for py in $pys; do
+	root=$(pyroot "$py")
+	v=${py##*-python}
+	lib=$root/usr/lib/x86_64-linux-gnu/libpython$v.so.1.0
+	[ -n "$root" ] && [ -f "$lib" ] && [ -d "$root/usr/include/python$v" ] || continue
+	echo "== embedded libpython$v"
+	# built here, run in the root: our binary needs only old glibc symbols
+	cc -I"$root/usr/include/python$v" -idirafter "$root/usr/include" \
+		"$PERFLOOP_SRC/tests/cli/py_embed.c" -o "$root/tmp/perfloop-embed$v" "$lib" \
+		-Wl,--allow-shlib-undefined 2>"$T/cc.err" || fail "embed $v: $(cat "$T/cc.err")"
+	printf '#!/bin/sh\nexec chroot %s /tmp/perfloop-embed%s "$@"\n' "$root" "$v" >"$T/embed$v"
+	chmod +x "$T/embed$v"
+	run "$PERFLOOP" profile -r 500 -o emb -- "$T/embed$v" "$PERFLOOP_SRC/examples/profile/split.py"
+	expect_rc 0
+	grep -q "CPython $v\." out || fail "embedded $v: $(cat out)"
+	has emb '^<module>;main;heavy [0-9]+$'
+	has emb '^<module>;main;light [0-9]+$'
+	rm -f "$root/tmp/perfloop-embed$v"
+	embedded=$((embedded + 1))
+done
+echo "profiled $embedded embedded libpython(s)"
