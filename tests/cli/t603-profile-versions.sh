@@ -34,3 +34,32 @@ for py in $pys; do
 	embedded=$((embedded + 1))
 done
 echo "profiled $embedded embedded libpython(s)"
+
+# 3.13+ with its _PyRuntime symbol and .PyRuntime section names hidden (a
+# copy with both renamed): found by the checked scan of its data for the
+# debug offsets cookie
+scanned=0
+for py in $pys; do
+	root=$(pyroot "$py")
+	v=${py##*-python}
+	case "$v" in 3.1[3-9]) ;; *) continue ;; esac
+	[ -n "$root" ] || continue
+	hidden=$root/tmp/perfloop-hidden$v
+	python3 - "$root/usr/bin/python$v" "$hidden" <<'PY' || fail "cannot hide _PyRuntime in $v"
+import os, sys
+b = open(sys.argv[1], "rb").read()
+assert b.count(b"_PyRuntime\0") >= 1 and b.count(b".PyRuntime\0") == 1
+b = b.replace(b"_PyRuntime\0", b"_PyRuntimX\0").replace(b".PyRuntime\0", b".PyRuntimX\0")
+open(sys.argv[2], "wb").write(b)
+os.chmod(sys.argv[2], 0o755)
+PY
+	printf '#!/bin/sh\nexec chroot %s /tmp/perfloop-hidden%s "$@"\n' "$root" "$v" >"$T/hidden$v"
+	chmod +x "$T/hidden$v"
+	run "$PERFLOOP" profile -r 500 -o hid -- "$T/hidden$v" "$PERFLOOP_SRC/examples/profile/split.py" 1
+	expect_rc 0
+	grep -q "CPython $v\." out || fail "hidden $v: $(cat out)"
+	has hid '^<module>;main;heavy [0-9]+$'
+	rm -f "$hidden"
+	scanned=$((scanned + 1))
+done
+echo "found $scanned interpreter(s) by scanning"

@@ -142,8 +142,9 @@ static int read_syms(const char *path, struct syms *s)
 }
 
 struct mapping {
-	uint64_t start;
+	uint64_t start, end;
 	uint64_t offset;
+	int writable;
 	char path[1024];
 };
 
@@ -205,6 +206,50 @@ static int try_file(pid_t pid, const struct mapping *maps, size_t nmaps, const c
 	return 0;
 }
 
+/* The checked scan, for an interpreter whose _PyRuntime has neither a
+ * symbol nor its section (a stripped, embedded build): 3.13 and later start
+ * _PyRuntime with the _Py_DebugOffsets cookie "xdebugpy" and the version,
+ * so the writable mappings of the file named path are searched for the
+ * cookie, at 8-byte alignment, followed by a plausible 3.13+ version. 0
+ * found; -1 not found; -2 the memory could not be read. */
+#define SCAN_STEP (1u << 20)
+static int scan_for_runtime(pid_t pid, const struct mapping *maps, size_t nmaps, const char *path,
+			    struct pl_pyproc *p)
+{
+	uint8_t *buf = malloc(SCAN_STEP + 16);
+	if (!buf)
+		return -1;
+	int rc = -1;
+	for (size_t i = 0; i < nmaps && rc == -1; i++) {
+		const struct mapping *m = &maps[i];
+		if (!m->writable || strcmp(m->path, path) != 0)
+			continue;
+		for (uint64_t a = m->start; a < m->end && rc == -1; a += SCAN_STEP) {
+			size_t len = m->end - a > SCAN_STEP ? SCAN_STEP : (size_t)(m->end - a);
+			if (pl_pyproc_read(pid, a, buf, len) < 0) {
+				rc = errno == EFAULT ? -1 : -2;
+				break;
+			}
+			for (size_t o = 0; o + 16 <= len; o += 8) {
+				if (memcmp(buf + o, "xdebugpy", 8) != 0)
+					continue;
+				uint64_t v;
+				memcpy(&v, buf + o + 8, 8);
+				if ((v >> 24) == 3 && (v >> 16 & 0xff) >= 13 && (v >> 16 & 0xff) < 64) {
+					p->runtime = a + o;
+					p->hexversion = (unsigned long)v;
+					p->code_type = 0;
+					snprintf(p->binary, sizeof p->binary, "%s", path);
+					rc = 0;
+					break;
+				}
+			}
+		}
+	}
+	free(buf);
+	return rc;
+}
+
 int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 {
 	char path[64], line[1400];
@@ -246,6 +291,8 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 			maps = nm;
 		}
 		maps[n].start = start;
+		maps[n].end = end;
+		maps[n].writable = perms[1] == 'w';
 		maps[n].offset = off;
 		snprintf(maps[n].path, sizeof maps[n].path, "%s", pth);
 		n++;
@@ -280,6 +327,23 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		if (k > 0) {
 			exe[k] = '\0';
 			rc = try_file(pid, maps, n, exe, p);
+		}
+	}
+	if (rc == -1) {
+		/* no symbol and no section: scan the candidates' data (3.13+) */
+		for (size_t i = 0; i < n && rc == -1; i++) {
+			if (maps[i].offset != 0)
+				continue;
+			const char *b = strrchr(maps[i].path, '/');
+			if (is_libpython(maps[i].path) || (b && strncmp(b + 1, "python", 6) == 0))
+				rc = scan_for_runtime(pid, maps, n, maps[i].path, p);
+		}
+		char exe[1024];
+		snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+		ssize_t k = rc == -1 ? readlink(path, exe, sizeof exe - 1) : -1;
+		if (k > 0) {
+			exe[k] = '\0';
+			rc = scan_for_runtime(pid, maps, n, exe, p);
 		}
 	}
 	int major = 0, minor = 0;
