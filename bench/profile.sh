@@ -16,6 +16,23 @@ LAST=$(($(nproc) - 1))
 TP="taskset -c $LAST"
 PP="taskset -c 0"
 PYS=$( (/usr/bin/python3 -c 'import sys; print(sys.executable)'; python3 -c 'import sys; print(sys.executable)') | awk '!s[$0]++')
+# and, as root, the 3.12+ in .deps/pyroots (scripts/install-test-pythons),
+# run with chroot through a wrapper, split.py copied in at the same path
+if [ "$(id -u)" = 0 ]; then
+	for root in "$SRC"/.deps/pyroots/*; do
+		[ -f "$root/.ready" ] || continue
+		for exe in "$root"/usr/bin/python3.1[2-9]; do
+			[ -f "$exe" ] && [ ! -L "$exe" ] || continue
+			v=${exe##*/python}
+			mkdir -p "$OUT/pyrun" "$root$(dirname "$SPLIT")"
+			cp "$SPLIT" "$root$SPLIT"
+			w=$OUT/pyrun/${root##*/}-python$v
+			printf '#!/bin/sh\nexec chroot %s /usr/bin/python%s "$@"\n' "$root" "$v" >"$w"
+			chmod +x "$w"
+			PYS="$PYS $w"
+		done
+	done
+fi
 
 # share FOLDED: heavy's share of heavy+light samples, in percent
 share() {
@@ -54,6 +71,37 @@ done
 echo
 echo "Floor: a loop that only sleeps to absolute deadlines costs $($PP "$BUILD/bench/ticker" 1000 3)% of a core at 1 kHz and $($PP "$BUILD/bench/ticker" 10000 3)% at 10 kHz on this machine (bench/ticker.c)."
 echo
+
+# the same-CPU bias: unpinned, beside a busy loop so that perfloop must
+# share a CPU with something; the samples on main's own lines (its clock
+# calls, ~2% of the time) with perfloop keeping off the program's CPU (the
+# default) and without (PERFLOOP_PROFILE_SHARE_CPU=1), interleaved
+# mainself FOLDED: percent of samples whose leaf is main itself
+mainself() {
+	awk '{n = $NF; t += n; sub(/ [0-9]+$/, ""); k = split($0, f, ";"); if (f[k] ~ /^main \(/) m += n} END {printf "%.1f\n", 100 * m / t}' "$1"
+}
+if [ "$(nproc)" -ge 2 ]; then
+	sh -c 'while :; do :; done' &
+	hog=$!
+	: >"$OUT/b_avoid"
+	: >"$OUT/b_share"
+	for i in 1 2 3; do
+		"$PL" profile --lines -r 1000 -o "$OUT/b" --format folded -- /usr/bin/python3 "$SPLIT" 3 >/dev/null 2>&1
+		mainself "$OUT/b.folded" >>"$OUT/b_avoid"
+		PERFLOOP_PROFILE_SHARE_CPU=1 "$PL" profile --lines -r 1000 -o "$OUT/b" --format folded -- /usr/bin/python3 "$SPLIT" 3 >/dev/null 2>&1
+		mainself "$OUT/b.folded" >>"$OUT/b_share"
+	done
+	kill $hog
+	"$PL" profile --lines -r 1000 -o "$OUT/b" --format folded -- /usr/bin/python3 "$SPLIT" 3 >/dev/null 2>&1
+	echo "### Same-CPU bias: samples on main's own lines (its clock calls), unpinned, beside a busy loop (median of 3)"
+	echo
+	echo "| perfloop | main's own lines |"
+	echo "|---|---|"
+	echo "| keeps off the program's CPU (default) | $(med <"$OUT/b_avoid")% |"
+	echo "| shares it (PERFLOOP_PROFILE_SHARE_CPU=1) | $(med <"$OUT/b_share")% |"
+	echo "| machine quiet, for reference (one run) | $(mainself "$OUT/b.folded")% |"
+	echo
+fi
 
 # slowdown: fixed work (split.py --rounds), its own wall clock, interleaved
 ROUNDS=${ROUNDS:-12000}

@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <math.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -131,8 +132,22 @@ struct thread_frame {
 	uint32_t id;
 };
 
+/* Keeping perfloop off the CPU the sampled program runs on: sharing it,
+ * the program is preempted at its system calls for perfloop's wake-ups and
+ * the lines making them gain samples (docs/profile.md, "Keeping off the
+ * program's CPU"). */
+struct cpu_avoid {
+	cpu_set_t allowed; /* perfloop's own affinity at the start */
+	int on;		   /* allowed holds two CPUs or more */
+	int avoiding;	   /* the CPU left out now; -1: none */
+	unsigned long tid; /* a thread seen running in the last tick */
+	unsigned long fd_tid;
+	int fd; /* /proc/TID/stat of fd_tid */
+};
+
 struct profiler {
 	struct opts o;
+	struct cpu_avoid ca;
 	struct pl_prof prof;
 	struct target *t;
 	size_t nt, capt;
@@ -265,6 +280,8 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 	size_t n = 0;
 	if (t->depth == 0)
 		return; /* no Python frame: starting, or in C code only */
+	if (!t->idle)
+		P->ca.tid = t->tid;
 	if (P->cur->frame >= 0)
 		P->ids[n++] = (uint32_t)P->cur->frame;
 	if (P->o.threads) {
@@ -290,6 +307,50 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 	return;
 oom:
 	P->oom = 1;
+}
+
+static void cpu_avoid_init(struct cpu_avoid *ca)
+{
+	ca->avoiding = -1;
+	ca->fd = -1;
+	ca->on = sched_getaffinity(0, sizeof ca->allowed, &ca->allowed) == 0 &&
+		 CPU_COUNT(&ca->allowed) >= 2;
+}
+
+/* The CPU the thread last seen running is on; perfloop's affinity set to
+ * all its allowed CPUs but that one when it changed. */
+static void cpu_avoid_update(struct cpu_avoid *ca)
+{
+	if (!ca->on || !ca->tid)
+		return;
+	if (ca->fd < 0 || ca->fd_tid != ca->tid) {
+		if (ca->fd >= 0)
+			close(ca->fd);
+		char path[64];
+		snprintf(path, sizeof path, "/proc/%lu/stat", ca->tid);
+		ca->fd = open(path, O_RDONLY | O_CLOEXEC);
+		ca->fd_tid = ca->tid;
+		if (ca->fd < 0)
+			return;
+	}
+	char buf[1024];
+	ssize_t n = pread(ca->fd, buf, sizeof buf - 1, 0);
+	if (n <= 0)
+		return;
+	buf[n] = '\0';
+	char *p = strrchr(buf, ')');
+	/* after "comm)": state is field 3, processor field 39 */
+	for (int field = 2; p && field < 39; field++)
+		p = strchr(p + 1, ' ');
+	if (!p)
+		return;
+	int cpu = atoi(p + 1);
+	if (cpu == ca->avoiding || cpu < 0 || cpu >= CPU_SETSIZE || !CPU_ISSET(cpu, &ca->allowed))
+		return;
+	cpu_set_t set = ca->allowed;
+	CPU_CLR(cpu, &set);
+	if (sched_setaffinity(0, sizeof set, &set) == 0)
+		ca->avoiding = cpu;
 }
 
 static struct target *add_target(struct profiler *P, pid_t pid, struct pl_pystack *st)
@@ -539,6 +600,8 @@ static void release(struct profiler *P)
 	free(P->fc);
 	free(P->tf);
 	free(P->ids);
+	if (P->ca.fd >= 0)
+		close(P->ca.fd);
 	pl_prof_release(&P->prof);
 }
 
@@ -587,6 +650,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct profiler P = {0};
 	struct opts *o = &P.o;
+	P.ca.fd = -1;
 	o->rate = 1000;
 	o->min_share = 0.05;
 	o->top = 15;
@@ -698,6 +762,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		}
 	}
 
+	/* PERFLOOP_PROFILE_SHARE_CPU=1 turns the CPU avoidance off, to measure
+	 * the bias it removes (bench/profile.sh) */
+	const char *share = getenv("PERFLOOP_PROFILE_SHARE_CPU");
+	if (!share || strcmp(share, "1") != 0)
+		cpu_avoid_init(&P.ca);
+
 	/* the sampling loop */
 	long period_ns = (long)(1e9 / o->rate);
 	unsigned long long children_every = (unsigned long long)(o->rate / 10) + 1;
@@ -763,6 +833,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		if (o->subprocs && P.ticks % children_every == 0)
 			scan_children(&P);
+		if (P.ticks % reap_every == 0)
+			cpu_avoid_update(&P.ca);
 		/* the child's exit shows as unreadable memory at once; reap it then,
 		 * or every 10 ms for a child that is not (yet) read */
 		if (child > 0 && (P.t[0].gone || !P.t[0].st || P.ticks % reap_every == 0) &&
