@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
 
@@ -82,13 +83,20 @@ static void scan_symtab(Elf *elf, Elf_Scn *scn, GElf_Shdr *sh, struct syms *s)
 	}
 }
 
-/* 0 when the file has _PyRuntime; -1 otherwise. */
-static int read_syms(const char *path, struct syms *s)
+/* 0 when the file has _PyRuntime; -1 otherwise, or when inode is not 0
+ * and the file at path is another one (the same path in another mount
+ * namespace or chroot). */
+static int read_syms(const char *path, unsigned long inode, struct syms *s)
 {
 	memset(s, 0, sizeof *s);
 	int fd = open(path, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
+	struct stat st;
+	if (inode && (fstat(fd, &st) < 0 || st.st_ino != inode)) {
+		close(fd);
+		return -1;
+	}
 	elf_version(EV_CURRENT);
 	Elf *elf = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	if (!elf || elf_kind(elf) != ELF_K_ELF) {
@@ -144,6 +152,7 @@ static int read_syms(const char *path, struct syms *s)
 struct mapping {
 	uint64_t start, end;
 	uint64_t offset;
+	unsigned long inode;
 	int writable;
 	char path[1024];
 };
@@ -169,12 +178,31 @@ static int try_file(pid_t pid, const struct mapping *maps, size_t nmaps, const c
 {
 	struct syms s;
 	char alt[1200];
-	if (read_syms(path, &s) < 0) {
-		/* the target may live in another mount namespace */
-		snprintf(alt, sizeof alt, "/proc/%d/root%s", (int)pid, path);
-		if (read_syms(alt, &s) < 0)
-			return -1;
+	const struct mapping *m = NULL;
+	for (size_t i = 0; i < nmaps && !m; i++)
+		if (strcmp(maps[i].path, path) == 0)
+			m = &maps[i];
+	/* the mapped file itself (needs CAP_SYS_ADMIN or CAP_CHECKPOINT_RESTORE),
+	 * else the path if it is the same file, else the path in the target's
+	 * root: it may live in another mount namespace or a chroot */
+	int found = 0;
+	if (m) {
+		snprintf(alt, sizeof alt, "/proc/%d/map_files/%llx-%llx", (int)pid,
+			 (unsigned long long)m->start, (unsigned long long)m->end);
+		found = read_syms(alt, m->inode, &s) == 0;
 	}
+	/* by path: first the same file (inode), then any (overlay file systems
+	 * show another inode than the mapped file's) */
+	for (int pass = 0; pass < (m ? 2 : 1) && !found; pass++) {
+		unsigned long inode = m && pass == 0 ? m->inode : 0;
+		found = read_syms(path, inode, &s) == 0;
+		if (!found) {
+			snprintf(alt, sizeof alt, "/proc/%d/root%s", (int)pid, path);
+			found = read_syms(alt, inode, &s) == 0;
+		}
+	}
+	if (!found)
+		return -1;
 	uint64_t bias = 0;
 	if (s.is_dyn) {
 		uint64_t base = UINT64_MAX;
@@ -271,8 +299,9 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		unsigned long long start, end, off;
 		char perms[8];
 		int pos = 0;
-		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &start, &end, perms, &off, &pos) <
-		    4)
+		unsigned long inode = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %lu%n", &start, &end, perms, &off, &inode,
+			   &pos) < 5)
 			continue;
 		char *pth = line + pos;
 		while (*pth == ' ')
@@ -293,6 +322,7 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		maps[n].start = start;
 		maps[n].end = end;
 		maps[n].writable = perms[1] == 'w';
+		maps[n].inode = inode;
 		maps[n].offset = off;
 		snprintf(maps[n].path, sizeof maps[n].path, "%s", pth);
 		n++;
