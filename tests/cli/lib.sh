@@ -27,7 +27,7 @@ run() {
 }
 
 expect_rc() {
-	[ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc; stderr: $(cat "$T/err")"
+	[ "$rc" -eq "$1" ] || fail "expected exit $1, got $rc; stderr: $(cat "$T/err"); stdout ends: $(tail -8 "$T/out" 2>/dev/null)"
 }
 
 # expect_err PATTERN: stderr has one line and it matches

@@ -33,6 +33,11 @@ expect_rc 0
 # turn 1: a genuine win
 printf '#!/bin/sh\nsleep 0.06\n' >work.sh
 run "$PERFLOOP" try -m "work: sleep half as long"
+# the noise gate refusing a verdict is the product working, not a pass:
+# skip, as for the baseline above, and say what was measured
+if [ "$rc" -eq 1 ] && grep -q 'too noisy to compare' "$T/out"; then
+	skip "this machine is too noisy right now: $(grep 'too noisy' "$T/out" | head -2 | tr '\n' ' ')"
+fi
 expect_rc 0
 grep -q 'verdict: accept' "$T/out" || fail "turn 1: $(cat "$T/out")"
 [ "$(git log -1 --format=%s)" = "work: sleep half as long" ] || fail "commit subject"

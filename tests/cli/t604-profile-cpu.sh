@@ -37,17 +37,27 @@ print(apart, full)
 PY
 }
 
-"$PERFLOOP" profile -d 3 -r 1000 --format none -- "$py" -c "$spin" >out 2>err &
-p=$!
-sleep 1
-set -- $(observe $p)
-wait $p || fail "profile failed: $(cat err)"
+# profile_observe [ENV=VALUE]: profile the spinning program (until told to
+# stop, so that a slow machine cannot end it before the looks are done),
+# look, then stop perfloop with SIGINT; sets $1 $2 to the counts
+profile_observe() {
+	env "$@" "$PERFLOOP" profile -d 120 -r 1000 --format none -- "$py" -c "$spin" >out 2>err &
+	p=$!
+	sleep 1
+	counts=$(observe $p) || { kill $p; fail "cannot observe: $(cat err)"; }
+	kill -INT $p
+	set +e
+	wait $p
+	rc=$?
+	set -e
+	[ "$rc" -eq 130 ] || fail "profile: exit $rc: $(cat err)"
+}
+
+profile_observe
+set -- $counts
 [ "$1" -ge 8 ] || fail "perfloop shared the program's CPU: apart in $1 of 10 looks"
 
-PERFLOOP_PROFILE_SHARE_CPU=1 "$PERFLOOP" profile -d 3 -r 1000 --format none -- "$py" -c "$spin" >out 2>err &
-p=$!
-sleep 1
-set -- $(observe $p)
-wait $p || fail "profile failed: $(cat err)"
+profile_observe PERFLOOP_PROFILE_SHARE_CPU=1
+set -- $counts
 [ "$2" -eq 10 ] || fail "PERFLOOP_PROFILE_SHARE_CPU=1: affinity changed ($2 of 10 looks full)"
 echo "kept off the program's CPU; left alone when told to share"
