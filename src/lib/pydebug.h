@@ -5,9 +5,9 @@
  * 3.13). The structure holds the offsets of the interpreter's own
  * structures, so perfloop reads those from the target rather than knowing
  * them; but the structure itself grows with each minor version, so the
- * position of each entry is per version. tests/cli/pydebug_layout.c checks
+ * position of each entry is per version. tests/cli/py_layout.c checks
  * every number here against offsetof() in the headers of each version
- * installed for the tests (t603-profile-versions.sh).
+ * installed for the tests (t600-profile-layout.sh).
  */
 #ifndef PL_PYDEBUG_H
 #define PL_PYDEBUG_H

@@ -33,6 +33,7 @@ struct pylayout {
 	size_t rt_interp_head;
 	int gil_in_interp; /* the GIL's fields are in the interpreter (3.12+) */
 	size_t gil_holder, gil_locked;
+	size_t gil_lo, gil_read; /* read [gil_lo, gil_lo + gil_read) of their base */
 	size_t is_next, is_threads_head, is_lo, is_read; /* read [is_lo, is_lo + is_read) */
 	int frame_in_ts; /* the current frame is a field of the thread state (3.13+) */
 	size_t ts_next, ts_cframe, ts_current_frame, ts_native_tid, ts_chunk, ts_top, ts_read;
@@ -800,19 +801,19 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 		/* the thread list, which thread holds the GIL and (speculatively)
 		 * the thread state that headed the list last time, in one read */
 		uint8_t is[MAX_IS_READ], gil[MAX_GIL_READ] = {0}, ts0[MAX_TS_READ];
-		size_t gil_lo = L->gil_holder < L->gil_locked ? L->gil_holder : L->gil_locked;
-		size_t gil_hi = L->gil_holder < L->gil_locked ? L->gil_locked : L->gil_holder;
 		uint64_t gil_base = L->gil_in_interp ? interp : s->proc.runtime;
-		uint64_t addr[3] = {interp + L->is_lo, gil_base + gil_lo, ni == 0 ? s->first_ts : 0};
+		uint64_t addr[3] = {interp + L->is_lo, gil_base + L->gil_lo,
+				    ni == 0 ? s->first_ts : 0};
 		void *buf[3] = {is, gil, ts0};
-		size_t len[3] = {L->is_read, gil_hi + 8 - gil_lo, L->ts_read};
+		size_t len[3] = {L->is_read, L->gil_read, L->ts_read};
 		int got = readn(pid, 3, addr, buf, len);
 		if (got < 2) {
 			s->interp = 0; /* read it again next time */
 			return errno == ESRCH ? PL_ESYS : PL_EFAILED;
 		}
-		uint64_t holder =
-		    rd32(gil + (L->gil_locked - gil_lo)) ? rd64(gil + (L->gil_holder - gil_lo)) : 0;
+		uint64_t holder = rd32(gil + (L->gil_locked - L->gil_lo))
+				      ? rd64(gil + (L->gil_holder - L->gil_lo))
+				      : 0;
 		uint64_t tsaddr = rd64(is + L->is_threads_head - L->is_lo);
 		int have_ts0 = got == 3 && tsaddr == s->first_ts;
 		if (ni == 0)
@@ -870,6 +871,7 @@ static size_t max_end(const size_t *off, size_t n, size_t width)
 static int finish_layout(struct pylayout *L)
 {
 	size_t is[] = {L->is_next, L->is_threads_head};
+	size_t gil[] = {L->gil_holder, L->gil_locked};
 	size_t ts[] = {L->ts_next, L->ts_cframe, L->ts_current_frame, L->ts_native_tid,
 		       L->ts_chunk, L->ts_top};
 	size_t fr[] = {L->fr_code, L->fr_previous, L->fr_instr, L->fr_owner};
@@ -887,10 +889,10 @@ static int finish_layout(struct pylayout *L)
 		if (fp[i] < L->fp_off)
 			L->fp_off = fp[i];
 	L->fp_len = max_end(fp, 3, 8) - L->fp_off;
-	size_t gil = L->gil_holder > L->gil_locked ? L->gil_holder - L->gil_locked
-						   : L->gil_locked - L->gil_holder;
+	L->gil_lo = L->gil_holder < L->gil_locked ? L->gil_holder : L->gil_locked;
+	L->gil_read = max_end(gil, 2, 8) - L->gil_lo;
 	if (L->is_read > MAX_IS_READ || L->ts_read > MAX_TS_READ || L->fr_read > MAX_FR_READ ||
-	    L->co_read > MAX_CO_READ || gil + 8 > MAX_GIL_READ || L->fp_len > 128 ||
+	    L->co_read > MAX_CO_READ || L->gil_read > MAX_GIL_READ || L->fp_len > 128 ||
 	    L->str_compact_data > 128 || L->str_ascii_data > L->str_compact_data ||
 	    L->str_state + 4 > L->str_ascii_data || L->str_length + 8 > L->str_ascii_data ||
 	    L->bytes_data < L->var_size + 8 || L->bytes_data > 64)

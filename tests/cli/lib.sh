@@ -98,13 +98,19 @@ pythons_rooted() {
 				mkdir -p "$T/pyrun" "$root$PERFLOOP_SRC/tests/cli" "$root$PERFLOOP_SRC/examples"
 				cp -ru "$PERFLOOP_SRC/tests/cli/py" "$root$PERFLOOP_SRC/tests/cli/"
 				cp -ru "$PERFLOOP_SRC/examples/profile" "$root$PERFLOOP_SRC/examples/"
-				printf '#!/bin/sh\n# root: %s\nexec chroot %s /usr/bin/python%s "$@"\n' \
-					"$root" "$root" "$v" >"$w"
-				chmod +x "$w"
+				chroot_runner "$w" "$root" "/usr/bin/python$v"
 			fi
 			echo "$w"
 		done
 	done
+}
+
+# chroot_runner FILE ROOT PROGRAM: write FILE, an executable that runs
+# PROGRAM (a path inside ROOT) under chroot(8) with its arguments, and
+# names ROOT for pyroot
+chroot_runner() {
+	printf '#!/bin/sh\n# root: %s\nexec chroot %s %s "$@"\n' "$2" "$2" "$3" >"$1"
+	chmod +x "$1"
 }
 
 # pyroot RUNNER: the root a runner from pythons() chroots into; empty for

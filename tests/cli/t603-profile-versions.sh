@@ -23,8 +23,7 @@ for py in $pys; do
 	cc -I"$root/usr/include/python$v" -idirafter "$root/usr/include" \
 		"$PERFLOOP_SRC/tests/cli/py_embed.c" -o "$root/tmp/perfloop-embed$v" "$lib" \
 		-Wl,--allow-shlib-undefined 2>"$T/cc.err" || fail "embed $v: $(cat "$T/cc.err")"
-	printf '#!/bin/sh\nexec chroot %s /tmp/perfloop-embed%s "$@"\n' "$root" "$v" >"$T/embed$v"
-	chmod +x "$T/embed$v"
+	chroot_runner "$T/embed$v" "$root" "/tmp/perfloop-embed$v"
 	run "$PERFLOOP" profile -r 500 -o emb -- "$T/embed$v" "$PERFLOOP_SRC/examples/profile/split.py"
 	expect_rc 0
 	grep -q "CPython $v\." out || fail "embedded $v: $(cat out)"
@@ -35,31 +34,36 @@ for py in $pys; do
 done
 echo "profiled $embedded embedded libpython(s)"
 
-# 3.13+ with its _PyRuntime symbol and .PyRuntime section names hidden (a
-# copy with both renamed): found by the checked scan of its data for the
-# debug offsets cookie
+# 3.13+ stripped of what finds it: a copy with the _PyRuntime and
+# Py_Version symbols renamed is found through the .PyRuntime section, its
+# version read from the debug offsets; a copy with the section renamed too
+# is found by the checked scan of its data for the debug offsets cookie
 scanned=0
 for py in $pys; do
 	root=$(pyroot "$py")
 	v=${py##*-python}
 	case "$v" in 3.1[3-9]) ;; *) continue ;; esac
 	[ -n "$root" ] || continue
-	hidden=$root/tmp/perfloop-hidden$v
-	python3 - "$root/usr/bin/python$v" "$hidden" <<'PY' || fail "cannot hide _PyRuntime in $v"
+	for hide in symbols section; do
+		hidden=$root/tmp/perfloop-hidden$v
+		python3 - "$root/usr/bin/python$v" "$hidden" "$hide" <<'PY' || fail "cannot hide _PyRuntime in $v"
 import os, sys
 b = open(sys.argv[1], "rb").read()
-assert b.count(b"_PyRuntime\0") >= 1 and b.count(b".PyRuntime\0") == 1
-b = b.replace(b"_PyRuntime\0", b"_PyRuntimX\0").replace(b".PyRuntime\0", b".PyRuntimX\0")
+assert b.count(b"_PyRuntime\0") >= 1 and b.count(b"Py_Version\0") >= 1
+b = b.replace(b"_PyRuntime\0", b"_PyRuntimX\0").replace(b"Py_Version\0", b"Py_VersioX\0")
+if sys.argv[3] == "section":
+    assert b.count(b".PyRuntime\0") == 1
+    b = b.replace(b".PyRuntime\0", b".PyRuntimX\0")
 open(sys.argv[2], "wb").write(b)
 os.chmod(sys.argv[2], 0o755)
 PY
-	printf '#!/bin/sh\nexec chroot %s /tmp/perfloop-hidden%s "$@"\n' "$root" "$v" >"$T/hidden$v"
-	chmod +x "$T/hidden$v"
-	run "$PERFLOOP" profile -r 500 -o hid -- "$T/hidden$v" "$PERFLOOP_SRC/examples/profile/split.py" 1
-	expect_rc 0
-	grep -q "CPython $v\." out || fail "hidden $v: $(cat out)"
-	has hid '^<module>;main;heavy [0-9]+$'
-	rm -f "$hidden"
-	scanned=$((scanned + 1))
+		chroot_runner "$T/hidden$v" "$root" "/tmp/perfloop-hidden$v"
+		run "$PERFLOOP" profile -r 500 -o hid -- "$T/hidden$v" "$PERFLOOP_SRC/examples/profile/split.py" 1
+		expect_rc 0
+		grep -q "CPython $v\." out || fail "$hide hidden, $v: $(cat out)"
+		has hid '^<module>;main;heavy [0-9]+$'
+		rm -f "$hidden"
+		scanned=$((scanned + 1))
+	done
 done
-echo "found $scanned interpreter(s) by scanning"
+echo "found $scanned stripped interpreter copies"

@@ -360,21 +360,24 @@ int pl_pyproc_attach(pid_t pid, struct pl_pyproc *p, struct pl_error *err)
 		}
 	}
 	if (rc == -1) {
-		/* no symbol and no section: scan the candidates' data (3.13+) */
+		/* no symbol and no section: scan the candidates' data (3.13+),
+		 * then the executable's when it was not one of them */
+		int exe_scanned = 0;
+		char exe[1024];
+		snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+		ssize_t k = readlink(path, exe, sizeof exe - 1);
+		exe[k > 0 ? k : 0] = '\0';
 		for (size_t i = 0; i < n && rc == -1; i++) {
 			if (maps[i].offset != 0)
 				continue;
 			const char *b = strrchr(maps[i].path, '/');
-			if (is_libpython(maps[i].path) || (b && strncmp(b + 1, "python", 6) == 0))
+			if (is_libpython(maps[i].path) || (b && strncmp(b + 1, "python", 6) == 0)) {
 				rc = scan_for_runtime(pid, maps, n, maps[i].path, p);
+				exe_scanned |= strcmp(maps[i].path, exe) == 0;
+			}
 		}
-		char exe[1024];
-		snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
-		ssize_t k = rc == -1 ? readlink(path, exe, sizeof exe - 1) : -1;
-		if (k > 0) {
-			exe[k] = '\0';
+		if (rc == -1 && exe[0] && !exe_scanned)
 			rc = scan_for_runtime(pid, maps, n, exe, p);
-		}
 	}
 	int major = 0, minor = 0;
 	int named = tried && version_from_name(tried, &major, &minor) == 0;
