@@ -135,6 +135,10 @@ int main(int argc, char **argv)
 	sa.sa_flags = 0; /* no SA_RESTART: a blocking wait must return to see it */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a file-size limit (ulimit -f) must fail a write, which every writer
+	 * handles (temporary file removed, one error line), not kill us with a
+	 * temporary file left behind */
+	signal(SIGXFSZ, SIG_IGN);
 
 	struct pl_ctx ctx = {.interrupted = &interrupted};
 	return finish(c->fn(argc - 1, argv + 1, &ctx));

@@ -9,25 +9,31 @@
 #include "cmd.h"
 #include "fsio.h"
 #include "gitops.h"
+#include "loop.h"
 
 const char cmd_checkpoint_usage[] =
     "usage: perfloop checkpoint [-C DIR] [--json]\n"
     "\n"
-    "Record the state before a change, without touching the working tree, the\n"
-    "index or refs/stash: the tracked files as a commit (what 'git stash\n"
-    "create' makes; HEAD when nothing tracked is modified) kept alive by\n"
-    "refs/perfloop/checkpoint, and every untracked, non-ignored file stored as\n"
-    "a git blob. It goes in .perfloop/checkpoint.json, a directory that git\n"
-    "ignores through its own .perfloop/.gitignore. A new checkpoint replaces\n"
-    "the previous one.\n"
+    "Record the state before a change, byte for byte, without touching the\n"
+    "working tree, the index, refs/stash or git's index lock: every tracked and\n"
+    "every untracked, non-ignored path as what it is on disk (a file with its\n"
+    "exact bytes and mode, a symlink with its target, a submodule or nested\n"
+    "repository by its HEAD and status), any name, no filter applied; a copy\n"
+    "of git's index; and the list of ignored paths. The bytes are kept by\n"
+    "refs/perfloop/checkpoint, the record in .perfloop/checkpoint.json, a\n"
+    "directory git ignores through its own .perfloop/.gitignore. A new\n"
+    "checkpoint replaces the previous one. What cannot be recorded exactly (a\n"
+    "FIFO or device, an unreadable file, an unresolved conflict, a split\n"
+    "index) is refused by name, never recorded in part.\n"
     "\n"
     "Options:\n"
     "  -C DIR      the repository (default: the current directory)\n"
     "      --json  print the checkpoint document\n"
     "  -h, --help  this text\n"
     "\n"
-    "Exit status: 0 ok, 2 not a repository, no commit yet, or in the middle of\n"
-    "a merge, rebase, cherry-pick, revert or bisect.\n"
+    "Exit status: 0 ok; 2 not a repository, no commit yet, in the middle of a\n"
+    "merge, rebase, cherry-pick, revert or bisect, or something that cannot\n"
+    "be recorded; 4 git or the system failed (the message quotes why).\n"
     "\n"
     "Examples:\n"
     "  perfloop checkpoint\n"
@@ -36,25 +42,56 @@ const char cmd_checkpoint_usage[] =
 const char cmd_revert_usage[] =
     "usage: perfloop revert [-C DIR] [--dry-run] [--json]\n"
     "\n"
-    "Undo the change made since 'perfloop checkpoint', touching only the files\n"
-    "the change touched (a rename counts as both paths): each one that existed\n"
-    "at the checkpoint gets back its bytes, mode and index entry. Never the\n"
-    "whole tree, never a stash pop, and nothing is deleted: files the change\n"
-    "created are listed for you to remove. Ignored files are not part of a\n"
-    "checkpoint and are left alone.\n"
+    "Undo the change made since 'perfloop checkpoint': each path that differs\n"
+    "from the checkpoint and existed then gets back its bytes, mode or symlink,\n"
+    "written through real directories only, and git's index is put back as it\n"
+    "was. Nothing is deleted: paths the change created are listed and left,\n"
+    "and whatever stands where a restored path must go (a directory where a\n"
+    "file was) is moved under .perfloop/displaced/. The tree as it was before\n"
+    "the revert is kept as refs/perfloop/reverted ('git checkout\n"
+    "refs/perfloop/reverted -- PATH' brings an undone edit back). Ignored\n"
+    "files are left alone, whatever the change did to .gitignore; inside\n"
+    "submodules and nested repositories nothing is restored: they are listed.\n"
     "\n"
     "Options:\n"
     "  -C DIR         the repository (default: the current directory)\n"
     "  -n, --dry-run  only say what would be restored and what was created\n"
-    "      --json     print {\"restored\": [...], \"created\": [...]}\n"
+    "      --json     print {\"restored\": [...], \"created\": [...], ...}\n"
     "  -h, --help     this text\n"
     "\n"
-    "Exit status: 0 ok, 2 no checkpoint, not a repository, or a repository in\n"
-    "the middle of a merge or rebase.\n"
+    "Exit status: 0 ok; 2 no checkpoint, not a repository, a repository in\n"
+    "the middle of a merge or rebase, or git's index locked by another\n"
+    "process (nothing changed); 3 restored, but a submodule or nested\n"
+    "repository changed and was left as it is; 4 git or the system failed.\n"
     "\n"
     "Examples:\n"
     "  perfloop revert --dry-run\n"
     "  perfloop revert\n";
+
+/* JSON strings: names that are not UTF-8 are given quoted as git quotes them */
+static json_t *strings(char **v, size_t n)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < n; i++) {
+		json_t *s = json_string(v[i]);
+		if (!s) {
+			char *q = pl_git_quote(v[i]);
+			s = json_string(q ? q : "?");
+			free(q);
+		}
+		json_array_append_new(a, s);
+	}
+	return a;
+}
+
+static void print_paths(char **v, size_t n, int quote)
+{
+	for (size_t i = 0; i < n; i++) {
+		char *q = quote ? pl_git_quote(v[i]) : NULL;
+		printf("  %s\n", q ? q : v[i]);
+		free(q);
+	}
+}
 
 static int parse(int argc, char **argv, const char *cmd, const char *usage, const char **dir,
 		 int *json, int *dry)
@@ -107,6 +144,8 @@ int cmd_checkpoint(int argc, char **argv, const struct pl_ctx *ctx)
 	json_t *doc;
 	int rc = pl_git_open(&g, dir, &err);
 	if (rc == PL_OK)
+		rc = pl_loop_lock(&g, &err);
+	if (rc == PL_OK)
 		rc = pl_checkpoint_create(&g, &doc, &err);
 	if (rc != PL_OK)
 		return pl_die(pl_exit_code(rc), "%s", err.msg);
@@ -116,15 +155,12 @@ int cmd_checkpoint(int argc, char **argv, const struct pl_ctx *ctx)
 			fputs(text, stdout);
 		free(text);
 	} else {
-		printf("checkpoint %.12s: tracked state%s, %zu untracked file%s recorded in "
+		json_int_t nt = json_integer_value(json_object_get(doc, "tracked"));
+		json_int_t nu = json_integer_value(json_object_get(doc, "untracked"));
+		printf("checkpoint %.12s: %lld tracked and %lld untracked path%s recorded in "
 		       ".perfloop/checkpoint.json\n",
-		       json_string_value(json_object_get(doc, "worktree")),
-		       strcmp(json_string_value(json_object_get(doc, "worktree")),
-			      json_string_value(json_object_get(doc, "head")))
-			   ? " with uncommitted edits"
-			   : " (clean: HEAD)",
-		       json_array_size(json_object_get(doc, "untracked")),
-		       json_array_size(json_object_get(doc, "untracked")) == 1 ? "" : "s");
+		       json_string_value(json_object_get(doc, "commit")), (long long)nt,
+		       (long long)nu, nt + nu == 1 ? "" : "s");
 	}
 	json_decref(doc);
 	return PL_EXIT_OK;
@@ -142,34 +178,48 @@ int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_error err;
 	struct pl_revert_result r;
 	int rc = pl_git_open(&g, dir, &err);
+	if (rc == PL_OK && !dry)
+		rc = pl_loop_lock(&g, &err);
 	if (rc == PL_OK)
 		rc = pl_checkpoint_revert(&g, dry, &r, &err);
 	if (rc != PL_OK)
 		return pl_die(pl_exit_code(rc), "%s", err.msg);
 	if (json) {
-		json_t *a = json_array(), *b = json_array();
-		for (size_t i = 0; i < r.nrestored; i++)
-			json_array_append_new(a, json_string(r.restored[i]));
-		for (size_t i = 0; i < r.ncreated; i++)
-			json_array_append_new(b, json_string(r.created[i]));
-		json_t *doc =
-		    json_pack("{s:b, s:o, s:o}", "dry_run", dry, "restored", a, "created", b);
+		json_t *doc = json_pack("{s:b, s:o, s:o, s:o, s:o, s:b, s:s?}", "dry_run", dry,
+					"restored", strings(r.restored, r.nrestored), "created",
+					strings(r.created, r.ncreated), "displaced",
+					strings(r.displaced, r.ndisplaced), "not_restored",
+					strings(r.kept, r.nkept), "index_restored", r.index_restored,
+					"saved", r.saved[0] ? r.saved : NULL);
 		char *text = pl_json_text(doc);
 		if (text)
 			fputs(text, stdout);
 		free(text);
 		json_decref(doc);
 	} else {
-		printf("%s %zu file%s%s\n", dry ? "would restore" : "restored", r.nrestored,
+		printf("%s %zu path%s%s\n", dry ? "would restore" : "restored", r.nrestored,
 		       r.nrestored == 1 ? "" : "s", r.nrestored ? ":" : "");
-		for (size_t i = 0; i < r.nrestored; i++)
-			printf("  %s\n", r.restored[i]);
+		print_paths(r.restored, r.nrestored, 1);
+		if (r.index_restored)
+			printf("%s git's index as it was at the checkpoint\n",
+			       dry ? "would put back" : "put back");
+		if (r.ndisplaced) {
+			printf("moved out of the way (nothing deleted):\n");
+			print_paths(r.displaced, r.ndisplaced, 0);
+		}
 		if (r.ncreated) {
 			printf("created by the change (left in place; remove them if unwanted):\n");
-			for (size_t i = 0; i < r.ncreated; i++)
-				printf("  %s\n", r.created[i]);
+			print_paths(r.created, r.ncreated, 1);
 		}
+		if (r.nkept) {
+			printf("not restored:\n");
+			print_paths(r.kept, r.nkept, 0);
+		}
+		if (r.saved[0])
+			printf("the tree before this revert: refs/perfloop/reverted (%.12s)\n",
+			       r.saved);
 	}
+	int code = r.nkept ? PL_EXIT_FAILED : PL_EXIT_OK;
 	pl_revert_result_release(&r);
-	return PL_EXIT_OK;
+	return code;
 }

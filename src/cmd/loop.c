@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "loop.h"
@@ -13,7 +15,8 @@
 const char cmd_baseline_usage[] =
     "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
     "                         [-n NAME...] [--runs N] [--max-iterations N]\n"
-    "                         [--min-gain X] [--ledger FILE] [-C DIR]\n"
+    "                         [--min-gain X] [--ledger FILE] [--timeout S]\n"
+    "                         [-C DIR]\n"
     "\n"
     "Start a loop: run the suite (it must pass), benchmark each command (at\n"
     "least 3 runs; the timing CV of each must be at most 5%, or the machine is\n"
@@ -28,12 +31,19 @@ const char cmd_baseline_usage[] =
     "                          time-budget policy)\n"
     "      --max-iterations N  turns before the loop stops (default 3)\n"
     "      --min-gain X        the minimum accepted gain (default 0.05)\n"
-    "      --ledger FILE       default docs/perf/baseline_ledger.jsonl\n"
+    "      --ledger FILE       inside the repository (committed with each accepted\n"
+    "                          change); default docs/perf/baseline_ledger.jsonl\n"
+    "      --timeout S         kill a benchmark run after S seconds, the suite\n"
+    "                          after 4*S (default 600; kept for every turn)\n"
     "  -C DIR                  the repository (default: the current directory)\n"
     "  -h, --help              this text\n"
     "\n"
-    "Exit status: 0 ok, 1 too noisy to compare, 2 bad usage or not a\n"
-    "repository, 3 the suite or a command failed.\n"
+    "A baseline refused (too noisy, a failure) leaves the previous loop as it\n"
+    "was.\n"
+    "\n"
+    "Exit status: 0 ok, 1 too noisy to compare, 2 bad usage, not a repository\n"
+    "or another perfloop working in it, 3 the suite or a command failed or\n"
+    "timed out.\n"
     "\n"
     "Examples:\n"
     "  perfloop baseline --bench './app input.bin' --suite 'make test'\n"
@@ -48,6 +58,12 @@ const char cmd_try_usage[] =
     "with the message and the measured gain, and make this run the baseline.\n"
     "Reject: revert the touched files (your other edits stay), keep the run\n"
     "under .perfloop/ and append the ledger line.\n"
+    "Files ignored by git, at the checkpoint or now, are never committed. The\n"
+    "commit is made in a private index, so a failing hook or a full disk\n"
+    "changes nothing; a turn killed after that point is completed (or, before\n"
+    "its commit, dropped) by the next 'perfloop try' or 'perfloop baseline',\n"
+    "and 'perfloop status' says which. Each run and the suite have the time\n"
+    "limits set by 'perfloop baseline --timeout'.\n"
     "After max-iterations turns, or when the last accepted gain was under\n"
     "min-gain, the loop is done and says why; --continue goes on.\n"
     "\n"
@@ -58,7 +74,9 @@ const char cmd_try_usage[] =
     "  -h, --help             this text\n"
     "\n"
     "Exit status: 0 accepted, 1 rejected, no feasible win, or the loop is done,\n"
-    "2 no baseline or bad usage.\n"
+    "2 no baseline, bad usage or another perfloop working in the repository,\n"
+    "3 the accepted change could not be committed (nothing changed), 4 git\n"
+    "or the system failed.\n"
     "\n"
     "Examples:\n"
     "  perfloop try -m 'dedup: use a set instead of a list'\n"
@@ -67,8 +85,9 @@ const char cmd_try_usage[] =
 const char cmd_status_usage[] =
     "usage: perfloop status [-C DIR] [--json]\n"
     "\n"
-    "The loop's state: the baseline's benchmarks, the iterations done, and each\n"
-    "turn's verdict and gain.\n"
+    "The loop's state: the baseline's benchmarks, the iterations done, each\n"
+    "turn's verdict and gain, and a turn that was interrupted (and whether\n"
+    "the next 'perfloop try' will complete or drop it).\n"
     "\n"
     "Options:\n"
     "  -C DIR      the repository (default: the current directory)\n"
@@ -98,6 +117,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	    {"max-iterations", required_argument, NULL, 'I'},
 	    {"min-gain", required_argument, NULL, 'g'},
 	    {"ledger", required_argument, NULL, 'l'},
+	    {"timeout", required_argument, NULL, 't'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -154,6 +174,14 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 		case 'l':
 			s.ledger = optarg;
 			break;
+		case 't':
+			s.timeout_s = strtod(optarg, &end);
+			if (*end || !(s.timeout_s > 0 && s.timeout_s < 1e7)) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--timeout': expected seconds > 0, got '%s'", optarg);
+				goto done;
+			}
+			break;
 		case 'C':
 			dir = optarg;
 			break;
@@ -176,10 +204,18 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_die(PL_EXIT_USAGE, "no benchmark: give --bench 'CMD'");
 		goto done;
 	}
+	if (chdir(dir) != 0) {
+		rc = pl_die(PL_EXIT_USAGE, "cannot enter '%s': %s", dir, strerror(errno));
+		goto done;
+	}
 	struct pl_git g;
-	if ((rc = open_repo(dir, &g)) != PL_EXIT_OK)
+	if ((rc = open_repo(".", &g)) != PL_EXIT_OK)
 		goto done;
 	struct pl_error err;
+	if (pl_loop_lock(&g, &err) != PL_OK) {
+		rc = pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		goto done;
+	}
 	json_t *state;
 	int lrc = pl_loop_baseline(&g, &s, ctx->interrupted, &state, &err);
 	if (lrc == PL_ENOTSUP) {
@@ -239,8 +275,12 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	if (rc != PL_EXIT_OK)
 		return rc;
 	struct pl_error err;
+	if (pl_loop_lock(&g, &err) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
 	struct pl_try_outcome o;
 	int lrc = pl_loop_try(&g, message, cont, ctx->interrupted, &o, &err);
+	if (o.recovered[0])
+		fprintf(stderr, "perfloop: %s\n", o.recovered);
 	if (lrc == PL_ENOTSUP) {
 		printf("%s\n", err.msg);
 		return PL_EXIT_NEGATIVE;
@@ -257,6 +297,10 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o.kind == PL_ACCEPT) {
 		printf("committed %.12s: %s of '%s' %+.1f%%; this run is the new baseline\n",
 		       o.commit, v->target, v->bench, o.gain * 100);
+		if (o.excluded[0])
+			printf("not committed (ignored by git): %s\n", o.excluded);
+		if (o.warning[0])
+			fprintf(stderr, "perfloop: warning: %s\n", o.warning);
 	} else {
 		printf("reverted %zu file%s", o.reverted.nrestored,
 		       o.reverted.nrestored == 1 ? "" : "s");
@@ -314,6 +358,10 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
 	json_t *state;
 	if (pl_loop_state(&g, &state, &err) != PL_OK)
 		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	char pending[400];
+	int has_pending = pl_loop_pending(&g, pending, sizeof(pending));
+	if (has_pending)
+		json_object_set_new(state, "interrupted_turn", json_string(pending));
 	if (json) {
 		char *text = json_dumps(state, JSON_INDENT(1));
 		if (text)
@@ -336,6 +384,8 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
 	printf("iterations: %lld of %lld\n",
 	       (long long)json_integer_value(json_object_get(state, "iteration")),
 	       (long long)json_integer_value(json_object_get(state, "max_iterations")));
+	if (has_pending)
+		printf("interrupted: %s\n", pending);
 	json_array_foreach(json_object_get(state, "turns"), i, x)
 	{
 		json_t *commit = json_object_get(x, "commit");

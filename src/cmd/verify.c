@@ -81,7 +81,7 @@ static const struct option longopts[] = {
 static int run_suite(const char *cmd, const struct pl_ctx *ctx, int *exit_code)
 {
 	struct pl_error err;
-	int rc = pl_spawn_suite(cmd, ctx->interrupted, exit_code, &err);
+	int rc = pl_spawn_suite(cmd, 0, ctx->interrupted, exit_code, &err);
 	if (rc == PL_ENOEXEC || rc == PL_EINPUT)
 		return pl_die(PL_EXIT_USAGE, "option '--suite': %s", err.msg);
 	if (rc == PL_EINTR)
@@ -216,9 +216,17 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		rc = pl_die(PL_EXIT_INTERNAL, "cannot build the verdict");
 		goto done;
 	}
-	if (out && pl_fsio_write_json(out, doc, &err) != PL_OK) {
-		pl_die(PL_EXIT_USAGE, "%s", err.msg);
-		goto done;
+	/* -o appears only when the ledger line (if asked for) was written: a
+	 * failure leaves neither */
+	struct pl_fsio_staged staged = {0};
+	if (out) {
+		char *text = pl_json_text(doc);
+		int src = text ? pl_fsio_stage(out, text, strlen(text), &staged, &err) : PL_ENOMEM;
+		free(text);
+		if (src != PL_OK) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto done;
+		}
 	}
 	if (ledger) {
 		char commit[64];
@@ -227,9 +235,14 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		int lrc = line ? pl_ledger_append(ledger, line, &err) : PL_ENOMEM;
 		json_decref(line);
 		if (lrc != PL_OK) {
+			pl_fsio_discard(&staged);
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);
 			goto done;
 		}
+	}
+	if (out && pl_fsio_commit(&staged, &err) != PL_OK) {
+		pl_die(PL_EXIT_USAGE, "%s", err.msg);
+		goto done;
 	}
 	if (!quiet) {
 		FILE *h = json_out ? stderr : stdout;

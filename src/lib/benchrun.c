@@ -146,6 +146,10 @@ static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const ch
 		if (r.timed_out)
 			rc =
 			    pl_error_set(err, PL_EFAILED, "--%s command '%s' timed out", what, cmd);
+		else if (r.stopped)
+			rc = pl_error_set(err, PL_EFAILED,
+					  "--%s command '%s' was stopped by %s and killed", what,
+					  cmd, pl_signal_name(r.stopped, sig, sizeof(sig)));
 		else if (r.signal)
 			rc = pl_error_set(err, PL_EFAILED, "--%s command '%s' was killed by %s",
 					  what, cmd, pl_signal_name(r.signal, sig, sizeof(sig)));
@@ -302,6 +306,14 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 	if (r.timed_out) {
 		snprintf(b->failure, sizeof(b->failure),
 			 "timed out after %g s (process group killed)", cfg->timeout_s);
+		b->state = PL_BENCH_FAILED;
+		run->failed = 1;
+	} else if (r.stopped) {
+		snprintf(b->failure, sizeof(b->failure),
+			 "was stopped by %s and killed (a program stopped this way waits for "
+			 "ever: SIGTTOU/SIGTTIN mean it used the terminal; give it </dev/null "
+			 "or its own terminal)",
+			 pl_signal_name(r.stopped, sig, sizeof(sig)));
 		b->state = PL_BENCH_FAILED;
 		run->failed = 1;
 	} else if (!cfg->ignore_failure && r.signal) {

@@ -54,41 +54,121 @@ int pl_json_load(const char *path, json_t **out, struct pl_error *err)
 			    jerr.text);
 }
 
-int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err)
+/* The file a write to path lands in: a symlink given as the output path is
+ * written through, as any program's `> path` would, never replaced. */
+static char *final_target(const char *path)
 {
-	size_t plen = strlen(path);
-	char *tmp = malloc(plen + 16);
-	if (!tmp)
+	char *cur = strdup(path);
+	for (int hops = 0; cur && hops < 40; hops++) {
+		struct stat st;
+		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
+			return cur;
+		char link[4096];
+		ssize_t n = readlink(cur, link, sizeof(link) - 1);
+		if (n < 0)
+			return cur;
+		link[n] = '\0';
+		char *next;
+		const char *slash = strrchr(cur, '/');
+		if (link[0] == '/' || !slash) {
+			next = strdup(link);
+		} else {
+			size_t dl = (size_t)(slash - cur) + 1;
+			next = malloc(dl + (size_t)n + 1);
+			if (next) {
+				memcpy(next, cur, dl);
+				memcpy(next + dl, link, (size_t)n + 1);
+			}
+		}
+		free(cur);
+		cur = next;
+	}
+	return cur;
+}
+
+int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio_staged *st,
+		  struct pl_error *err)
+{
+	memset(st, 0, sizeof(*st));
+	char *target = final_target(path);
+	if (!target)
 		return PL_ENOMEM;
-	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", path);
+	size_t plen = strlen(target);
+	char *tmp = malloc(plen + 16);
+	if (!tmp) {
+		free(target);
+		return PL_ENOMEM;
+	}
+	snprintf(tmp, plen + 16, "%s.tmp.XXXXXX", target);
 	int fd = mkstemp(tmp);
 	if (fd < 0) {
 		int e = errno;
 		free(tmp);
+		free(target);
 		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
 	}
-	fchmod(fd, 0644);
-	if (pl_fsio_write_all(fd, data, len) != 0)
-		goto fail;
-	if (fsync(fd) != 0)
-		goto fail;
-	if (close(fd) != 0) {
-		fd = -1;
-		goto fail;
+	/* the mode a plain create would give (umask applies), or the mode of
+	 * the file replaced: a private file stays private */
+	struct stat sb;
+	mode_t mode;
+	if (stat(target, &sb) == 0 && S_ISREG(sb.st_mode)) {
+		mode = sb.st_mode & 07777;
+	} else {
+		mode_t um = umask(0);
+		umask(um);
+		mode = 0666 & ~um;
 	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto fail;
-	pl_fsio_sync_dir(path);
-	free(tmp);
-	return PL_OK;
-fail:;
-	int e = errno;
-	if (fd >= 0)
+	fchmod(fd, mode);
+	if (pl_fsio_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+		int e = errno;
 		close(fd);
-	unlink(tmp);
-	free(tmp);
-	return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+		unlink(tmp);
+		free(tmp);
+		free(target);
+		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+	}
+	if (close(fd) != 0) {
+		int e = errno;
+		unlink(tmp);
+		free(tmp);
+		free(target);
+		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+	}
+	st->tmp = tmp;
+	st->target = target;
+	return PL_OK;
+}
+
+int pl_fsio_commit(struct pl_fsio_staged *st, struct pl_error *err)
+{
+	int rc = PL_OK;
+	if (rename(st->tmp, st->target) != 0) {
+		rc = pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", st->target,
+				  strerror(errno));
+		unlink(st->tmp);
+	} else {
+		pl_fsio_sync_dir(st->target);
+	}
+	free(st->tmp);
+	free(st->target);
+	memset(st, 0, sizeof(*st));
+	return rc;
+}
+
+void pl_fsio_discard(struct pl_fsio_staged *st)
+{
+	if (st->tmp)
+		unlink(st->tmp);
+	free(st->tmp);
+	free(st->target);
+	memset(st, 0, sizeof(*st));
+}
+
+int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err)
+{
+	struct pl_fsio_staged st;
+	int rc = pl_fsio_stage(path, data, len, &st, err);
+	return rc == PL_OK ? pl_fsio_commit(&st, err) : rc;
 }
 
 char *pl_json_text(json_t *doc)

@@ -10,7 +10,21 @@
 
 #include "error.h"
 
+/* The mode is the replaced file's, else what the umask gives a new file; a
+ * symlink given as path is written through (its target replaced), never
+ * replaced itself. */
 int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct pl_error *err);
+
+/* The same in two steps, for a file that must appear only if something
+ * else succeeds: stage writes the temporary file, commit renames it into
+ * place, discard removes it. */
+struct pl_fsio_staged {
+	char *tmp, *target;
+};
+int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio_staged *st,
+		  struct pl_error *err);
+int pl_fsio_commit(struct pl_fsio_staged *st, struct pl_error *err);
+void pl_fsio_discard(struct pl_fsio_staged *st);
 
 /* write(2) all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int pl_fsio_write_all(int fd, const void *buf, size_t len);

@@ -1,28 +1,34 @@
 /*
- * Checkpoint and revert (see gitops.h).
+ * Checkpoint and revert (see gitops.h), by bytes.
  *
- * A checkpoint is:
- *   - W: `git stash create` (a commit of the tracked working tree whose
- *     second parent I holds the index), or HEAD when nothing tracked is
- *     modified; kept alive by refs/perfloop/checkpoint (never refs/stash);
- *   - the untracked, non-ignored files, each stored as a blob with
- *     `git hash-object -w` and recorded with its mode;
- * in TOP/.perfloop/checkpoint.json, a directory that ignores itself through
- * its own .gitignore ("*").
+ * A checkpoint is a manifest of every path git would show the user: the
+ * index's paths and the untracked, non-ignored ones. Each is recorded as
+ * what it is on disk (a regular file with its exact mode, a symlink with
+ * its target, a submodule or nested repository by its HEAD and a digest
+ * of its status) with the id of a blob holding its bytes, hashed with
+ * --no-filters so that no attribute or filter rewrites them. Names are
+ * any bytes. The blobs are kept alive by a commit of those entries
+ * (refs/perfloop/checkpoint), built in a private index; the user's index
+ * file is copied as it was, and the ignored paths are listed so that a
+ * change to .gitignore can neither hide nor expose a file. Nothing of the
+ * user's is written: no index lock is taken, no stash is made.
  *
- * A revert finds the touched paths: worktree vs W, index vs I, and the
- * recorded untracked files whose bytes or mode differ (or that are gone).
- * Each touched path that existed at the checkpoint is restored (tracked
- * ones with `git restore --source=W --worktree`, untracked ones from their
- * blob); the index entries of touched paths go back to I; a path that did
- * not exist at the checkpoint was created by the change and is only listed.
- * Ignored files are not part of a checkpoint and are never touched.
+ * A revert takes the same manifest of the tree as it is now (kept as
+ * refs/perfloop/reverted, so even the undone edits can be had back), merges
+ * the two sorted lists, and for each path that differs writes the recorded
+ * bytes back through real directories only, never through a symlink;
+ * whatever is in the way (a directory where a file was) is moved under
+ * .perfloop/displaced/, never deleted. Paths the change created are listed
+ * and left. The index is put back whole under git's own lock, which is
+ * taken before anything is written, so a busy index refuses the revert
+ * with nothing changed. Linear in the paths after one sort.
  */
 #include "gitops.h"
 
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,47 +37,194 @@
 #include <unistd.h>
 
 #include "fsio.h"
-#include "spawn.h"
+#include "gitrun.h"
+#include "grow.h"
+#include "hash.h"
 #include "strbuf.h"
 
-#define MAX_ARGS 64
+enum kind { K_FILE, K_LINK, K_REPO, K_OTHER };
+static const char *const kind_name[] = {"file", "symlink", "repository", "other"};
 
-/* git -C TOP --literal-pathspecs ARGS...; *out gets stdout (may be NULL).
- * Returns PL_OK or an error naming the git command. */
-static int git(const struct pl_git *g, char **out, size_t *len, struct pl_error *err, ...)
+struct entry {
+	char *path;
+	enum kind kind;
+	unsigned mode;	 /* st_mode & 07777 for files */
+	char oid[48];	 /* blob (file, symlink) or HEAD (repository) */
+	char state[24];	 /* repository: digest of its status */
+	long long st[4]; /* size, mtime ns, ctime ns, inode: the hash cache key */
+	int tracked;
+	int hashed; /* oid known */
+};
+
+struct manifest {
+	struct entry *v;
+	size_t n, cap;
+	char **ignored; /* sorted; directories end in '/' */
+	size_t nignored, ignored_cap;
+	long long taken_ns;
+};
+
+static void manifest_release(struct manifest *m)
 {
-	char *argv[MAX_ARGS];
+	for (size_t i = 0; i < m->n; i++)
+		free(m->v[i].path);
+	free(m->v);
+	for (size_t i = 0; i < m->nignored; i++)
+		free(m->ignored[i]);
+	free(m->ignored);
+	memset(m, 0, sizeof(*m));
+}
+
+static int cmp_entry(const void *a, const void *b)
+{
+	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (long long)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+static struct entry *find_entry(const struct manifest *m, const char *path)
+{
+	struct entry key = {.path = (char *)path};
+	return m->n ? bsearch(&key, m->v, m->n, sizeof(*m->v), cmp_entry) : NULL;
+}
+
+/* ---- paths as bytes ---------------------------------------------------- */
+
+static int utf8_printable(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	while (*p) {
+		if (*p < 0x20 || *p == 0x7f || *p == '"' || *p == '\\')
+			return 0;
+		if (*p < 0x80) {
+			p++;
+			continue;
+		}
+		int n = (*p & 0xe0) == 0xc0 ? 1 : (*p & 0xf0) == 0xe0 ? 2 : (*p & 0xf8) == 0xf0 ? 3 : -1;
+		if (n < 0 || (n == 1 && *p < 0xc2))
+			return 0;
+		for (int i = 1; i <= n; i++)
+			if ((p[i] & 0xc0) != 0x80)
+				return 0;
+		p += n + 1;
+	}
+	return 1;
+}
+
+char *pl_git_quote(const char *path)
+{
+	if (utf8_printable(path))
+		return strdup(path);
+	struct pl_strbuf b = {0};
+	pl_strbuf_puts(&b, "\"");
+	for (const unsigned char *p = (const unsigned char *)path; *p; p++) {
+		if (*p == '"' || *p == '\\')
+			pl_strbuf_printf(&b, "\\%c", *p);
+		else if (*p == '\n')
+			pl_strbuf_puts(&b, "\\n");
+		else if (*p == '\t')
+			pl_strbuf_puts(&b, "\\t");
+		else if (*p < 0x20 || *p >= 0x7f)
+			pl_strbuf_printf(&b, "\\%03o", *p);
+		else
+			pl_strbuf_append(&b, p, 1);
+	}
+	pl_strbuf_puts(&b, "\"");
+	return pl_strbuf_take(&b);
+}
+
+/* JSON strings must be UTF-8: other names are stored as hex. */
+static void set_path(json_t *o, const char *path)
+{
+	json_t *s = json_string(path);
+	if (s) {
+		json_object_set_new(o, "path", s);
+		return;
+	}
+	size_t n = strlen(path);
+	char *hex = malloc(2 * n + 1);
+	if (!hex)
+		return;
+	for (size_t i = 0; i < n; i++)
+		snprintf(hex + 2 * i, 3, "%02x", (unsigned char)path[i]);
+	json_object_set_new(o, "path_hex", json_string(hex));
+	free(hex);
+}
+
+static char *get_path(json_t *o)
+{
+	const char *p = json_string_value(json_object_get(o, "path"));
+	if (p)
+		return *p ? strdup(p) : NULL;
+	const char *h = json_string_value(json_object_get(o, "path_hex"));
+	size_t n = h ? strlen(h) : 0;
+	if (!n || n % 2)
+		return NULL;
+	char *out = malloc(n / 2 + 1);
+	if (!out)
+		return NULL;
+	for (size_t i = 0; i < n / 2; i++) {
+		unsigned v;
+		if (sscanf(h + 2 * i, "%2x", &v) != 1 || v == 0) {
+			free(out);
+			return NULL;
+		}
+		out[i] = (char)v;
+	}
+	out[n / 2] = '\0';
+	return out;
+}
+
+/* ---- git --------------------------------------------------------------- */
+
+static int git(const struct pl_git *g, const char *index, char **out, size_t *len,
+	       struct pl_error *err, ...)
+{
+	char *args[64];
 	int n = 0;
-	argv[n++] = "git";
-	argv[n++] = "-C";
-	argv[n++] = (char *)g->top;
-	argv[n++] = "--literal-pathspecs";
 	va_list ap;
 	va_start(ap, err);
 	const char *a;
-	while ((a = va_arg(ap, const char *)) && n < MAX_ARGS - 1)
-		argv[n++] = (char *)a;
+	while ((a = va_arg(ap, const char *)) && n < 63)
+		args[n++] = (char *)a;
 	va_end(ap);
-	argv[n] = NULL;
-	char *buf;
-	size_t blen;
-	int code = pl_spawn_output(argv, 0, &buf, &blen);
-	if (code != 0) {
-		free(buf);
-		if (code < 0)
-			return pl_error_set(err, PL_ESYS, "cannot run 'git %s' (is git installed?)",
-					    argv[4]);
-		return pl_error_set(err, PL_EINPUT, "'git %s %s' failed with exit status %d",
-				    argv[4], argv[5] ? argv[5] : "", code);
-	}
-	if (out) {
-		*out = buf;
+	args[n] = NULL;
+	struct pl_gitrun r = {.dir = g->top, .index = index};
+	int rc = pl_gitrunv(&r, args, err);
+	if (rc == PL_OK && out) {
+		*out = r.out;
+		r.out = NULL;
 		if (len)
-			*len = blen;
-	} else {
-		free(buf);
+			*len = r.outlen;
 	}
-	return PL_OK;
+	pl_gitrun_release(&r);
+	return rc;
+}
+
+/* git ARGS with stdin; stdout kept */
+static int git_in(const struct pl_git *g, const char *index, const char *in, size_t inlen,
+		  char **out, size_t *len, struct pl_error *err, char *const *args)
+{
+	struct pl_gitrun r = {.dir = g->top, .index = index, .in = in ? in : "", .inlen = inlen};
+	int rc = pl_gitrunv(&r, args, err);
+	if (rc == PL_OK && out) {
+		*out = r.out;
+		r.out = NULL;
+		if (len)
+			*len = r.outlen;
+	}
+	pl_gitrun_release(&r);
+	return rc;
 }
 
 static void chomp(char *s)
@@ -86,7 +239,7 @@ int pl_git_toplevel(const char *dir, char *out, size_t len)
 	struct pl_git g;
 	snprintf(g.top, sizeof(g.top), "%s", dir);
 	char *top;
-	if (git(&g, &top, NULL, NULL, "rev-parse", "--show-toplevel", NULL) != PL_OK)
+	if (git(&g, NULL, &top, NULL, NULL, "rev-parse", "--show-toplevel", NULL) != PL_OK)
 		return -1;
 	chomp(top);
 	snprintf(out, len, "%s", top);
@@ -94,17 +247,46 @@ int pl_git_toplevel(const char *dir, char *out, size_t len)
 	return *out ? 0 : -1;
 }
 
+void pl_git_head_of(const char *top, char *out, size_t len)
+{
+	struct pl_git g;
+	snprintf(g.top, sizeof(g.top), "%s", top);
+	char *h = NULL;
+	out[0] = '\0';
+	if (git(&g, NULL, &h, NULL, NULL, "rev-parse", "--verify", "-q", "HEAD", NULL) == PL_OK) {
+		chomp(h);
+		snprintf(out, len, "%s", h);
+	}
+	free(h);
+}
+
+static int git_path(const struct pl_git *g, const char *what, char *out, size_t len,
+		    struct pl_error *err)
+{
+	char *p;
+	int rc = git(g, NULL, &p, NULL, err, "rev-parse", "--path-format=absolute", "--git-path",
+		     what, NULL);
+	if (rc != PL_OK)
+		return rc;
+	chomp(p);
+	snprintf(out, len, "%s", p);
+	free(p);
+	return PL_OK;
+}
+
 int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 {
 	memset(g, 0, sizeof(*g));
 	snprintf(g->top, sizeof(g->top), "%s", dir);
 	char *top;
-	if (git(g, &top, NULL, NULL, "rev-parse", "--show-toplevel", NULL) != PL_OK)
+	struct pl_error ignore;
+	if (git(g, NULL, &top, NULL, &ignore, "rev-parse", "--show-toplevel", NULL) != PL_OK)
 		return pl_error_set(err, PL_EINPUT, "'%s' is not inside a git work tree", dir);
 	chomp(top);
 	snprintf(g->top, sizeof(g->top), "%s", top);
 	free(top);
-	if (git(g, NULL, NULL, NULL, "rev-parse", "--verify", "-q", "HEAD", NULL) != PL_OK)
+	if (git(g, NULL, NULL, NULL, &ignore, "rev-parse", "--verify", "-q", "HEAD", NULL) !=
+	    PL_OK)
 		return pl_error_set(err, PL_EINPUT,
 				    "the repository in '%s' has no commit yet: commit once first",
 				    g->top);
@@ -114,15 +296,12 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 	    {"REVERT_HEAD", "a revert"},	{"BISECT_LOG", "a bisect"},
 	};
 	for (size_t i = 0; i < sizeof(busy) / sizeof(busy[0]); i++) {
-		char *p;
-		if (git(g, &p, NULL, err, "rev-parse", "--path-format=absolute", "--git-path",
-			busy[i][0], NULL) != PL_OK)
-			return PL_EINPUT;
-		chomp(p);
+		char p[4200];
+		int rc = git_path(g, busy[i][0], p, sizeof(p), err);
+		if (rc != PL_OK)
+			return rc;
 		struct stat st;
-		int there = stat(p, &st) == 0;
-		free(p);
-		if (there)
+		if (stat(p, &st) == 0)
 			return pl_error_set(
 			    err, PL_EINPUT,
 			    "the repository is in the middle of %s: finish or abort "
@@ -135,69 +314,1061 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
 {
 	snprintf(out, len, "%s/.perfloop", g->top);
+	struct stat st;
+	if (lstat(out, &st) == 0 && !S_ISDIR(st.st_mode))
+		return pl_error_set(err, PL_EINPUT, "'%s' exists and is not a directory", out);
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
 		return pl_error_set(err, PL_EINPUT, "cannot create '%s': %s", out, strerror(errno));
 	char ign[4300];
 	snprintf(ign, sizeof(ign), "%s/.gitignore", out);
-	struct stat st;
 	if (stat(ign, &st) != 0)
 		return pl_fsio_write_atomic(ign, "*\n", 2, err);
 	return PL_OK;
 }
 
-/* Split NUL-separated output into a vector of paths. */
-static char **split_nul(char *buf, size_t len, size_t *n)
+/* ---- reading the tree -------------------------------------------------- */
+
+static int read_file(const char *path, char **data, size_t *len)
 {
-	*n = 0;
-	for (size_t i = 0; i < len; i++)
-		*n += buf[i] == '\0';
-	char **v = calloc(*n + 1, sizeof(char *));
-	if (!v)
-		return NULL;
-	size_t k = 0;
-	for (size_t i = 0; i < len && k < *n;) {
-		v[k++] = buf + i;
-		i += strlen(buf + i) + 1;
+	*data = NULL;
+	*len = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	if (fd < 0)
+		return -1;
+	struct pl_strbuf b = {0};
+	char buf[65536];
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) != 0) {
+		if (n < 0) {
+			if (errno == EINTR)
+				continue;
+			close(fd);
+			free(pl_strbuf_take(&b));
+			return -1;
+		}
+		pl_strbuf_append(&b, buf, (size_t)n);
 	}
-	return v;
+	close(fd);
+	pl_strbuf_append(&b, "", 0);
+	*len = b.len;
+	*data = pl_strbuf_take(&b);
+	if (!*data)
+		*data = calloc(1, 1);
+	return *data ? 0 : -1;
 }
 
-/* Blob ids of paths (relative to top), by `git hash-object`, one per path. */
-static int hash_paths(const struct pl_git *g, char **paths, size_t n, int write, char ***ids,
-		      struct pl_error *err)
+/* Is every directory above path (relative to top) a real directory, not a
+ * symlink? last caches the deepest prefix already checked. */
+static int parents_real(const char *top, const char *path, char *last, size_t lastlen)
 {
-	*ids = calloc(n + 1, sizeof(char *));
-	if (!*ids)
-		return PL_ENOMEM;
-	const size_t chunk = 40;
-	for (size_t i = 0; i < n; i += chunk) {
-		char *argv[MAX_ARGS];
-		int k = 0;
-		argv[k++] = "git";
-		argv[k++] = "-C";
-		argv[k++] = (char *)g->top;
-		argv[k++] = "hash-object";
-		argv[k++] = "--no-filters";
-		if (write)
-			argv[k++] = "-w";
-		argv[k++] = "--";
-		for (size_t j = i; j < n && j < i + chunk; j++)
-			argv[k++] = paths[j];
-		argv[k] = NULL;
-		char *out;
-		size_t len;
-		if (pl_spawn_output(argv, 0, &out, &len) != 0) {
-			free(out);
-			return pl_error_set(err, PL_ESYS, "git hash-object failed");
+	const char *slash = strrchr(path, '/');
+	if (!slash)
+		return 1;
+	size_t dl = (size_t)(slash - path);
+	if (dl < lastlen && strncmp(last, path, dl) == 0 && last[dl] == '\0')
+		return 1;
+	char full[8300];
+	int tl = snprintf(full, sizeof(full), "%s/", top);
+	for (size_t i = 0; i <= dl && (size_t)tl + i < sizeof(full) - 1; i++) {
+		if (i == dl || path[i] == '/') {
+			full[tl + i] = '\0';
+			struct stat st;
+			if (lstat(full, &st) != 0 || !S_ISDIR(st.st_mode))
+				return 0;
 		}
-		char *save = NULL;
-		size_t j = i;
-		for (char *tok = strtok_r(out, "\n", &save); tok && j < n;
-		     tok = strtok_r(NULL, "\n", &save))
-			(*ids)[j++] = strdup(tok);
+		full[tl + i] = path[i];
+	}
+	if (dl < lastlen) {
+		memcpy(last, path, dl);
+		last[dl] = '\0';
+	}
+	return 1;
+}
+
+static struct entry *add_entry(struct manifest *m, const char *path, size_t len, int tracked)
+{
+	if (pl_grow((void **)&m->v, &m->cap, m->n + 1, sizeof *m->v, 64) != 0)
+		return NULL;
+	struct entry *e = &m->v[m->n];
+	memset(e, 0, sizeof(*e));
+	e->path = strndup(path, len);
+	if (!e->path)
+		return NULL;
+	e->tracked = tracked;
+	m->n++;
+	return e;
+}
+
+/* A submodule's or nested repository's state: its HEAD and a digest of its
+ * `git status`, so that any edit inside it is seen. */
+static void repo_state(const struct pl_git *g, struct entry *e)
+{
+	struct pl_git sub;
+	if ((size_t)snprintf(sub.top, sizeof(sub.top), "%s/%s", g->top, e->path) >=
+	    sizeof(sub.top)) {
+		snprintf(e->oid, sizeof(e->oid), "path-too-long");
+		return;
+	}
+	char gitp[8400];
+	snprintf(gitp, sizeof(gitp), "%s/.git", sub.top);
+	struct stat st;
+	if (lstat(gitp, &st) != 0) {
+		snprintf(e->oid, sizeof(e->oid), "uninitialized");
+		return;
+	}
+	pl_git_head_of(sub.top, e->oid, sizeof(e->oid));
+	if (!e->oid[0])
+		snprintf(e->oid, sizeof(e->oid), "no-commit");
+	char *out = NULL;
+	size_t len = 0;
+	struct pl_error ignore;
+	uint64_t h = PL_FNV_INIT;
+	if (git(&sub, NULL, &out, &len, &ignore, "status", "--porcelain=v1", "-z",
+		"--untracked-files=all", NULL) == PL_OK) {
+		for (size_t i = 0; i < len; i++) {
+			h ^= (unsigned char)out[i];
+			h *= 0x100000001b3ULL;
+		}
+	} else {
+		h = 0;
+	}
+	free(out);
+	snprintf(e->state, sizeof(e->state), "%016llx", (unsigned long long)h);
+}
+
+/* A --stdin-paths line: quoted as git unquotes it when a plain line would
+ * not survive (a newline in the name, or a leading quote). */
+static void stdin_path(struct pl_strbuf *b, const char *p)
+{
+	if (!strchr(p, '\n') && p[0] != '"') {
+		pl_strbuf_puts(b, p);
+		pl_strbuf_puts(b, "\n");
+		return;
+	}
+	pl_strbuf_puts(b, "\"");
+	for (const unsigned char *c = (const unsigned char *)p; *c; c++) {
+		if (*c == '"' || *c == '\\')
+			pl_strbuf_printf(b, "\\%c", *c);
+		else if (*c == '\n')
+			pl_strbuf_puts(b, "\\n");
+		else
+			pl_strbuf_append(b, c, 1);
+	}
+	pl_strbuf_puts(b, "\"\n");
+}
+
+/* Hash (and store) the bytes of every entry not known yet: files by path,
+ * symlinks by their target written to a scratch file. */
+static int hash_entries(const struct pl_git *g, struct manifest *m, struct pl_error *err)
+{
+	char scratch[4300];
+	snprintf(scratch, sizeof(scratch), "%s/.perfloop/links.%ld", g->top, (long)getpid());
+	struct pl_strbuf in = {0};
+	size_t *which = calloc(m->n + 1, sizeof(size_t));
+	size_t nw = 0, nlinks = 0;
+	int rc = which ? PL_OK : PL_ENOMEM;
+	for (size_t i = 0; rc == PL_OK && i < m->n; i++) {
+		struct entry *e = &m->v[i];
+		if (e->hashed || (e->kind != K_FILE && e->kind != K_LINK))
+			continue;
+		if (e->kind == K_LINK) {
+			char full[8300], target[4097];
+			snprintf(full, sizeof(full), "%s/%s", g->top, e->path);
+			ssize_t n = readlink(full, target, sizeof(target) - 1);
+			if (n < 0) {
+				rc = pl_error_set(err, PL_EINPUT, "cannot read the symlink '%s': %s",
+						  e->path, strerror(errno));
+				break;
+			}
+			if (nlinks == 0 && mkdir(scratch, 0700) != 0 && errno != EEXIST) {
+				rc = pl_error_set(err, PL_ESYS, "cannot create '%s': %s", scratch,
+						  strerror(errno));
+				break;
+			}
+			char lp[4400];
+			snprintf(lp, sizeof(lp), "%s/%zu", scratch, nlinks++);
+			if ((rc = pl_fsio_write_atomic(lp, target, (size_t)n, err)) != PL_OK)
+				break;
+			char rel[4400];
+			snprintf(rel, sizeof(rel), ".perfloop/links.%ld/%zu", (long)getpid(),
+				 nlinks - 1);
+			stdin_path(&in, rel);
+		} else {
+			stdin_path(&in, e->path);
+		}
+		which[nw++] = i;
+	}
+	if (rc == PL_OK && nw) {
+		char *args[] = {"hash-object", "-w", "--no-filters", "--stdin-paths", NULL};
+		char *out = NULL;
+		size_t len = 0;
+		rc = git_in(g, NULL, in.s, in.len, &out, &len, err, args);
+		char *save = NULL, *tok = rc == PL_OK ? strtok_r(out, "\n", &save) : NULL;
+		size_t k = 0;
+		for (; tok && k < nw; tok = strtok_r(NULL, "\n", &save), k++) {
+			snprintf(m->v[which[k]].oid, sizeof(m->v[which[k]].oid), "%s", tok);
+			m->v[which[k]].hashed = 1;
+		}
+		if (rc == PL_OK && k != nw)
+			rc = pl_error_set(err, PL_ESYS, "git hash-object gave %zu ids for %zu paths",
+					  k, nw);
 		free(out);
 	}
+	for (size_t i = 0; i < nlinks; i++) {
+		char lp[4400];
+		snprintf(lp, sizeof(lp), "%s/%zu", scratch, i);
+		unlink(lp);
+	}
+	if (nlinks)
+		rmdir(scratch);
+	free(which);
+	free(pl_strbuf_take(&in));
+	return rc;
+}
+
+/* Reuse a cached id when the file's stat is as cached and the cache was
+ * taken well after the file last changed (a change within the same clock
+ * tick could otherwise hide behind an equal stat). */
+static void use_cache(struct entry *e, const struct manifest *cache)
+{
+	if (!cache || e->kind != K_FILE)
+		return;
+	const struct entry *c = find_entry(cache, e->path);
+	if (!c || c->kind != K_FILE || !c->hashed || memcmp(c->st, e->st, sizeof(e->st)) != 0)
+		return;
+	const long long tick = 2000000000LL;
+	if (e->st[1] + tick > cache->taken_ns || e->st[2] + tick > cache->taken_ns)
+		return;
+	memcpy(e->oid, c->oid, sizeof(e->oid));
+	e->hashed = 1;
+}
+
+/*
+ * The manifest of the tree now, as git's index `index` (a path) sees it.
+ * strict: refuse what cannot be recorded (checkpoint); otherwise record it
+ * as K_OTHER, which differs from anything (revert). extra: paths to look at
+ * even when git no longer lists them (the checkpoint's, for a revert).
+ */
+static int take_manifest(const struct pl_git *g, const char *index, int strict,
+			 const struct manifest *cache, const struct manifest *extra,
+			 struct manifest *m, struct pl_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	m->taken_ns = now_ns();
+	char *staged = NULL, *others = NULL, *ign = NULL;
+	size_t slen = 0, olen = 0, ilen = 0;
+	int rc;
+	if ((rc = git(g, index, &staged, &slen, err, "ls-files", "-z", "-s", NULL)) != PL_OK ||
+	    (rc = git(g, index, &others, &olen, err, "ls-files", "-z", "--others",
+		      "--exclude-standard", NULL)) != PL_OK ||
+	    (rc = git(g, index, &ign, &ilen, err, "ls-files", "-z", "--others", "--ignored",
+		      "--exclude-standard", "--directory", NULL)) != PL_OK)
+		goto out;
+	/* index entries: "mode oid stage\tpath" */
+	for (size_t i = 0; i < slen;) {
+		char *rec = staged + i;
+		size_t rl = strlen(rec);
+		i += rl + 1;
+		char *tab = strchr(rec, '\t');
+		unsigned mode = 0;
+		int stage = 0;
+		if (!tab || sscanf(rec, "%o %*s %d", &mode, &stage) != 2)
+			continue;
+		const char *path = tab + 1;
+		if (stage != 0) {
+			if (m->n && strcmp(m->v[m->n - 1].path, path) == 0)
+				continue;
+			rc = pl_error_set(err, PL_EINPUT,
+					  "'%s' has an unresolved conflict in the index: resolve it "
+					  "first",
+					  path);
+			goto out;
+		}
+		struct entry *e = add_entry(m, path, strlen(path), 1);
+		if (!e) {
+			rc = PL_ENOMEM;
+			goto out;
+		}
+		if (mode == 0160000)
+			e->kind = K_REPO;
+	}
+	for (size_t i = 0; i < olen;) {
+		char *p = others + i;
+		size_t pl = strlen(p);
+		i += pl + 1;
+		if (!pl)
+			continue;
+		struct entry *e = add_entry(m, p, p[pl - 1] == '/' ? pl - 1 : pl, 0);
+		if (!e) {
+			rc = PL_ENOMEM;
+			goto out;
+		}
+		if (p[pl - 1] == '/')
+			e->kind = K_REPO;
+	}
+	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	/* room for all first: the sorted part is searched while m grows */
+	if (extra && pl_grow((void **)&m->v, &m->cap, m->n + extra->n + 1, sizeof *m->v, 64) != 0) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	struct manifest listed = *m;
+	for (size_t i = 0; extra && i < extra->n; i++)
+		if (!find_entry(&listed, extra->v[i].path)) {
+			struct entry *e =
+			    add_entry(m, extra->v[i].path, strlen(extra->v[i].path), 0);
+			if (!e) {
+				rc = PL_ENOMEM;
+				goto out;
+			}
+			e->kind = extra->v[i].kind == K_REPO ? K_REPO : K_FILE;
+		}
+	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	for (size_t i = 0; i < ilen;) {
+		char *p = ign + i;
+		i += strlen(p) + 1;
+		if (*p && strncmp(p, ".perfloop/", 10) != 0 &&
+		    pl_grow((void **)&m->ignored, &m->ignored_cap, m->nignored + 1, sizeof(char *), 16) == 0)
+			m->ignored[m->nignored++] = strdup(p);
+	}
+	if (m->nignored)
+		qsort(m->ignored, m->nignored, sizeof(char *), cmp_str);
+
+	/* what each path is on disk; absent ones drop out */
+	char last[4096] = "";
+	size_t keep = 0;
+	for (size_t i = 0; i < m->n; i++) {
+		struct entry *e = &m->v[i];
+		char full[8300];
+		snprintf(full, sizeof(full), "%s/%s", g->top, e->path);
+		struct stat st;
+		int was_repo = e->kind == K_REPO;
+		if (!parents_real(g->top, e->path, last, sizeof(last)) || lstat(full, &st) != 0) {
+			free(e->path);
+			continue;
+		}
+		e->st[0] = (long long)st.st_size;
+		e->st[1] = (long long)st.st_mtim.tv_sec * 1000000000LL + st.st_mtim.tv_nsec;
+		e->st[2] = (long long)st.st_ctim.tv_sec * 1000000000LL + st.st_ctim.tv_nsec;
+		e->st[3] = (long long)st.st_ino;
+		if (S_ISREG(st.st_mode)) {
+			e->kind = K_FILE;
+			e->mode = st.st_mode & 07777;
+			use_cache(e, cache);
+		} else if (S_ISLNK(st.st_mode)) {
+			e->kind = K_LINK;
+			e->mode = 0;
+		} else if (S_ISDIR(st.st_mode) && was_repo) {
+			e->kind = K_REPO;
+			repo_state(g, e);
+		} else if (S_ISDIR(st.st_mode)) {
+			/* a tracked file replaced by a directory: git lists its
+			 * contents as untracked paths of their own */
+			free(e->path);
+			continue;
+		} else if (strict) {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "cannot record '%s': not a file, symlink or directory (a "
+					  "FIFO, socket or device); move it out of the tree or ignore "
+					  "it in .gitignore",
+					  e->path);
+			for (size_t k = i; k < m->n; k++)
+				m->v[keep++] = m->v[k];
+			goto out;
+		} else {
+			e->kind = K_OTHER;
+			snprintf(e->oid, sizeof(e->oid), "other");
+			e->hashed = 1;
+		}
+		m->v[keep++] = *e;
+	}
+	m->n = keep;
+	rc = hash_entries(g, m, err);
+out:
+	free(staged);
+	free(others);
+	free(ign);
+	return rc;
+}
+
+/* ---- the checkpoint document -------------------------------------------- */
+
+static json_t *manifest_json(const struct manifest *m)
+{
+	json_t *a = json_array();
+	for (size_t i = 0; i < m->n; i++) {
+		const struct entry *e = &m->v[i];
+		json_t *o = json_object();
+		set_path(o, e->path);
+		json_object_set_new(o, "type", json_string(kind_name[e->kind]));
+		json_object_set_new(o, "tracked", json_boolean(e->tracked));
+		if (e->kind == K_FILE)
+			json_object_set_new(o, "mode", json_integer(e->mode));
+		json_object_set_new(o, e->kind == K_REPO ? "head" : "blob", json_string(e->oid));
+		if (e->kind == K_REPO)
+			json_object_set_new(o, "state", json_string(e->state));
+		json_object_set_new(o, "stat",
+				    json_pack("[I,I,I,I]", e->st[0], e->st[1], e->st[2], e->st[3]));
+		json_array_append_new(a, o);
+	}
+	return a;
+}
+
+static int manifest_load(json_t *doc, const char *file, struct manifest *m,
+			 struct pl_error *err)
+{
+	memset(m, 0, sizeof(*m));
+	json_t *a = json_object_get(doc, "entries");
+	json_t *ign = json_object_get(doc, "ignored");
+	if (!json_is_array(a) || !json_is_array(ign))
+		return pl_error_set(err, PL_EINPUT, "%s: entries, ignored: expected arrays", file);
+	m->taken_ns = json_integer_value(json_object_get(doc, "taken_ns"));
+	size_t i;
+	json_t *o;
+	json_array_foreach(a, i, o)
+	{
+		char *p = get_path(o);
+		const char *t = json_string_value(json_object_get(o, "type"));
+		const char *oid = json_string_value(
+		    json_object_get(o, json_object_get(o, "head") ? "head" : "blob"));
+		int k = -1;
+		for (int j = 0; t && j < 4; j++)
+			if (strcmp(t, kind_name[j]) == 0)
+				k = j;
+		if (!p || k < 0 || !oid) {
+			free(p);
+			manifest_release(m);
+			return pl_error_set(err, PL_EINPUT,
+					    "%s: entries[%zu]: path, type or blob missing or invalid",
+					    file, i);
+		}
+		struct entry *e = add_entry(m, p, strlen(p), json_is_true(json_object_get(o, "tracked")));
+		free(p);
+		if (!e) {
+			manifest_release(m);
+			return PL_ENOMEM;
+		}
+		e->kind = (enum kind)k;
+		e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
+		snprintf(e->oid, sizeof(e->oid), "%s", oid);
+		snprintf(e->state, sizeof(e->state), "%s",
+			 json_string_value(json_object_get(o, "state")) ?: "");
+		json_t *st = json_object_get(o, "stat");
+		for (size_t s = 0; s < 4; s++)
+			e->st[s] = json_integer_value(json_array_get(st, s));
+		e->hashed = 1;
+	}
+	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
+	json_array_foreach(ign, i, o)
+	{
+		const char *p = json_string_value(o);
+		if (p && pl_grow((void **)&m->ignored, &m->ignored_cap, m->nignored + 1, sizeof(char *), 16) == 0)
+			m->ignored[m->nignored++] = strdup(p);
+	}
+	if (m->nignored)
+		qsort(m->ignored, m->nignored, sizeof(char *), cmp_str);
 	return PL_OK;
+}
+
+/* A commit of the manifest's entries, built in a private index, so that
+ * the blobs stay reachable (and a person can `git show` them). */
+static int manifest_commit(const struct pl_git *g, const struct manifest *m, const char *msg,
+			   char *commit, size_t clen, struct pl_error *err)
+{
+	char idx[4300];
+	snprintf(idx, sizeof(idx), "%s/.perfloop/snapshot.index.%ld", g->top, (long)getpid());
+	unlink(idx);
+	struct pl_strbuf in = {0};
+	for (size_t i = 0; i < m->n; i++) {
+		const struct entry *e = &m->v[i];
+		const char *mode = e->kind == K_LINK		 ? "120000"
+				   : e->kind == K_REPO		 ? "160000"
+				   : e->kind == K_FILE && (e->mode & 0100) ? "100755"
+									 : "100644";
+		if (e->kind == K_OTHER ||
+		    (e->kind == K_REPO && (strlen(e->oid) < 40 || !strchr("0123456789abcdef", e->oid[0]))))
+			continue;
+		pl_strbuf_printf(&in, "%s %s\t", mode, e->oid);
+		pl_strbuf_append(&in, e->path, strlen(e->path) + 1);
+	}
+	char *tree = NULL, *c = NULL;
+	char *ua[] = {"update-index", "-z", "--add", "--index-info", NULL};
+	int rc = git_in(g, idx, in.s, in.len, NULL, NULL, err, ua);
+	free(pl_strbuf_take(&in));
+	if (rc == PL_OK)
+		rc = git(g, idx, &tree, NULL, err, "write-tree", NULL);
+	unlink(idx);
+	if (rc != PL_OK)
+		goto out;
+	chomp(tree);
+	char *ca[] = {"commit-tree", tree, "-p", "HEAD", "-m", (char *)msg, NULL};
+	/* commit-tree needs an identity; a repository without one still gets
+	 * its checkpoint */
+	char *env_ca[] = {"-c", "user.name=perfloop", "-c", "user.email=perfloop@localhost",
+			  "commit-tree", tree, "-p", "HEAD", "-m", (char *)msg, NULL};
+	struct pl_error ignore;
+	rc = git_in(g, NULL, NULL, 0, &c, NULL, &ignore, ca);
+	if (rc != PL_OK) {
+		free(c);
+		c = NULL;
+		rc = git_in(g, NULL, NULL, 0, &c, NULL, err, env_ca);
+	}
+	if (rc != PL_OK)
+		goto out;
+	chomp(c);
+	snprintf(commit, clen, "%s", c);
+out:
+	free(tree);
+	free(c);
+	return rc;
+}
+
+static int index_file(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
+{
+	const char *env = getenv("GIT_INDEX_FILE");
+	if (env && *env) {
+		if (env[0] == '/')
+			snprintf(out, len, "%s", env);
+		else
+			snprintf(out, len, "%s/%s", g->top, env);
+		return PL_OK;
+	}
+	return git_path(g, "index", out, len, err);
+}
+
+int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err)
+{
+	*out = NULL;
+	char dir[4200];
+	int rc = pl_perfloop_dir(g, dir, sizeof(dir), err);
+	if (rc != PL_OK)
+		return rc;
+	char *split = NULL;
+	struct pl_error ignore;
+	if (git(g, NULL, &split, NULL, &ignore, "config", "--bool", "core.splitIndex", NULL) ==
+		PL_OK &&
+	    strncmp(split, "true", 4) == 0) {
+		free(split);
+		return pl_error_set(err, PL_EINPUT,
+				    "core.splitIndex is on: perfloop cannot copy a split index "
+				    "exactly ('git config core.splitIndex false' turns it off)");
+	}
+	free(split);
+	char head[64];
+	pl_git_head_of(g->top, head, sizeof(head));
+	/* the index as it is now, copied once: every listing reads the copy, so
+	 * an editor's git rewriting the index meanwhile cannot split the view */
+	char idx[4200], copy[4300], tmpcopy[4400];
+	if ((rc = index_file(g, idx, sizeof(idx), err)) != PL_OK)
+		return rc;
+	snprintf(copy, sizeof(copy), "%s/checkpoint.gitindex", dir);
+	snprintf(tmpcopy, sizeof(tmpcopy), "%s/checkpoint.gitindex.new", dir);
+	char *data = NULL;
+	size_t dlen = 0;
+	int have_index = read_file(idx, &data, &dlen) == 0;
+	if (!have_index && errno != ENOENT)
+		return pl_error_set(err, PL_EINPUT, "cannot read git's index '%s': %s", idx,
+				    strerror(errno));
+	if (have_index) {
+		rc = pl_fsio_write_atomic(tmpcopy, data, dlen, err);
+		free(data);
+		if (rc != PL_OK)
+			return rc;
+	}
+	/* the previous checkpoint's ids, for files whose stat is unchanged */
+	char path[4300];
+	snprintf(path, sizeof(path), "%s/checkpoint.json", dir);
+	struct manifest cache = {0}, m = {0};
+	json_t *prev = NULL;
+	struct stat st;
+	if (stat(path, &st) == 0 && pl_json_load(path, &prev, &ignore) == PL_OK &&
+	    manifest_load(prev, path, &cache, &ignore) != PL_OK)
+		memset(&cache, 0, sizeof(cache));
+	json_decref(prev);
+	json_t *doc = NULL;
+	char commit[64] = "";
+	if ((rc = take_manifest(g, have_index ? tmpcopy : NULL, 1, &cache, NULL, &m, err)) !=
+	    PL_OK)
+		goto out;
+	if ((rc = manifest_commit(g, &m, "perfloop checkpoint", commit, sizeof(commit), err)) !=
+	    PL_OK)
+		goto out;
+	if ((rc = git(g, NULL, NULL, NULL, err, "update-ref", "-m", "perfloop checkpoint",
+		      "refs/perfloop/checkpoint", commit, NULL)) != PL_OK)
+		goto out;
+	char created[32];
+	time_t t = time(NULL);
+	struct tm tm;
+	gmtime_r(&t, &tm);
+	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	json_t *ignored = json_array();
+	for (size_t i = 0; i < m.nignored; i++) {
+		json_t *s = json_string(m.ignored[i]);
+		if (s)
+			json_array_append_new(ignored, s);
+	}
+	size_t ntracked = 0;
+	for (size_t i = 0; i < m.n; i++)
+		ntracked += m.v[i].tracked;
+	doc = json_pack("{s:s, s:s, s:I, s:s, s:s, s:b, s:I, s:I, s:o, s:o}", "schema",
+			PL_CHECKPOINT_SCHEMA, "created", created, "taken_ns", m.taken_ns, "head",
+			head, "commit", commit, "index_saved", have_index, "tracked",
+			(json_int_t)ntracked, "untracked", (json_int_t)(m.n - ntracked), "entries",
+			manifest_json(&m), "ignored", ignored);
+	if (!doc) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	/* the index copy first, the document that refers to it last */
+	if (have_index && rename(tmpcopy, copy) != 0) {
+		rc = pl_error_set(err, PL_ESYS, "cannot write '%s': %s", copy, strerror(errno));
+		goto out;
+	}
+	if (!have_index)
+		unlink(copy);
+	if ((rc = pl_fsio_write_json(path, doc, err)) != PL_OK)
+		goto out;
+	*out = doc;
+	doc = NULL;
+out:
+	unlink(tmpcopy);
+	json_decref(doc);
+	manifest_release(&m);
+	manifest_release(&cache);
+	return rc;
+}
+
+/* ---- revert ----------------------------------------------------------- */
+
+static int same(const struct entry *a, const struct entry *b)
+{
+	if (a->kind != b->kind || strcmp(a->oid, b->oid) != 0)
+		return 0;
+	if (a->kind == K_FILE)
+		return a->mode == b->mode;
+	if (a->kind == K_REPO)
+		return strcmp(a->state, b->state) == 0;
+	return 1;
+}
+
+/* Under a path the checkpoint recorded as ignored (a file, or a directory
+ * ending in '/')? */
+static int under_ignored(const struct manifest *m, const char *path)
+{
+	if (!m->nignored)
+		return 0;
+	char buf[4200];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf) - 1)
+		return 0;
+	memcpy(buf, path, n + 1);
+	const char *key = buf;
+	if (bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str))
+		return 1;
+	for (size_t i = 1; i <= n; i++)
+		if (path[i - 1] == '/') {
+			char c = buf[i];
+			buf[i] = '\0';
+			int hit = bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str) != NULL;
+			buf[i] = c;
+			if (hit)
+				return 1;
+		}
+	return 0;
+}
+
+static int push(char ***v, size_t *n, const char *s)
+{
+	char **nv = realloc(*v, (*n + 1) * sizeof(char *));
+	if (!nv)
+		return PL_ENOMEM;
+	*v = nv;
+	if (!(nv[*n] = strdup(s)))
+		return PL_ENOMEM;
+	(*n)++;
+	return PL_OK;
+}
+
+struct restorer {
+	const struct pl_git *g;
+	char displaced[4300]; /* .perfloop/displaced/STAMP, made on first use */
+	struct pl_revert_result *res;
+	struct pl_error *err;
+	char **moved; /* the paths displaced, raw */
+	size_t nmoved;
+};
+
+/* Move what is at rel (relative to top) under .perfloop/displaced/. */
+static int displace(struct restorer *r, const char *rel)
+{
+	const struct pl_git *g = r->g;
+	if (!r->displaced[0]) {
+		char stamp[32];
+		time_t t = time(NULL);
+		struct tm tm;
+		gmtime_r(&t, &tm);
+		strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+		snprintf(r->displaced, sizeof(r->displaced), ".perfloop/displaced/%s-%ld", stamp,
+			 (long)getpid());
+	}
+	char dst[8600], src[8300];
+	snprintf(src, sizeof(src), "%s/%s", g->top, rel);
+	snprintf(dst, sizeof(dst), "%s/%s/%s", g->top, r->displaced, rel);
+	/* the destination's directories */
+	for (char *p = dst + strlen(g->top) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			if (mkdir(dst, 0700) != 0 && errno != EEXIST) {
+				int e = errno;
+				*p = '/';
+				return pl_error_set(r->err, PL_ESYS, "cannot create '%s': %s", dst,
+						    strerror(e));
+			}
+			*p = '/';
+		}
+	if (rename(src, dst) != 0)
+		return pl_error_set(r->err, PL_ESYS, "cannot move '%s' aside: %s", rel,
+				    strerror(errno));
+	if (push(&r->moved, &r->nmoved, rel) != PL_OK)
+		return PL_ENOMEM;
+	char line[8800];
+	char *q = pl_git_quote(rel);
+	snprintf(line, sizeof(line), "%s -> %s/%s", q ? q : rel, r->displaced, q ? q : rel);
+	free(q);
+	return push(&r->res->displaced, &r->res->ndisplaced, line);
+}
+
+/* Make every directory above rel a real directory, moving aside a file or
+ * symlink that stands where one must be. Never follows a symlink. */
+static int make_parents(struct restorer *r, const char *rel)
+{
+	char full[8300];
+	int tl = snprintf(full, sizeof(full), "%s/", r->g->top);
+	size_t n = strlen(rel);
+	for (size_t i = 0; i < n; i++) {
+		if (rel[i] != '/') {
+			full[tl + i] = rel[i];
+			continue;
+		}
+		full[tl + i] = '\0';
+		struct stat st;
+		if (lstat(full, &st) == 0 && !S_ISDIR(st.st_mode)) {
+			int rc = displace(r, full + tl);
+			if (rc != PL_OK)
+				return rc;
+		}
+		if (lstat(full, &st) != 0 && mkdir(full, 0755) != 0)
+			return pl_error_set(r->err, PL_ESYS, "cannot create '%s': %s", full + tl,
+					    strerror(errno));
+		full[tl + i] = '/';
+	}
+	return PL_OK;
+}
+
+static int restore_one(struct restorer *r, const struct entry *e, const char *data, size_t len)
+{
+	int rc = make_parents(r, e->path);
+	if (rc != PL_OK)
+		return rc;
+	char full[8300], tmp[8400];
+	snprintf(full, sizeof(full), "%s/%s", r->g->top, e->path);
+	struct stat st;
+	if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode) && (rc = displace(r, e->path)) != PL_OK)
+		return rc;
+	snprintf(tmp, sizeof(tmp), "%s.perfloop-%ld", full, (long)getpid());
+	unlink(tmp);
+	if (e->kind == K_LINK) {
+		char *target = strndup(data, len);
+		if (!target)
+			return PL_ENOMEM;
+		int ok = symlink(target, tmp) == 0;
+		free(target);
+		if (!ok)
+			return pl_error_set(r->err, PL_ESYS, "cannot restore the symlink '%s': %s",
+					    e->path, strerror(errno));
+	} else {
+		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd < 0)
+			return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
+					    strerror(errno));
+		if (pl_fsio_write_all(fd, data, len) != 0 || fchmod(fd, e->mode) != 0 ||
+		    close(fd) != 0) {
+			int er = errno;
+			close(fd);
+			unlink(tmp);
+			return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
+					    strerror(er));
+		}
+	}
+	if (rename(tmp, full) != 0) {
+		int er = errno;
+		unlink(tmp);
+		return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
+				    strerror(er));
+	}
+	return PL_OK;
+}
+
+/* The blobs' bytes, in one `git cat-file --batch`. */
+static int read_blobs(const struct pl_git *g, const struct entry *const *want, size_t n,
+		      char **buf, size_t *buflen, size_t *off, size_t *len, struct pl_error *err)
+{
+	struct pl_strbuf in = {0};
+	for (size_t i = 0; i < n; i++) {
+		pl_strbuf_puts(&in, want[i]->oid);
+		pl_strbuf_puts(&in, "\n");
+	}
+	char *args[] = {"cat-file", "--batch", NULL};
+	int rc = git_in(g, NULL, in.s, in.len, buf, buflen, err, args);
+	free(pl_strbuf_take(&in));
+	if (rc != PL_OK)
+		return rc;
+	size_t pos = 0;
+	for (size_t i = 0; i < n; i++) {
+		char *nl = memchr(*buf + pos, '\n', *buflen - pos);
+		unsigned long long size;
+		char type[16];
+		if (!nl || sscanf(*buf + pos, "%*s %15s %llu", type, &size) != 2 ||
+		    strcmp(type, "blob") != 0 || (size_t)(nl + 1 - *buf) + size > *buflen)
+			return pl_error_set(err, PL_EINPUT,
+					    "the checkpoint's copy of '%s' (blob %s) is missing from "
+					    "the repository",
+					    want[i]->path, want[i]->oid);
+		off[i] = (size_t)(nl + 1 - *buf);
+		len[i] = (size_t)size;
+		pos = off[i] + len[i] + 1;
+	}
+	return PL_OK;
+}
+
+int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_result *res,
+			 struct pl_error *err)
+{
+	memset(res, 0, sizeof(*res));
+	char cpath[4300], copy[4300];
+	snprintf(cpath, sizeof(cpath), "%s/.perfloop/checkpoint.json", g->top);
+	snprintf(copy, sizeof(copy), "%s/.perfloop/checkpoint.gitindex", g->top);
+	struct stat st;
+	if (stat(cpath, &st) != 0)
+		return pl_error_set(err, PL_EINPUT,
+				    "no checkpoint in '%s': run 'perfloop checkpoint' before "
+				    "changing anything",
+				    g->top);
+	json_t *cp;
+	int rc = pl_json_load(cpath, &cp, err);
+	if (rc != PL_OK)
+		return rc;
+	const char *schema = json_string_value(json_object_get(cp, "schema"));
+	if (!schema || strcmp(schema, PL_CHECKPOINT_SCHEMA) != 0) {
+		json_decref(cp);
+		return pl_error_set(err, PL_EINPUT,
+				    "%s: schema: expected '%s' (a checkpoint from an older perfloop "
+				    "cannot be reverted exactly; take a new one)",
+				    cpath, PL_CHECKPOINT_SCHEMA);
+	}
+	int index_saved = json_is_true(json_object_get(cp, "index_saved"));
+	struct manifest before = {0}, now = {0};
+	struct restorer r = {.g = g, .res = res, .err = err};
+	char lockpath[4300] = "";
+	int lockfd = -1;
+	const struct entry **want = NULL;
+	size_t nwant = 0;
+	char *blobs = NULL;
+	size_t bloblen = 0, *off = NULL, *len = NULL;
+	if ((rc = manifest_load(cp, cpath, &before, err)) != PL_OK)
+		goto out;
+	if ((rc = take_manifest(g, NULL, 0, &before, &before, &now, err)) != PL_OK)
+		goto out;
+
+	/* merge the two sorted lists */
+	want = calloc(before.n + 1, sizeof(*want));
+	if (!want) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	size_t i = 0, j = 0;
+	while (i < before.n || j < now.n) {
+		int c = i == before.n ? 1 : j == now.n ? -1 : strcmp(before.v[i].path, now.v[j].path);
+		if (c < 0 || (c == 0 && !same(&before.v[i], &now.v[j]))) {
+			const struct entry *b = &before.v[i];
+			if (b->kind == K_REPO) {
+				char line[4400];
+				char *q = pl_git_quote(b->path);
+				snprintf(line, sizeof(line),
+					 "%s: a submodule or nested repository whose HEAD or files "
+					 "changed; perfloop does not restore inside one (use git -C "
+					 "%s)",
+					 q ? q : b->path, q ? q : b->path);
+				free(q);
+				if ((rc = push(&res->kept, &res->nkept, line)) != PL_OK)
+					goto out;
+			} else {
+				want[nwant++] = b;
+				if ((rc = push(&res->restored, &res->nrestored, b->path)) != PL_OK)
+					goto out;
+			}
+			i++;
+			j += c == 0;
+		} else if (c > 0) {
+			if (!under_ignored(&before, now.v[j].path) &&
+			    (rc = push(&res->created, &res->ncreated, now.v[j].path)) != PL_OK)
+				goto out;
+			j++;
+		} else {
+			i++;
+			j++;
+		}
+	}
+	/* the index: compared as files, restored whole */
+	char idx[4200];
+	if ((rc = index_file(g, idx, sizeof(idx), err)) != PL_OK)
+		goto out;
+	if (index_saved) {
+		char *a = NULL, *b = NULL;
+		size_t al = 0, bl = 0;
+		int ra = read_file(copy, &a, &al), rb = read_file(idx, &b, &bl);
+		res->index_restored = ra != 0 || rb != 0 || al != bl || memcmp(a, b, al) != 0;
+		free(a);
+		free(b);
+		if (ra != 0) {
+			rc = pl_error_set(err, PL_EINPUT, "cannot read the checkpoint's index copy '%s'",
+					  copy);
+			goto out;
+		}
+	}
+	if (dry_run)
+		goto out;
+
+	/* everything the revert overwrites is kept first */
+	if ((rc = manifest_commit(g, &now, "perfloop: the tree before a revert", res->saved,
+				  sizeof(res->saved), err)) != PL_OK ||
+	    (rc = git(g, NULL, NULL, NULL, err, "update-ref", "-m", "perfloop revert",
+		      "refs/perfloop/reverted", res->saved, NULL)) != PL_OK)
+		goto out;
+	/* git's own lock on the index, held while the tree is written: an
+	 * editor's git that holds it makes us stop before touching anything */
+	if (res->index_restored) {
+		snprintf(lockpath, sizeof(lockpath), "%s.lock", idx);
+		lockfd = open(lockpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (lockfd < 0) {
+			rc = pl_error_set(
+			    err, PL_EINPUT,
+			    errno == EEXIST
+				? "git's index is locked ('%s' exists: another git, perhaps "
+				  "an editor's, is running); nothing was changed: try again "
+				  "when it is gone"
+				: "cannot lock git's index '%s': %s",
+			    lockpath, strerror(errno));
+			lockpath[0] = '\0';
+			goto out;
+		}
+	}
+	off = calloc(nwant + 1, sizeof(size_t));
+	len = calloc(nwant + 1, sizeof(size_t));
+	if (!off || !len) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	if (nwant && (rc = read_blobs(g, want, nwant, &blobs, &bloblen, off, len, err)) != PL_OK)
+		goto out;
+	for (size_t k = 0; k < nwant; k++)
+		if ((rc = restore_one(&r, want[k], blobs + off[k], len[k])) != PL_OK)
+			goto out;
+	/* a created path moved aside with what stood in the way is listed there */
+	size_t keep = 0;
+	for (size_t k = 0; k < res->ncreated; k++) {
+		const char *c = res->created[k];
+		int moved = 0;
+		for (size_t m = 0; m < r.nmoved && !moved; m++) {
+			size_t ml = strlen(r.moved[m]);
+			moved = strncmp(c, r.moved[m], ml) == 0 && (c[ml] == '\0' || c[ml] == '/');
+		}
+		if (moved)
+			free(res->created[k]);
+		else
+			res->created[keep++] = res->created[k];
+	}
+	res->ncreated = keep;
+	if (res->index_restored) {
+		char *data = NULL;
+		size_t dl = 0;
+		if (read_file(copy, &data, &dl) != 0 || pl_fsio_write_all(lockfd, data, dl) != 0 ||
+		    fsync(lockfd) != 0) {
+			free(data);
+			rc = pl_error_set(err, PL_ESYS, "cannot write git's index lock '%s': %s",
+					  lockpath, strerror(errno));
+			goto out;
+		}
+		free(data);
+		close(lockfd);
+		lockfd = -1;
+		if (rename(lockpath, idx) != 0) {
+			rc = pl_error_set(err, PL_ESYS, "cannot replace git's index: %s",
+					  strerror(errno));
+			goto out;
+		}
+		lockpath[0] = '\0';
+	}
+out:
+	for (size_t k = 0; k < r.nmoved; k++)
+		free(r.moved[k]);
+	free(r.moved);
+	if (lockfd >= 0)
+		close(lockfd);
+	if (lockpath[0])
+		unlink(lockpath);
+	free(blobs);
+	free(off);
+	free(len);
+	free(want);
+	manifest_release(&before);
+	manifest_release(&now);
+	json_decref(cp);
+	return rc;
+}
+
+int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigned char *ignored,
+		   struct pl_error *err)
+{
+	memset(ignored, 0, n);
+	if (!n)
+		return PL_OK;
+	char cpath[4300];
+	snprintf(cpath, sizeof(cpath), "%s/.perfloop/checkpoint.json", g->top);
+	json_t *cp = NULL;
+	struct manifest before = {0};
+	struct pl_error ignore;
+	if (pl_json_load(cpath, &cp, &ignore) == PL_OK)
+		manifest_load(cp, cpath, &before, &ignore);
+	json_decref(cp);
+	struct pl_strbuf in = {0};
+	for (size_t i = 0; i < n; i++)
+		pl_strbuf_append(&in, paths[i], strlen(paths[i]) + 1);
+	/* check-ignore exits 1 when nothing is ignored: not a failure */
+	char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
+	struct pl_gitrun r = {
+	    .dir = g->top, .plain = 1, .in = in.s ? in.s : "", .inlen = in.len};
+	int rc = pl_gitrunv(&r, args, &ignore);
+	if (rc != PL_OK && r.errtxt && r.errtxt[0]) {
+		rc = pl_error_set(err, PL_ESYS, "%s", ignore.msg);
+		goto out;
+	}
+	rc = PL_OK;
+	for (size_t k = 0; k < r.outlen;) {
+		const char *p = r.out + k;
+		k += strlen(p) + 1;
+		for (size_t i = 0; i < n; i++)
+			if (!ignored[i] && strcmp(paths[i], p) == 0)
+				ignored[i] = 1;
+	}
+	for (size_t i = 0; i < n; i++)
+		if (under_ignored(&before, paths[i]))
+			ignored[i] = 1;
+out:
+	pl_gitrun_release(&r);
+	free(pl_strbuf_take(&in));
+	manifest_release(&before);
+	return rc;
 }
 
 static void free_strv(char **v, size_t n)
@@ -209,357 +1380,11 @@ static void free_strv(char **v, size_t n)
 	free(v);
 }
 
-int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err)
-{
-	*out = NULL;
-	char dir[4200];
-	int rc = pl_perfloop_dir(g, dir, sizeof(dir), err);
-	if (rc != PL_OK)
-		return rc;
-	char *head = NULL, *stash = NULL, *untracked = NULL;
-	char **paths = NULL, **ids = NULL;
-	size_t npaths = 0;
-	json_t *doc = NULL;
-	if ((rc = git(g, &head, NULL, err, "rev-parse", "HEAD", NULL)) != PL_OK)
-		goto out;
-	/* `git stash create` exits 1, silently, when there is nothing to
-	 * stash (seen with git 2.39 right after the index was rewritten):
-	 * that is a clean tree, not an error. */
-	char *sargv[] = {"git", "-C", (char *)g->top, "stash", "create", NULL};
-	size_t slen;
-	int scode = pl_spawn_output(sargv, 0, &stash, &slen);
-	if (!stash) {
-		rc = PL_ENOMEM;
-		goto out;
-	}
-	chomp(stash);
-	if (scode != 0 && !(scode == 1 && stash[0] == '\0')) {
-		rc = pl_error_set(err, PL_EINPUT, "'git stash create' failed with exit status %d",
-				  scode);
-		goto out;
-	}
-	chomp(head);
-	const char *w = *stash ? stash : head;
-	if ((rc = git(g, NULL, NULL, err, "update-ref", "-m", "perfloop checkpoint",
-		      "refs/perfloop/checkpoint", w, NULL)) != PL_OK)
-		goto out;
-	size_t ulen;
-	if ((rc = git(g, &untracked, &ulen, err, "ls-files", "--others", "--exclude-standard", "-z",
-		      NULL)) != PL_OK)
-		goto out;
-	paths = split_nul(untracked, ulen, &npaths);
-	if (!paths) {
-		rc = PL_ENOMEM;
-		goto out;
-	}
-	if (npaths && (rc = hash_paths(g, paths, npaths, 1, &ids, err)) != PL_OK)
-		goto out;
-	json_t *ulist = json_array();
-	for (size_t i = 0; i < npaths; i++) {
-		char full[8300];
-		snprintf(full, sizeof(full), "%s/%s", g->top, paths[i]);
-		struct stat st;
-		if (lstat(full, &st) != 0 || !ids || !ids[i])
-			continue;
-		json_array_append_new(ulist, json_pack("{s:s, s:s, s:i}", "path", paths[i], "blob",
-						       ids[i], "mode", (int)(st.st_mode & 07777)));
-	}
-	char created[32];
-	time_t t = time(NULL);
-	struct tm tm;
-	gmtime_r(&t, &tm);
-	strftime(created, sizeof(created), "%Y-%m-%dT%H:%M:%SZ", &tm);
-	doc = json_pack("{s:s, s:s, s:s, s:s, s:s, s:o}", "schema", PL_CHECKPOINT_SCHEMA, "created",
-			created, "head", head, "worktree", w, "index", *stash ? "" : head,
-			"untracked", ulist);
-	if (*stash) {
-		/* the stash commit's second parent holds the index */
-		char *idx;
-		char spec[128];
-		snprintf(spec, sizeof(spec), "%s^2", stash);
-		if ((rc = git(g, &idx, NULL, err, "rev-parse", spec, NULL)) != PL_OK)
-			goto out;
-		chomp(idx);
-		json_object_set_new(doc, "index", json_string(idx));
-		free(idx);
-	}
-	char path[4300];
-	snprintf(path, sizeof(path), "%s/checkpoint.json", dir);
-	if ((rc = pl_fsio_write_json(path, doc, err)) != PL_OK)
-		goto out;
-	*out = doc;
-	doc = NULL;
-out:
-	json_decref(doc);
-	free(head);
-	free(stash);
-	free(untracked);
-	free(paths);
-	free_strv(ids, npaths);
-	return rc;
-}
-
-struct pathset {
-	char **v;
-	size_t n, cap;
-};
-
-static int has(const struct pathset *s, const char *p)
-{
-	for (size_t i = 0; i < s->n; i++)
-		if (strcmp(s->v[i], p) == 0)
-			return 1;
-	return 0;
-}
-
-static void add(struct pathset *s, const char *p)
-{
-	if (has(s, p))
-		return;
-	if (s->n == s->cap) {
-		size_t cap = s->cap ? s->cap * 2 : 32;
-		char **nv = realloc(s->v, cap * sizeof(char *));
-		if (!nv)
-			return;
-		s->v = nv;
-		s->cap = cap;
-	}
-	s->v[s->n] = strdup(p);
-	if (s->v[s->n])
-		s->n++;
-}
-
-static void add_nul_list(struct pathset *s, char *buf, size_t len)
-{
-	for (size_t i = 0; i < len;) {
-		if (buf[i])
-			add(s, buf + i);
-		i += strlen(buf + i) + 1;
-	}
-}
-
-static int git_nul_list(const struct pl_git *g, struct pathset *s, struct pl_error *err, ...)
-{
-	/* at most 8 arguments, as the callers need */
-	const char *a[9] = {0};
-	va_list ap;
-	va_start(ap, err);
-	for (int i = 0; i < 8; i++)
-		if (!(a[i] = va_arg(ap, const char *)))
-			break;
-	va_end(ap);
-	char *out;
-	size_t len;
-	int rc = git(g, &out, &len, err, a[0], a[1], a[2], a[3], a[4], a[5], a[6], a[7], NULL);
-	if (rc != PL_OK)
-		return rc;
-	add_nul_list(s, out, len);
-	free(out);
-	return PL_OK;
-}
-
-static int write_pathspec(const char *file, const struct pathset *s, struct pl_error *err)
-{
-	struct pl_strbuf b = {0};
-	for (size_t i = 0; i < s->n; i++)
-		pl_strbuf_append(&b, s->v[i], strlen(s->v[i]) + 1);
-	size_t len = b.len;
-	char *text = pl_strbuf_take(&b);
-	if (!text && len)
-		return PL_ENOMEM;
-	int rc = pl_fsio_write_atomic(file, text ? text : "", len, err);
-	free(text);
-	return rc;
-}
-
-static int restore_blob(const struct pl_git *g, const char *path, const char *blob, int mode,
-			struct pl_error *err)
-{
-	char *data;
-	size_t len;
-	int rc = git(g, &data, &len, err, "cat-file", "blob", blob, NULL);
-	if (rc != PL_OK)
-		return rc;
-	char full[8300];
-	snprintf(full, sizeof(full), "%s/%s", g->top, path);
-	/* the parent directory may have been removed by the change */
-	char *slash = strrchr(full, '/');
-	if (slash) {
-		*slash = '\0';
-		char cmd_dir[8300];
-		snprintf(cmd_dir, sizeof(cmd_dir), "%s", full);
-		for (char *p = cmd_dir + strlen(g->top) + 1; *p; p++)
-			if (*p == '/') {
-				*p = '\0';
-				mkdir(cmd_dir, 0755);
-				*p = '/';
-			}
-		mkdir(cmd_dir, 0755);
-		*slash = '/';
-	}
-	rc = pl_fsio_write_atomic(full, data, len, err);
-	free(data);
-	if (rc == PL_OK && chmod(full, (mode_t)mode) != 0)
-		rc = pl_error_set(err, PL_ESYS, "cannot chmod '%s': %s", path, strerror(errno));
-	return rc;
-}
-
-int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_result *res,
-			 struct pl_error *err)
-{
-	memset(res, 0, sizeof(*res));
-	char cpath[4300];
-	snprintf(cpath, sizeof(cpath), "%s/.perfloop/checkpoint.json", g->top);
-	struct stat st;
-	if (stat(cpath, &st) != 0)
-		return pl_error_set(err, PL_EINPUT,
-				    "no checkpoint in '%s': run 'perfloop checkpoint' before "
-				    "changing anything",
-				    g->top);
-	json_t *cp;
-	int rc = pl_json_load(cpath, &cp, err);
-	if (rc != PL_OK)
-		return rc;
-	const char *w = json_string_value(json_object_get(cp, "worktree"));
-	const char *idx = json_string_value(json_object_get(cp, "index"));
-	json_t *ulist = json_object_get(cp, "untracked");
-	if (!w || !idx || !json_is_array(ulist)) {
-		json_decref(cp);
-		return pl_error_set(err, PL_EINPUT, "%s: worktree, index, untracked: missing",
-				    cpath);
-	}
-	if (!*idx)
-		idx = w;
-
-	struct pathset touched = {0}, in_w = {0}, in_i = {0}, in_index = {0}, now_untracked = {0};
-	struct pathset restore_tracked = {0}, restore_index = {0};
-	if ((rc = git_nul_list(g, &touched, err, "diff", "--name-only", "-z", "--no-renames", w,
-			       "--", NULL)) ||
-	    (rc = git_nul_list(g, &touched, err, "diff", "--cached", "--name-only", "-z",
-			       "--no-renames", idx, "--", NULL)) ||
-	    (rc = git_nul_list(g, &in_w, err, "ls-tree", "-r", "-z", "--name-only", w, NULL)) ||
-	    (rc = git_nul_list(g, &in_i, err, "ls-tree", "-r", "-z", "--name-only", idx, NULL)) ||
-	    (rc = git_nul_list(g, &in_index, err, "ls-files", "-z", NULL)) ||
-	    (rc = git_nul_list(g, &now_untracked, err, "ls-files", "--others", "--exclude-standard",
-			       "-z", NULL)))
-		goto out;
-
-	/* recorded untracked files whose bytes or mode changed, or that went */
-	size_t nu = json_array_size(ulist);
-	char **upaths = calloc(nu + 1, sizeof(char *)), **present = calloc(nu + 1, sizeof(char *));
-	size_t npresent = 0;
-	for (size_t i = 0; i < nu; i++) {
-		const char *p =
-		    json_string_value(json_object_get(json_array_get(ulist, i), "path"));
-		upaths[i] = (char *)p;
-		char full[8300];
-		snprintf(full, sizeof(full), "%s/%s", g->top, p);
-		if (lstat(full, &st) != 0 || !S_ISREG(st.st_mode)) {
-			add(&touched, p);
-			continue;
-		}
-		int mode =
-		    (int)json_integer_value(json_object_get(json_array_get(ulist, i), "mode"));
-		if ((int)(st.st_mode & 07777) != mode)
-			add(&touched, p);
-		present[npresent++] = (char *)p;
-	}
-	char **ids = NULL;
-	if (npresent && (rc = hash_paths(g, present, npresent, 0, &ids, err)) != PL_OK) {
-		free(upaths);
-		free(present);
-		goto out;
-	}
-	for (size_t i = 0, k = 0; i < nu && k < npresent; i++) {
-		if (upaths[i] != present[k])
-			continue;
-		const char *blob =
-		    json_string_value(json_object_get(json_array_get(ulist, i), "blob"));
-		if (!ids[k] || strcmp(ids[k], blob) != 0)
-			add(&touched, upaths[i]);
-		k++;
-	}
-	free_strv(ids, npresent);
-	free(present);
-
-	/* created: in neither W nor the recorded untracked files */
-	for (size_t i = 0; i < now_untracked.n; i++) {
-		int recorded = 0;
-		for (size_t k = 0; k < nu && !recorded; k++)
-			recorded = strcmp(upaths[k], now_untracked.v[i]) == 0;
-		if (!recorded && !has(&in_w, now_untracked.v[i]))
-			add(&touched, now_untracked.v[i]);
-	}
-
-	for (size_t i = 0; i < touched.n; i++) {
-		const char *p = touched.v[i];
-		int recorded = -1;
-		for (size_t k = 0; k < nu && recorded < 0; k++)
-			if (strcmp(upaths[k], p) == 0)
-				recorded = (int)k;
-		if (has(&in_w, p)) {
-			add(&restore_tracked, p);
-		} else if (recorded >= 0) {
-			if (!dry_run) {
-				json_t *u = json_array_get(ulist, (size_t)recorded);
-				rc = restore_blob(
-				    g, p, json_string_value(json_object_get(u, "blob")),
-				    (int)json_integer_value(json_object_get(u, "mode")), err);
-				if (rc != PL_OK)
-					break;
-			}
-		} else {
-			res->created = realloc(res->created, (res->ncreated + 1) * sizeof(char *));
-			res->created[res->ncreated++] = strdup(p);
-			/* unstaged, never deleted: the file stays where it is */
-			if (has(&in_index, p))
-				add(&restore_index, p);
-			continue;
-		}
-		res->restored = realloc(res->restored, (res->nrestored + 1) * sizeof(char *));
-		res->restored[res->nrestored++] = strdup(p);
-		if (has(&in_i, p) || has(&in_index, p))
-			add(&restore_index, p);
-	}
-	free(upaths);
-	if (rc != PL_OK || dry_run)
-		goto out;
-
-	char spec[4300];
-	snprintf(spec, sizeof(spec), "%s/.perfloop/revert.pathspec", g->top);
-	char srcw[128], srci[128];
-	snprintf(srcw, sizeof(srcw), "--source=%s", w);
-	snprintf(srci, sizeof(srci), "--source=%s", idx);
-	char specarg[4400];
-	snprintf(specarg, sizeof(specarg), "--pathspec-from-file=%s", spec);
-	if (restore_tracked.n) {
-		if ((rc = write_pathspec(spec, &restore_tracked, err)) != PL_OK ||
-		    (rc = git(g, NULL, NULL, err, "restore", srcw, "--worktree", specarg,
-			      "--pathspec-file-nul", NULL)) != PL_OK)
-			goto out;
-	}
-	if (restore_index.n) {
-		if ((rc = write_pathspec(spec, &restore_index, err)) != PL_OK ||
-		    (rc = git(g, NULL, NULL, err, "restore", srci, "--staged", specarg,
-			      "--pathspec-file-nul", NULL)) != PL_OK)
-			goto out;
-	}
-	unlink(spec);
-out:
-	free_strv(touched.v, touched.n);
-	free_strv(in_w.v, in_w.n);
-	free_strv(in_i.v, in_i.n);
-	free_strv(in_index.v, in_index.n);
-	free_strv(now_untracked.v, now_untracked.n);
-	free_strv(restore_tracked.v, restore_tracked.n);
-	free_strv(restore_index.v, restore_index.n);
-	json_decref(cp);
-	return rc;
-}
-
 void pl_revert_result_release(struct pl_revert_result *r)
 {
 	free_strv(r->restored, r->nrestored);
 	free_strv(r->created, r->ncreated);
+	free_strv(r->displaced, r->ndisplaced);
+	free_strv(r->kept, r->nkept);
 	memset(r, 0, sizeof(*r));
 }

@@ -1,9 +1,10 @@
 /*
  * The user's repository, handled so that no work is ever lost: a checkpoint
- * records the pre-change state without touching the working tree, the index
- * or refs/stash, and a revert restores from it only the files the change
- * touched, deleting nothing. git runs as a program (argv, no shell) with
- * --literal-pathspecs, and every call's exit status is checked.
+ * records the pre-change state byte for byte without touching the working
+ * tree, the index or refs/stash, and a revert restores from it only what
+ * the change touched, deleting nothing the change created. git runs as a
+ * program (argv, no shell, --literal-pathspecs); every call is checked and
+ * its own error message kept for ours.
  */
 #ifndef PL_GITOPS_H
 #define PL_GITOPS_H
@@ -13,7 +14,7 @@
 
 #include "error.h"
 
-#define PL_CHECKPOINT_SCHEMA "perfloop.checkpoint/1"
+#define PL_CHECKPOINT_SCHEMA "perfloop.checkpoint/2"
 
 struct pl_git {
 	char top[4096]; /* the work tree's top directory */
@@ -28,23 +29,43 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err);
  * pl_git_open; -1 outside a repository. */
 int pl_git_toplevel(const char *dir, char *out, size_t len);
 
+/* HEAD's commit id in the repository at top ("" when there is none). */
+void pl_git_head_of(const char *top, char *out, size_t len);
+
 /* Create TOP/.perfloop (ignored by git through its own .gitignore). */
 int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err);
 
-/* Record a checkpoint in TOP/.perfloop/checkpoint.json. */
+/* Record a checkpoint in TOP/.perfloop/checkpoint.json; refuses (PL_EINPUT,
+ * one line naming the path) whatever it cannot record exactly. */
 int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err);
 
 struct pl_revert_result {
-	char **restored; /* paths put back as they were */
+	char **restored; /* paths put back as they were (or removed from the index) */
 	size_t nrestored;
 	char **created; /* paths the change created: listed, never deleted */
 	size_t ncreated;
+	char **displaced; /* "PATH -> .perfloop/displaced/..." moved out of the way */
+	size_t ndisplaced;
+	char **kept; /* "PATH: why" changed but not restorable (submodules) */
+	size_t nkept;
+	int index_restored; /* the index was put back as at the checkpoint */
+	char saved[64];	    /* commit holding the state before the revert */
 };
 
-/* Restore the files the change touched since the checkpoint. dry_run only
- * computes the lists. PL_EINPUT when there is no checkpoint. */
+/* Restore what the change touched since the checkpoint. dry_run only
+ * computes the lists. PL_EINPUT when there is no checkpoint or git's index
+ * is locked by another process (nothing is changed then). */
 int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_result *res,
 			 struct pl_error *err);
 void pl_revert_result_release(struct pl_revert_result *r);
+
+/* Paths recorded as ignored at the checkpoint, or ignored now: never to be
+ * committed. *ignored[i] is set for each path (relative to top). */
+int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigned char *ignored,
+		   struct pl_error *err);
+
+/* A path as people read it: itself when it is printable UTF-8, else quoted
+ * the way git quotes it ("a\377b"). malloc'd. */
+char *pl_git_quote(const char *path);
 
 #endif

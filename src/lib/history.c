@@ -425,7 +425,7 @@ int pl_history_record_here(const char *dir, json_t *summary, struct pl_error *er
 	if (rc != PL_OK)
 		return rc;
 	snprintf(db, sizeof(db), "%s/history.db", pdir);
-	pl_git_head(commit, sizeof(commit));
+	pl_git_head_of(g.top, commit, sizeof(commit));
 	struct pl_history *h;
 	if ((rc = pl_history_open(db, &h, err)) != PL_OK)
 		return rc;

@@ -8,18 +8,25 @@
  */
 #include "loop.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "benchrun.h"
 #include "fsio.h"
+#include "gitrun.h"
 #include "history.h"
 #include "ledger.h"
 #include "spawn.h"
+#include "strbuf.h"
 #include "summary.h"
 
 static void state_path(const struct pl_git *g, const char *name, char *out, size_t len)
@@ -45,13 +52,25 @@ int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err)
 	return rc;
 }
 
-static int run_suite(const char *suite, const volatile sig_atomic_t *intr, int *code,
-		     struct pl_error *err)
+/* The time limits: each benchmark run, and the suite (4x as long). */
+static double run_timeout(json_t *state)
+{
+	json_t *t = json_object_get(state, "timeout_s");
+	return json_is_number(t) ? json_number_value(t) : PL_LOOP_TIMEOUT_DEFAULT;
+}
+
+static double suite_timeout(json_t *state)
+{
+	return 4 * run_timeout(state);
+}
+
+static int run_suite(const char *suite, double timeout_s, const volatile sig_atomic_t *intr,
+		     int *code, struct pl_error *err)
 {
 	*code = 0;
 	if (!suite)
 		return PL_OK;
-	int rc = pl_spawn_suite(suite, intr, code, err);
+	int rc = pl_spawn_suite(suite, timeout_s, intr, code, err);
 	if (rc == PL_ENOEXEC || rc == PL_EINPUT)
 		return pl_error_set(err, PL_EINPUT, "suite '%s': %s", suite, err->msg);
 	return rc;
@@ -66,6 +85,7 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	pl_bench_config_defaults(&run.cfg);
 	int runs = (int)json_integer_value(json_object_get(state, "runs"));
 	run.cfg.runs = runs;
+	run.cfg.timeout_s = run_timeout(state);
 	if (run.cfg.min_runs < 3)
 		run.cfg.min_runs = 3;
 	run.interrupt_flag = intr;
@@ -128,11 +148,58 @@ static int noisy(json_t *summary, char *why, size_t len)
 	return 0;
 }
 
+int pl_loop_lock(const struct pl_git *g, struct pl_error *err)
+{
+	char dir[4300], p[4400];
+	int rc = pl_perfloop_dir(g, dir, sizeof(dir), err);
+	if (rc != PL_OK)
+		return rc;
+	snprintf(p, sizeof(p), "%s/lock", dir);
+	/* deliberately left open: the lock lasts as long as this process */
+	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return pl_error_set(err, PL_EINPUT, "cannot open '%s': %s", p, strerror(errno));
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
+		close(fd);
+		return pl_error_set(err, PL_EINPUT,
+				    "another perfloop (checkpoint, revert, baseline or try) is "
+				    "working in '%s': wait for it to finish",
+				    g->top);
+	}
+	return PL_OK;
+}
+
 static int save_state(const struct pl_git *g, json_t *state, struct pl_error *err)
 {
 	char p[4300];
 	state_path(g, "loop.json", p, sizeof(p));
 	return pl_fsio_write_json(p, state, err);
+}
+
+/* The ledger's path relative to the top of the work tree; one outside
+ * the repository could never be committed. */
+static int ledger_rel(const struct pl_git *g, const char *ledger, char *out, size_t len,
+		      struct pl_error *err)
+{
+	if (!ledger)
+		ledger = PL_LEDGER_DEFAULT;
+	if (ledger[0] != '/') {
+		snprintf(out, len, "%s", ledger);
+	} else {
+		size_t tl = strlen(g->top);
+		if (strncmp(ledger, g->top, tl) != 0 || ledger[tl] != '/' || !ledger[tl + 1])
+			return pl_error_set(err, PL_EINPUT,
+					    "option '--ledger': '%s' is outside the repository '%s', "
+					    "where accepted changes are committed with it",
+					    ledger, g->top);
+		snprintf(out, len, "%s", ledger + tl + 1);
+	}
+	if (strstr(out, "..") || strncmp(out, ".perfloop/", 10) == 0 || strncmp(out, ".git/", 5) == 0)
+		return pl_error_set(err, PL_EINPUT,
+				    "option '--ledger': '%s' must name a file inside the work tree "
+				    "(not under .git or .perfloop, no '..')",
+				    ledger);
+	return PL_OK;
 }
 
 int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
@@ -141,38 +208,62 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	*out = NULL;
 	if (s->runs != 0 && s->runs < 3)
 		return pl_error_set(err, PL_EINPUT, "option '--runs': a baseline needs at least 3");
+	char lrel[4096];
+	int rc = ledger_rel(g, s->ledger, lrel, sizeof(lrel), err);
+	if (rc != PL_OK)
+		return rc;
+	char note[1200];
+	if ((rc = pl_loop_recover(g, note, sizeof(note), err)) != PL_OK)
+		return rc;
+	if (note[0])
+		fprintf(stderr, "perfloop: %s\n", note);
 	json_t *benches = json_array();
 	for (size_t i = 0; i < s->nbench; i++)
 		json_array_append_new(benches, json_pack("{s:s, s:s}", "name",
 							 i < s->nnames ? s->names[i] : s->bench[i],
 							 "command", s->bench[i]));
+	/* commands run where the baseline was started, whichever directory a
+	 * later `try -C` is run from */
+	char cwd[4096], workdir[4096] = ".";
+	size_t tl = strlen(g->top);
+	if (getcwd(cwd, sizeof(cwd)) && strncmp(cwd, g->top, tl) == 0 && cwd[tl] == '/')
+		snprintf(workdir, sizeof(workdir), "%s", cwd + tl + 1);
 	json_t *state =
-	    json_pack("{s:s, s:o, s:s?, s:i, s:i, s:f, s:s, s:i, s:[], s:n}", "schema",
-		      PL_LOOP_SCHEMA, "benchmarks", benches, "suite", s->suite, "runs", s->runs,
+	    json_pack("{s:s, s:s, s:o, s:s?, s:i, s:i, s:f, s:s, s:f, s:i, s:[], s:n}", "schema",
+		      PL_LOOP_SCHEMA, "workdir", workdir,
+		      "benchmarks", benches, "suite", s->suite, "runs", s->runs,
 		      "max_iterations", s->max_iterations > 0 ? s->max_iterations : 3, "min_gain",
-		      s->min_gain > 0 ? s->min_gain : 0.05, "ledger",
-		      s->ledger ? s->ledger : PL_LEDGER_DEFAULT, "iteration", 0, "turns",
-		      "last_accepted_gain");
+		      s->min_gain > 0 ? s->min_gain : 0.05, "ledger", lrel, "timeout_s",
+		      s->timeout_s > 0 ? s->timeout_s : PL_LOOP_TIMEOUT_DEFAULT, "iteration", 0,
+		      "turns", "last_accepted_gain");
 	char pdir[4300];
-	int code, rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);
+	int code;
+	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);
 	if (rc == PL_OK)
-		rc = run_suite(s->suite, intr, &code, err);
+		rc = run_suite(s->suite, suite_timeout(state), intr, &code, err);
 	if (rc == PL_OK && code != 0)
 		rc = pl_error_set(err, PL_EFAILED,
 				  "the suite must pass before a baseline: '%s' exited %d", s->suite,
 				  code);
+	/* measured aside: a refused baseline leaves the loop it would replace
+	 * as it was */
 	json_t *summary = NULL;
-	char why[300];
+	char why[300], next[4300], bpath[4300];
+	state_path(g, "baseline.next.json", next, sizeof(next));
+	state_path(g, "baseline.json", bpath, sizeof(bpath));
 	if (rc == PL_OK)
-		rc = measure(g, state, "baseline.json", intr, &summary, err);
+		rc = measure(g, state, "baseline.next.json", intr, &summary, err);
 	if (rc == PL_OK && noisy(summary, why, sizeof(why)))
 		rc = pl_error_set(err, PL_ENOTSUP, "%s", why);
 	json_t *cp = NULL;
 	if (rc == PL_OK)
 		rc = pl_checkpoint_create(g, &cp, err);
 	json_decref(cp);
+	if (rc == PL_OK && rename(next, bpath) != 0)
+		rc = pl_error_set(err, PL_ESYS, "cannot write '%s': %s", bpath, strerror(errno));
 	if (rc == PL_OK)
 		rc = save_state(g, state, err);
+	unlink(next);
 	json_decref(summary);
 	if (rc != PL_OK) {
 		json_decref(state);
@@ -203,73 +294,447 @@ static int loop_done(json_t *state, char *why, size_t len)
 	return 0;
 }
 
-/* Commit exactly the touched paths plus the ledger. */
-static int commit_change(const struct pl_git *g, const struct pl_revert_result *touched,
-			 const char *ledger, const char *message, char *commit, size_t clen,
-			 struct pl_error *err)
+/* A scratch file under .perfloop with this process's id in its name. */
+static void scratch(const struct pl_git *g, const char *what, char *out, size_t len)
 {
-	size_t n = touched->nrestored + touched->ncreated;
-	char **argv = calloc(n + 16, sizeof(char *));
-	if (!argv)
-		return PL_ENOMEM;
-	/* new files must be known to git before `commit -- paths` */
-	size_t k = 0;
-	argv[k++] = "git";
-	argv[k++] = "-C";
-	argv[k++] = (char *)g->top;
-	argv[k++] = "--literal-pathspecs";
-	argv[k++] = "add";
-	argv[k++] = "-A";
-	argv[k++] = "--";
-	size_t first = k;
-	for (size_t i = 0; i < touched->nrestored; i++)
-		argv[k++] = touched->restored[i];
-	for (size_t i = 0; i < touched->ncreated; i++)
-		argv[k++] = touched->created[i];
-	argv[k++] = (char *)ledger;
-	argv[k] = NULL;
-	char *out;
-	size_t len;
-	int code = pl_spawn_output(argv, 0, &out, &len);
-	free(out);
-	if (code != 0) {
-		free(argv);
-		return pl_error_set(err, PL_ESYS, "git add of the changed files failed");
+	snprintf(out, len, "%s/.perfloop/%s.%ld", g->top, what, (long)getpid());
+}
+
+static int write_nul_list(const char *file, char *const *v, size_t n, struct pl_error *err)
+{
+	struct pl_strbuf b = {0};
+	for (size_t i = 0; i < n; i++)
+		pl_strbuf_append(&b, v[i], strlen(v[i]) + 1);
+	size_t len = b.len;
+	char *text = pl_strbuf_take(&b);
+	int rc = pl_fsio_write_atomic(file, text ? text : "", len, err);
+	free(text);
+	return rc;
+}
+
+/* Read a file whole; NULL and *missing when it is not there. */
+static char *slurp(const char *path, size_t *len, int *missing)
+{
+	*len = 0;
+	*missing = 0;
+	FILE *f = fopen(path, "rbe");
+	if (!f) {
+		*missing = errno == ENOENT;
+		return NULL;
 	}
-	char **cargv = calloc(n + 16, sizeof(char *));
-	size_t c = 0;
-	cargv[c++] = "git";
-	cargv[c++] = "-C";
-	cargv[c++] = (char *)g->top;
-	cargv[c++] = "--literal-pathspecs";
-	cargv[c++] = "commit";
-	cargv[c++] = "-q";
-	cargv[c++] = "-m";
-	cargv[c++] = (char *)message;
-	cargv[c++] = "--";
-	for (size_t i = first; i < k; i++)
-		cargv[c++] = argv[i];
-	cargv[c] = NULL;
-	code = pl_spawn_output(cargv, 0, &out, &len);
-	free(out);
-	free(argv);
-	free(cargv);
-	if (code != 0)
-		return pl_error_set(err, PL_ESYS, "git commit of the accepted change failed");
-	pl_git_head(commit, clen);
-	return PL_OK;
+	struct pl_strbuf b = {0};
+	char buf[65536];
+	size_t n;
+	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
+		pl_strbuf_append(&b, buf, n);
+	int bad = ferror(f);
+	fclose(f);
+	pl_strbuf_append(&b, "", 0);
+	*len = b.len;
+	char *s = pl_strbuf_take(&b);
+	if (bad) {
+		free(s);
+		return NULL;
+	}
+	return s ? s : strdup("");
+}
+
+/*
+ * Commit the change's paths and the ledger with its new line, in a private
+ * index built from HEAD: the user's index and the ledger in the working tree
+ * are not touched until the commit exists, so a failing hook or a full disk
+ * leaves the state before the turn. Ignored paths are never among `paths`.
+ */
+static int commit_change(const struct pl_git *g, char *const *paths, size_t n,
+			 const char *ledger, const char *line, const char *message, char *commit,
+			 size_t clen, struct pl_error *err)
+{
+	char idx[4300], list[4300], msgf[4300];
+	scratch(g, "commit.index", idx, sizeof(idx));
+	scratch(g, "commit.paths", list, sizeof(list));
+	scratch(g, "commit.msg", msgf, sizeof(msgf));
+	unlink(idx);
+	char **add = calloc(n + 1, sizeof(char *)), **gone = calloc(n + 1, sizeof(char *));
+	size_t nadd = 0, ngone = 0;
+	char *old = NULL, *blob = NULL;
+	int rc = add && gone ? PL_OK : PL_ENOMEM;
+	for (size_t i = 0; rc == PL_OK && i < n; i++) {
+		char full[8300];
+		snprintf(full, sizeof(full), "%s/%s", g->top, paths[i]);
+		struct stat st;
+		if (lstat(full, &st) != 0)
+			gone[ngone++] = paths[i];
+		else if (!S_ISDIR(st.st_mode)) /* a nested repository is not committed */
+			add[nadd++] = paths[i];
+	}
+	struct pl_gitrun r = {.dir = g->top, .index = idx};
+	if (rc == PL_OK && (rc = pl_gitrun(&r, err, "read-tree", "HEAD", NULL)) == PL_OK &&
+	    nadd) {
+		pl_gitrun_release(&r);
+		char spec[4400];
+		snprintf(spec, sizeof(spec), "--pathspec-from-file=%s", list);
+		if ((rc = write_nul_list(list, add, nadd, err)) == PL_OK)
+			rc = pl_gitrun(&r, err, "add", "-A", spec, "--pathspec-file-nul", NULL);
+	}
+	pl_gitrun_release(&r);
+	if (rc == PL_OK && ngone) {
+		struct pl_strbuf b = {0};
+		for (size_t i = 0; i < ngone; i++)
+			pl_strbuf_append(&b, gone[i], strlen(gone[i]) + 1);
+		struct pl_gitrun u = {.dir = g->top, .index = idx, .in = b.s ? b.s : "",
+				      .inlen = b.len};
+		char *args[] = {"update-index", "-z", "--force-remove", "--stdin", NULL};
+		rc = pl_gitrunv(&u, args, err);
+		pl_gitrun_release(&u);
+		free(pl_strbuf_take(&b));
+	}
+	/* the ledger: the working tree's lines (uncommitted rejects included)
+	 * and the new one, as a blob */
+	if (rc == PL_OK) {
+		char lpath[8300];
+		snprintf(lpath, sizeof(lpath), "%s/%s", g->top, ledger);
+		size_t olen;
+		int missing;
+		old = slurp(lpath, &olen, &missing);
+		if (!old && !missing) {
+			rc = pl_error_set(err, PL_EINPUT, "cannot read '%s': %s", ledger,
+					  strerror(errno));
+		} else {
+			struct pl_strbuf b = {0};
+			if (old && olen) {
+				pl_strbuf_append(&b, old, olen);
+				if (old[olen - 1] != '\n')
+					pl_strbuf_append(&b, "\n", 1);
+			}
+			pl_strbuf_printf(&b, "%s\n", line);
+			struct pl_gitrun h = {.dir = g->top, .in = b.s, .inlen = b.len};
+			char *args[] = {"hash-object", "-w", "--no-filters", "--stdin", NULL};
+			rc = pl_gitrunv(&h, args, err);
+			if (rc == PL_OK) {
+				char *nl = strchr(h.out, '\n');
+				if (nl)
+					*nl = '\0';
+				char info[8500];
+				snprintf(info, sizeof(info), "100644,%s,%s", h.out, ledger);
+				struct pl_gitrun u = {.dir = g->top, .index = idx};
+				rc = pl_gitrun(&u, err, "update-index", "--add", "--cacheinfo", info,
+					       NULL);
+				pl_gitrun_release(&u);
+			}
+			pl_gitrun_release(&h);
+			free(pl_strbuf_take(&b));
+		}
+	}
+	/* git commit runs the user's hooks; with the private index it commits
+	 * exactly what was staged above */
+	if (rc == PL_OK && (rc = pl_fsio_write_atomic(msgf, message, strlen(message), err)) ==
+			       PL_OK) {
+		char fmsg[4400];
+		snprintf(fmsg, sizeof(fmsg), "--file=%s", msgf);
+		struct pl_gitrun c = {.dir = g->top, .index = idx};
+		rc = pl_gitrun(&c, err, "commit", "-q", fmsg, NULL);
+		pl_gitrun_release(&c);
+		if (rc == PL_OK)
+			pl_git_head_of(g->top, commit, clen);
+	}
+	unlink(idx);
+	unlink(list);
+	unlink(msgf);
+	free(add);
+	free(gone);
+	free(old);
+	free(blob);
+	return rc;
+}
+
+/*
+ * The journal: .perfloop/turn.json is written before a turn changes the
+ * repository (commit, revert, ledger, checkpoint) and removed when all is
+ * done. A turn killed in between is completed, or rolled back, when the
+ * next `try` starts: an accept whose commit landed (HEAD carries its
+ * Perfloop-Turn trailer) is finished; one whose commit did not is dropped,
+ * leaving the state before it; a reject is finished, its revert redone
+ * only when the journal does not say it was complete.
+ */
+static void journal_path(const struct pl_git *g, char *out, size_t len)
+{
+	state_path(g, "turn.json", out, len);
+}
+
+static int journal_write(const struct pl_git *g, json_t *j, struct pl_error *err)
+{
+	char p[4300];
+	journal_path(g, p, sizeof(p));
+	return pl_fsio_write_json(p, j, err);
+}
+
+/* Has HEAD the commit of turn `id`? */
+static int head_has_turn(const struct pl_git *g, const char *id)
+{
+	struct pl_gitrun r = {.dir = g->top};
+	struct pl_error ignore;
+	int found = 0;
+	if (pl_gitrun(&r, &ignore, "log", "-1", "--format=%B", "HEAD", NULL) == PL_OK) {
+		char want[128];
+		snprintf(want, sizeof(want), "Perfloop-Turn: %s", id);
+		found = strstr(r.out, want) != NULL;
+	}
+	pl_gitrun_release(&r);
+	return found;
+}
+
+/* The ledger in the working tree ends with this line? */
+static int ledger_has(const char *path, const char *line)
+{
+	size_t len;
+	int missing;
+	char *text = slurp(path, &len, &missing);
+	if (!text)
+		return 0;
+	size_t ll = strlen(line);
+	int has = len >= ll + 1 && text[len - 1] == '\n' &&
+		  memcmp(text + len - 1 - ll, line, ll) == 0 &&
+		  (len == ll + 1 || text[len - ll - 2] == '\n');
+	free(text);
+	return has;
+}
+
+static void record_turn(json_t *state, json_t *j)
+{
+	int it = (int)json_integer_value(json_object_get(j, "iteration"));
+	if (json_integer_value(json_object_get(state, "iteration")) >= it)
+		return;
+	json_array_append(json_object_get(state, "turns"), json_object_get(j, "turn"));
+	json_object_set_new(state, "iteration", json_integer(it));
+	if (strcmp(json_string_value(json_object_get(j, "kind")), "accept") == 0)
+		json_object_set(state, "last_accepted_gain", json_object_get(j, "gain"));
+}
+
+/* The fault test (t505) kills a turn at each named step with
+ * PERFLOOP_FAULT_KILL=STEP, as a power cut or SIGKILL would. */
+static void fault_point(const char *step)
+{
+	const char *at = getenv("PERFLOOP_FAULT_KILL");
+	if (at && strcmp(at, step) == 0)
+		raise(SIGKILL);
+}
+
+/* The steps after an accepted commit, each safe to repeat. */
+static int finish_accept(const struct pl_git *g, json_t *state, json_t *j, char *warn,
+			 size_t wlen, struct pl_error *err)
+{
+	const char *ledger = json_string_value(json_object_get(state, "ledger"));
+	char lpath[8300], spec[128];
+	snprintf(lpath, sizeof(lpath), "%s/%s", g->top, ledger);
+	snprintf(spec, sizeof(spec), "HEAD:%s", ledger);
+	/* the working tree's ledger becomes the committed one */
+	struct pl_gitrun r = {.dir = g->top};
+	int rc = pl_gitrun(&r, err, "cat-file", "blob", spec, NULL);
+	if (rc == PL_OK) {
+		char *slash = strrchr(lpath, '/');
+		*slash = '\0';
+		for (char *p = lpath + strlen(g->top) + 1; *p; p++)
+			if (*p == '/') {
+				*p = '\0';
+				mkdir(lpath, 0755);
+				*p = '/';
+			}
+		mkdir(lpath, 0755);
+		*slash = '/';
+		rc = pl_fsio_write_atomic(lpath, r.out, r.outlen, err);
+	}
+	pl_gitrun_release(&r);
+	if (rc != PL_OK)
+		return rc;
+	fault_point("accept-ledger");
+	/* the user's index follows the commit for the committed paths */
+	struct pl_gitrun d = {.dir = g->top};
+	if (pl_gitrun(&d, err, "diff-tree", "--no-commit-id", "--name-only", "-r", "-z",
+		      "--no-renames", "HEAD", NULL) == PL_OK &&
+	    d.outlen) {
+		char list[4300], sp[4400];
+		scratch(g, "reset.paths", list, sizeof(list));
+		snprintf(sp, sizeof(sp), "--pathspec-from-file=%s", list);
+		struct pl_error rerr;
+		struct pl_gitrun x = {.dir = g->top};
+		if (pl_fsio_write_atomic(list, d.out, d.outlen, &rerr) != PL_OK ||
+		    pl_gitrun(&x, &rerr, "reset", "-q", "HEAD", sp, "--pathspec-file-nul", NULL) !=
+			PL_OK)
+			snprintf(warn, wlen,
+				 "the commit is made, but git's index could not follow it (%s): "
+				 "'git reset -q' does",
+				 rerr.msg);
+		pl_gitrun_release(&x);
+		unlink(list);
+	}
+	pl_gitrun_release(&d);
+	fault_point("accept-reset");
+	char apath[4300], bpath[4300], file[64];
+	snprintf(file, sizeof(file), "try-%lld.json",
+		 (long long)json_integer_value(json_object_get(j, "iteration")));
+	state_path(g, file, apath, sizeof(apath));
+	state_path(g, "baseline.json", bpath, sizeof(bpath));
+	struct stat st;
+	if (stat(apath, &st) == 0 && rename(apath, bpath) != 0)
+		return pl_error_set(err, PL_ESYS, "cannot make '%s' the baseline: %s", apath,
+				    strerror(errno));
+	fault_point("accept-baseline");
+	json_t *cp;
+	if ((rc = pl_checkpoint_create(g, &cp, err)) != PL_OK)
+		return rc;
+	json_decref(cp);
+	fault_point("accept-checkpoint");
+	record_turn(state, j);
+	return save_state(g, state, err);
+}
+
+/* The steps of a reject, each safe to repeat. */
+static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
+			 struct pl_revert_result *reverted, struct pl_error *err)
+{
+	int rc;
+	if (!json_is_true(json_object_get(j, "reverted"))) {
+		if ((rc = pl_checkpoint_revert(g, 0, reverted, err)) != PL_OK)
+			return rc;
+		fault_point("reject-revert");
+		json_object_set_new(j, "reverted", json_true());
+		if ((rc = journal_write(g, j, err)) != PL_OK)
+			return rc;
+	}
+	const char *ledger = json_string_value(json_object_get(state, "ledger"));
+	const char *line = json_string_value(json_object_get(j, "line"));
+	char lpath[8300];
+	snprintf(lpath, sizeof(lpath), "%s/%s", g->top, ledger);
+	if (!ledger_has(lpath, line)) {
+		json_t *entry = json_loads(line, 0, NULL);
+		rc = entry ? pl_ledger_append(lpath, entry, err) : PL_ENOMEM;
+		json_decref(entry);
+		if (rc != PL_OK)
+			return rc;
+	}
+	fault_point("reject-ledger");
+	/* the ledger line is the next turn's starting state: checkpoint it,
+	 * or a later revert would take it back */
+	json_t *cp;
+	if ((rc = pl_checkpoint_create(g, &cp, err)) != PL_OK)
+		return rc;
+	json_decref(cp);
+	fault_point("reject-checkpoint");
+	record_turn(state, j);
+	return save_state(g, state, err);
+}
+
+/* Signals that would cut a turn's last steps in two wait until they end. */
+static void hold_signals(sigset_t *old)
+{
+	sigset_t s;
+	sigemptyset(&s);
+	sigaddset(&s, SIGINT);
+	sigaddset(&s, SIGTERM);
+	sigaddset(&s, SIGHUP);
+	sigaddset(&s, SIGQUIT);
+	sigaddset(&s, SIGTSTP);
+	sigprocmask(SIG_BLOCK, &s, old);
+}
+
+int pl_loop_recover(const struct pl_git *g, char *note, size_t len, struct pl_error *err)
+{
+	note[0] = '\0';
+	char jp[4300];
+	journal_path(g, jp, sizeof(jp));
+	struct stat st;
+	if (stat(jp, &st) != 0)
+		return PL_OK;
+	json_t *j = NULL, *state = NULL;
+	int rc = pl_json_load(jp, &j, err);
+	if (rc != PL_OK)
+		return rc;
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	const char *id = json_string_value(json_object_get(j, "id"));
+	int it = (int)json_integer_value(json_object_get(j, "iteration"));
+	if (!kind || !id || !json_is_string(json_object_get(j, "line"))) {
+		json_decref(j);
+		return pl_error_set(err, PL_EINPUT, "%s: kind, id, line: missing", jp);
+	}
+	if ((rc = pl_loop_state(g, &state, err)) != PL_OK)
+		goto out;
+	sigset_t old;
+	hold_signals(&old);
+	if (strcmp(kind, "accept") == 0 && !head_has_turn(g, id)) {
+		snprintf(note, len,
+			 "turn %d was interrupted before its commit: nothing of it was kept "
+			 "(your change is still in the working tree)",
+			 it);
+	} else if (strcmp(kind, "accept") == 0) {
+		char warn[1200] = "", commit[64];
+		pl_git_head_of(g->top, commit, sizeof(commit));
+		json_object_set_new(json_object_get(j, "turn"), "commit", json_string(commit));
+		rc = finish_accept(g, state, j, warn, sizeof(warn), err);
+		snprintf(note, len, "turn %d (accept) was interrupted after its commit and is now complete%s%s",
+			 it, warn[0] ? "; " : "", warn);
+	} else {
+		struct pl_revert_result rr;
+		memset(&rr, 0, sizeof(rr));
+		rc = finish_reject(g, state, j, &rr, err);
+		pl_revert_result_release(&rr);
+		snprintf(note, len, "turn %d (reject) was interrupted and is now complete", it);
+	}
+	if (rc == PL_OK)
+		unlink(jp);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+out:
+	json_decref(state);
+	json_decref(j);
+	return rc;
+}
+
+int pl_loop_pending(const struct pl_git *g, char *what, size_t len)
+{
+	char jp[4300];
+	journal_path(g, jp, sizeof(jp));
+	json_t *j = json_load_file(jp, 0, NULL);
+	if (!j)
+		return 0;
+	const char *kind = json_string_value(json_object_get(j, "kind"));
+	const char *id = json_string_value(json_object_get(j, "id"));
+	int it = (int)json_integer_value(json_object_get(j, "iteration"));
+	if (kind && strcmp(kind, "accept") == 0)
+		snprintf(what, len,
+			 "turn %d (accept) was interrupted %s; the next 'perfloop try' %s it",
+			 it, id && head_has_turn(g, id) ? "after its commit" : "before its commit",
+			 id && head_has_turn(g, id) ? "completes" : "drops");
+	else
+		snprintf(what, len,
+			 "turn %d (reject) was interrupted; the next 'perfloop try' completes it", it);
+	json_decref(j);
+	return 1;
 }
 
 int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		const volatile sig_atomic_t *intr, struct pl_try_outcome *o, struct pl_error *err)
 {
 	memset(o, 0, sizeof(*o));
-	json_t *state;
-	int rc = pl_loop_state(g, &state, err);
+	int rc = pl_loop_recover(g, o->recovered, sizeof(o->recovered), err);
 	if (rc != PL_OK)
 		return rc;
-	char why[256];
-	json_t *baseline = NULL, *summary = NULL, *ventry = NULL;
+	json_t *state;
+	rc = pl_loop_state(g, &state, err);
+	if (rc != PL_OK)
+		return rc;
+	char why[256], wd[8300];
+	json_t *baseline = NULL, *summary = NULL, *ventry = NULL, *j = NULL;
+	snprintf(wd, sizeof(wd), "%s/%s", g->top,
+		 json_string_value(json_object_get(state, "workdir")) ?: ".");
+	if (chdir(wd) != 0) {
+		json_decref(state);
+		return pl_error_set(err, PL_EINPUT, "cannot enter '%s', where the baseline ran: %s",
+				    wd, strerror(errno));
+	}
+	char **paths = NULL;
+	size_t npaths = 0;
+	unsigned char *ign = NULL;
+	int held = 0;
+	sigset_t oldmask;
 	if (!cont && loop_done(state, why, sizeof(why))) {
 		rc = pl_error_set(err, PL_ENOTSUP,
 				  "the loop is done: %s; 'perfloop try --continue' goes on", why);
@@ -282,7 +747,7 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	int it = (int)json_integer_value(json_object_get(state, "iteration")) + 1;
 	const char *suite = json_string_value(json_object_get(state, "suite"));
 	int code;
-	if ((rc = run_suite(suite, intr, &code, err)) != PL_OK)
+	if ((rc = run_suite(suite, suite_timeout(state), intr, &code, err)) != PL_OK)
 		goto out;
 	char file[64];
 	snprintf(file, sizeof(file), "try-%d.json", it);
@@ -331,108 +796,134 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			}
 		}
 	}
-	/* the ledger line, for the first benchmark's verdict */
-	char ledger[4300];
-	snprintf(ledger, sizeof(ledger), "%s/%s", g->top,
-		 json_string_value(json_object_get(state, "ledger")));
-	char *slash = strrchr(ledger, '/');
-	if (slash) {
-		*slash = '\0';
-		char mk[4400];
-		snprintf(mk, sizeof(mk), "%s", ledger);
-		for (char *p = mk + strlen(g->top) + 1; *p; p++)
-			if (*p == '/') {
-				*p = '\0';
-				mkdir(mk, 0755);
-				*p = '/';
-			}
-		mkdir(mk, 0755);
-		*slash = '/';
-	}
 	char head[64];
-	pl_git_head(head, sizeof(head));
+	pl_git_head_of(g->top, head, sizeof(head));
 	o->verdict.kind = o->kind;
 	if (o->verdict.nrules == 0)
 		snprintf(o->verdict.target, sizeof(o->verdict.target), "timing");
 	ventry = pl_verdict_ledger_entry(&o->verdict, head);
 	json_object_set_new(ventry, "iteration", json_integer(it));
-
+	char *line = json_dumps(ventry, JSON_COMPACT | JSON_REAL_PRECISION(12));
+	if (!line) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	char id[64];
+	struct timespec ts;
+	clock_gettime(CLOCK_REALTIME, &ts);
+	snprintf(id, sizeof(id), "%lx-%lx-%x", (long)ts.tv_sec, ts.tv_nsec, (unsigned)getpid());
 	json_t *turn = json_pack("{s:i, s:s, s:f}", "iteration", it, "verdict",
 				 pl_verdict_name(o->kind), "gain", o->gain);
+	j = json_pack("{s:s, s:s, s:i, s:s, s:s, s:o, s:f, s:b}", "id", id, "kind",
+		      o->kind == PL_ACCEPT ? "accept" : "reject", "iteration", it, "line", line,
+		      "head_before", head, "turn", turn, "gain", o->gain, "reverted", 0);
+	free(line);
+	if (!j) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
 	if (o->kind == PL_ACCEPT) {
+		/* the paths the change touched, less any ignored before or now */
 		struct pl_revert_result touched;
-		if ((rc = pl_checkpoint_revert(g, 1, &touched, err)) != PL_OK ||
-		    (rc = pl_ledger_append(ledger, ventry, err)) != PL_OK) {
-			json_decref(turn);
+		if ((rc = pl_checkpoint_revert(g, 1, &touched, err)) != PL_OK)
+			goto out;
+		paths = calloc(touched.nrestored + touched.ncreated + 1, sizeof(char *));
+		ign = calloc(touched.nrestored + touched.ncreated + 1, 1);
+		for (size_t i = 0; paths && i < touched.nrestored; i++)
+			paths[npaths++] = strdup(touched.restored[i]);
+		for (size_t i = 0; paths && i < touched.ncreated; i++)
+			paths[npaths++] = strdup(touched.created[i]);
+		pl_revert_result_release(&touched);
+		if (!paths || !ign) {
+			rc = PL_ENOMEM;
 			goto out;
 		}
-		char msg[1024];
+		if ((rc = pl_git_ignored(g, paths, npaths, ign, err)) != PL_OK)
+			goto out;
+		size_t keep = 0;
+		for (size_t i = 0; i < npaths; i++) {
+			if (ign[i]) {
+				size_t l = strlen(o->excluded);
+				snprintf(o->excluded + l, sizeof(o->excluded) - l, "%s%s",
+					 l ? ", " : "", paths[i]);
+				free(paths[i]);
+			} else {
+				paths[keep++] = paths[i];
+			}
+		}
+		npaths = keep;
+		char msg[1400];
 		snprintf(msg, sizeof(msg),
-			 "%s\n\nperfloop: %s of '%s' improved %.1f%% (p50 %.6g -> %.6g)",
+			 "%s\n\nperfloop: %s of '%s' improved %.1f%% (p50 %.6g -> %.6g)\n\n"
+			 "Perfloop-Turn: %s\n",
 			 message ? message : "perf: accepted change", o->verdict.target,
 			 o->verdict.bench, o->gain * 100, o->verdict.before_p50,
-			 o->verdict.after_p50);
-		rc = commit_change(g, &touched, json_string_value(json_object_get(state, "ledger")),
-				   msg, o->commit, sizeof(o->commit), err);
-		pl_revert_result_release(&touched);
+			 o->verdict.after_p50, id);
+		hold_signals(&oldmask);
+		held = 1;
+		if ((rc = journal_write(g, j, err)) != PL_OK)
+			goto out;
+		fault_point("accept-journal");
+		rc = commit_change(g, paths, npaths, json_string_value(json_object_get(state, "ledger")),
+				   json_string_value(json_object_get(j, "line")), msg, o->commit,
+				   sizeof(o->commit), err);
 		if (rc != PL_OK) {
-			json_decref(turn);
+			/* nothing was changed: the turn never happened */
+			char jp[4300];
+			journal_path(g, jp, sizeof(jp));
+			unlink(jp);
+			char m2[1024];
+			snprintf(m2, sizeof(m2), "%s", err->msg);
+			rc = pl_error_set(err, PL_EFAILED,
+					  "the change was accepted but not committed: %s (nothing "
+					  "was changed: fix it and run 'perfloop try' again)",
+					  m2);
 			goto out;
 		}
 		json_object_set_new(turn, "commit", json_string(o->commit));
-		if (rename(apath, bpath) != 0) {
-			rc = pl_error_set(err, PL_ESYS, "cannot make '%s' the baseline", apath);
-			json_decref(turn);
+		fault_point("accept-commit");
+		if ((rc = journal_write(g, j, err)) != PL_OK ||
+		    (rc = finish_accept(g, state, j, o->warning, sizeof(o->warning), err)) != PL_OK)
 			goto out;
-		}
-		json_t *cp;
-		if ((rc = pl_checkpoint_create(g, &cp, err)) != PL_OK) {
-			json_decref(turn);
-			goto out;
-		}
-		json_decref(cp);
-		json_object_set_new(state, "last_accepted_gain", json_real(o->gain));
 	} else {
-		if ((rc = pl_checkpoint_revert(g, 0, &o->reverted, err)) != PL_OK) {
-			json_decref(turn);
-			goto out;
-		}
-		char kept[64];
+		/* the evidence first: it changes nothing of the user's */
+		char kept[64], kpath[4300];
 		snprintf(kept, sizeof(kept), "rejected-%d.json", it);
-		char kpath[4300];
 		state_path(g, kept, kpath, sizeof(kpath));
 		if (summary && rename(apath, kpath) == 0) {
 			snprintf(o->evidence, sizeof(o->evidence), ".perfloop/%s", kept);
 			json_object_set_new(turn, "evidence", json_string(o->evidence));
-			/* and the verdict beside it */
 			in.after_path = kpath;
 			json_t *vdoc = pl_verdict_to_json(&o->verdict, &in);
 			char vpath[4400];
 			snprintf(vpath, sizeof(vpath), "%s/.perfloop/rejected-%d.verdict.json",
 				 g->top, it);
-			if (vdoc && pl_fsio_write_json(vpath, vdoc, err) != PL_OK) {
-				json_decref(vdoc);
-				json_decref(turn);
-				rc = PL_EINPUT;
-				goto out;
-			}
+			rc = vdoc ? pl_fsio_write_json(vpath, vdoc, err) : PL_ENOMEM;
 			json_decref(vdoc);
+			if (rc != PL_OK)
+				goto out;
 		}
-		/* the ledger line is the next turn's starting state: checkpoint it,
-		 * or a later revert would take it back */
-		json_t *cp = NULL;
-		if ((rc = pl_ledger_append(ledger, ventry, err)) != PL_OK ||
-		    (rc = pl_checkpoint_create(g, &cp, err)) != PL_OK) {
-			json_decref(turn);
+		hold_signals(&oldmask);
+		held = 1;
+		if ((rc = journal_write(g, j, err)) != PL_OK)
 			goto out;
-		}
-		json_decref(cp);
+		fault_point("reject-journal");
+		if ((rc = finish_reject(g, state, j, &o->reverted, err)) != PL_OK)
+			goto out;
 	}
-	json_array_append_new(json_object_get(state, "turns"), turn);
-	json_object_set_new(state, "iteration", json_integer(it));
-	rc = save_state(g, state, err);
+	fault_point("state");
+	char jp[4300];
+	journal_path(g, jp, sizeof(jp));
+	unlink(jp);
 	o->done = loop_done(state, o->why_done, sizeof(o->why_done));
 out:
+	if (held)
+		sigprocmask(SIG_SETMASK, &oldmask, NULL);
+	for (size_t i = 0; i < npaths; i++)
+		free(paths[i]);
+	free(paths);
+	free(ign);
+	json_decref(j);
 	json_decref(ventry);
 	json_decref(summary);
 	json_decref(baseline);

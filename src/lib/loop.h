@@ -17,6 +17,7 @@
 
 #define PL_LOOP_SCHEMA "perfloop.loop/1"
 #define PL_LEDGER_DEFAULT "docs/perf/baseline_ledger.jsonl"
+#define PL_LOOP_TIMEOUT_DEFAULT 600.0 /* seconds per run; the suite gets 4x */
 
 struct pl_loop_settings {
 	const char *const *bench; /* command strings */
@@ -26,7 +27,8 @@ struct pl_loop_settings {
 	int runs;	    /* 0: bench's policy (at least 3) */
 	int max_iterations; /* default 3 */
 	double min_gain;    /* default 0.05 */
-	const char *ledger; /* default PL_LEDGER_DEFAULT */
+	const char *ledger; /* default PL_LEDGER_DEFAULT; inside the repository */
+	double timeout_s;   /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
 };
 
 /* Measure, require CV <= 0.05, store the baseline and a checkpoint.
@@ -45,6 +47,9 @@ struct pl_try_outcome {
 	char why_done[256];
 	char evidence[256]; /* where the rejected run was kept */
 	char failure[1024]; /* why the change's run failed, if it did */
+	char recovered[1200]; /* an interrupted earlier turn completed or dropped */
+	char excluded[1024];  /* ignored paths left out of the commit */
+	char warning[1200];   /* on accept: what could not follow the commit */
 };
 
 /* One turn. PL_EINPUT without a baseline; PL_ENOTSUP when the loop is done
@@ -53,6 +58,16 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		const volatile sig_atomic_t *intr, struct pl_try_outcome *out,
 		struct pl_error *err);
 void pl_try_outcome_release(struct pl_try_outcome *o);
+
+/* Complete or drop a turn that was interrupted (see the journal in loop.c);
+ * note says what was done, "" when there was nothing to do. */
+int pl_loop_recover(const struct pl_git *g, char *note, size_t len, struct pl_error *err);
+/* 1 and a sentence in what when an interrupted turn waits to be completed. */
+int pl_loop_pending(const struct pl_git *g, char *what, size_t len);
+
+/* One perfloop at a time changes a repository's loop: an exclusive lock on
+ * .perfloop/lock, held until the process exits. PL_EINPUT when taken. */
+int pl_loop_lock(const struct pl_git *g, struct pl_error *err);
 
 /* The loop's state, or PL_EINPUT when there is none. */
 int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err);

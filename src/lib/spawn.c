@@ -146,54 +146,81 @@ static void kill_group(pid_t pid)
 		kill(pid, SIGKILL);
 }
 
+/* A child stopped by a signal (SIGTTOU when it touched the terminal from
+ * its own process group, SIGTSTP, SIGSTOP) would wait for ever: it is
+ * killed and the stop reported. */
+static int stopped_now(pid_t pid, int *status, struct rusage *ru, int *stopped, int *killed)
+{
+	pid_t w = wait4(pid, status, WNOHANG | WUNTRACED, ru);
+	if (w != pid)
+		return w < 0 && errno != EINTR ? -1 : 0;
+	if (WIFSTOPPED(*status)) {
+		*stopped = WSTOPSIG(*status);
+		kill_group(pid);
+		kill(pid, SIGCONT);
+		*killed = 1;
+		return 0;
+	}
+	return 1; /* reaped */
+}
+
 /* Wait for pid, honouring the deadline (0: none) and the interrupt flag. */
 static int wait_child(pid_t pid, double deadline, const volatile sig_atomic_t *interrupted,
-		      int *status, struct rusage *ru, int *timed_out, int *was_interrupted)
+		      int *status, struct rusage *ru, int *timed_out, int *was_interrupted,
+		      int *stopped)
 {
-	int pidfd = -1;
+	int pidfd = deadline > 0 ? (int)syscall(SYS_pidfd_open, pid, 0) : -1;
 	int killed = 0;
-	if (deadline > 0) {
-		pidfd = (int)syscall(SYS_pidfd_open, pid, 0);
-	}
 	for (;;) {
 		if (interrupted && *interrupted && !killed) {
 			kill_group(pid);
 			killed = 1;
 			*was_interrupted = 1;
 		}
+		double left = 0.25;
 		if (deadline > 0 && !killed) {
-			double left = deadline - pl_now_s();
+			left = deadline - pl_now_s();
 			if (left <= 0) {
 				kill_group(pid);
 				killed = 1;
 				*timed_out = 1;
 				continue;
 			}
-			if (pidfd >= 0) {
-				struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
-				struct timespec ts = {
-				    .tv_sec = (time_t)left,
-				    .tv_nsec = (long)((left - (double)(time_t)left) * 1e9)};
-				int r = ppoll(&pfd, 1, &ts, NULL);
-				if (r == 0 || (r < 0 && errno == EINTR))
-					continue;
-			} else {
-				pid_t w = wait4(pid, status, WNOHANG, ru);
-				if (w == pid)
-					break;
-				if (w < 0 && errno != EINTR)
-					goto sys_fail;
-				struct timespec ts = {0, 1000000};
-				nanosleep(&ts, NULL);
+			if (left > 0.25)
+				left = 0.25;
+		}
+		if (killed || deadline <= 0) {
+			/* no deadline: block, but wake for a stop as for an exit */
+			pid_t w = wait4(pid, status, killed ? 0 : WUNTRACED, ru);
+			if (w == pid && !killed && WIFSTOPPED(*status)) {
+				*stopped = WSTOPSIG(*status);
+				kill_group(pid);
+				kill(pid, SIGCONT);
+				killed = 1;
 				continue;
 			}
+			if (w == pid)
+				break;
+			if (w < 0 && errno == EINTR)
+				continue;
+			goto sys_fail;
 		}
-		pid_t w = wait4(pid, status, 0, ru);
-		if (w == pid)
+		if (pidfd >= 0) {
+			/* exits wake us at once; stops are looked for 4 times a second */
+			struct pollfd pfd = {.fd = pidfd, .events = POLLIN};
+			struct timespec ts = {.tv_sec = 0, .tv_nsec = (long)(left * 1e9)};
+			int r = ppoll(&pfd, 1, &ts, NULL);
+			if (r < 0 && errno != EINTR)
+				goto sys_fail;
+		} else {
+			struct timespec ts = {0, 1000000};
+			nanosleep(&ts, NULL);
+		}
+		int r = stopped_now(pid, status, ru, stopped, &killed);
+		if (r < 0)
+			goto sys_fail;
+		if (r > 0)
 			break;
-		if (w < 0 && errno == EINTR)
-			continue;
-		goto sys_fail;
 	}
 	if (pidfd >= 0)
 		close(pidfd);
@@ -290,8 +317,9 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 		}
 	}
 	double deadline = opts->timeout_s > 0 ? t0 + opts->timeout_s : 0;
+	int stopped = 0;
 	if (wait_child(pid, deadline, opts->interrupted, &status, &ru, &timed_out,
-		       &was_interrupted) != PL_OK) {
+		       &was_interrupted, &stopped) != PL_OK) {
 		rc = pl_error_set(err, PL_ESYS, "cannot wait for '%s': %s", opts->argv[0],
 				  strerror(errno));
 		goto out;
@@ -304,6 +332,7 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 	result->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	result->max_rss_kb = ru.ru_maxrss;
 	result->timed_out = timed_out;
+	result->stopped = stopped;
 	if (WIFEXITED(status))
 		result->exit_code = WEXITSTATUS(status);
 	else if (WIFSIGNALED(status))
@@ -388,8 +417,8 @@ int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len)
 	return r.exit_code;
 }
 
-int pl_spawn_suite(const char *cmd, const volatile sig_atomic_t *interrupted, int *exit_code,
-		   struct pl_error *err)
+int pl_spawn_suite(const char *cmd, double timeout_s, const volatile sig_atomic_t *interrupted,
+		   int *exit_code, struct pl_error *err)
 {
 	struct pl_argv argv;
 	int rc = pl_words_split(cmd, &argv, err);
@@ -399,11 +428,21 @@ int pl_spawn_suite(const char *cmd, const volatile sig_atomic_t *interrupted, in
 				  .stdin_fd = -1,
 				  .stdout_fd = 2,
 				  .stderr_fd = -2,
+				  .timeout_s = timeout_s,
 				  .interrupted = interrupted};
 	struct pl_run_result r;
 	rc = pl_spawn_run(&o, &r, err);
 	pl_argv_release(&argv);
 	if (rc == PL_OK)
-		*exit_code = r.signal || r.timed_out ? -1 : r.exit_code;
+		*exit_code = r.signal || r.timed_out || r.stopped ? -1 : r.exit_code;
+	if (rc == PL_OK && (r.timed_out || r.stopped)) {
+		char sig[32];
+		if (r.timed_out)
+			fprintf(stderr, "perfloop: the suite '%s' timed out after %g s (killed)\n",
+				cmd, timeout_s);
+		else
+			fprintf(stderr, "perfloop: the suite '%s' was stopped by %s and killed\n",
+				cmd, pl_signal_name(r.stopped, sig, sizeof(sig)));
+	}
 	return rc;
 }

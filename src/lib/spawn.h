@@ -42,6 +42,7 @@ struct pl_run_result {
 	int exit_code; /* valid when signal == 0 and !timed_out */
 	int signal;    /* terminating signal, 0 if it exited */
 	int timed_out;
+	int stopped; /* the signal that stopped it (it was then killed), 0 if none */
 	double counter[PL_CTR_COUNT]; /* by position in opts->counters */
 	int counter_ok[PL_CTR_COUNT];
 };
@@ -68,10 +69,11 @@ int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len)
 
 /* Run a functional suite: the command string split into words (no shell),
  * its stdout sent to our stderr so that our stdout stays machine output.
- * *exit_code is its status, -1 if it was killed. PL_ENOEXEC, PL_EINPUT (bad
+ * *exit_code is its status, -1 if it was killed, stopped or timed out
+ * (timeout_s, 0: none). PL_ENOEXEC, PL_EINPUT (bad
  * quoting) or PL_EINTR otherwise. */
-int pl_spawn_suite(const char *cmd, const volatile sig_atomic_t *interrupted, int *exit_code,
-		   struct pl_error *err);
+int pl_spawn_suite(const char *cmd, double timeout_s, const volatile sig_atomic_t *interrupted,
+		   int *exit_code, struct pl_error *err);
 
 /* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
 const char *pl_signal_name(int sig, char *buf, size_t len);

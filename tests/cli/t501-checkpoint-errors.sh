@@ -24,7 +24,7 @@ echo "user edit" >>a.txt
 stash_before=$(git rev-parse -q --verify refs/stash || echo none)
 run "$PERFLOOP" checkpoint
 expect_rc 0
-grep -q 'with uncommitted edits' "$T/out" || fail "checkpoint message: $(cat "$T/out")"
+grep -q '1 tracked and 0 untracked' "$T/out" || fail "checkpoint message: $(cat "$T/out")"
 [ "$(git rev-parse -q --verify refs/stash || echo none)" = "$stash_before" ] || fail "refs/stash touched"
 git rev-parse -q --verify refs/perfloop/checkpoint >/dev/null || fail "no refs/perfloop/checkpoint"
 [ -z "$(git status --porcelain --ignored .perfloop | grep -v '^!!')" ] || fail ".perfloop not ignored"
