@@ -28,7 +28,7 @@ asan: deps
 	@sh scripts/install-test-pythons
 	@cmake -S . -B $(ASAN_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPERFLOOP_SANITIZE=ON -DPERFLOOP_WERROR=$(WERROR) >/dev/null
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
-	@cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
+	@cd $(ASAN_BUILD) && PERFLOOP_PROPERTY_CASES=200 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)

@@ -50,7 +50,7 @@ const char cmd_baseline_usage[] =
     "  perfloop baseline -b 'python3 train.py --steps 20' -n train --runs 5\n";
 
 const char cmd_try_usage[] =
-    "usage: perfloop try [-m MESSAGE] [--continue] [-C DIR]\n"
+    "usage: perfloop try [-m MESSAGE] [--continue] [--finish] [-C DIR]\n"
     "\n"
     "One turn of the loop, after you changed one thing: run the suite, run the\n"
     "baseline's benchmarks with the same settings, and verify against the\n"
@@ -70,6 +70,7 @@ const char cmd_try_usage[] =
     "Options:\n"
     "  -m, --message MESSAGE  the commit message's subject on accept\n"
     "      --continue         go on after the loop said it is done\n"
+    "      --finish           only complete (or drop) an interrupted turn\n"
     "  -C DIR                 the repository (default: the current directory)\n"
     "  -h, --help             this text\n"
     "\n"
@@ -242,11 +243,12 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	static const struct option longopts[] = {
 	    {"message", required_argument, NULL, 'm'},
 	    {"continue", no_argument, NULL, 'c'},
+	    {"finish", no_argument, NULL, 'f'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *message = NULL, *dir = ".";
-	int cont = 0, c;
+	int cont = 0, finish = 0, c;
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":m:C:h", longopts, NULL)) != -1) {
@@ -256,6 +258,9 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case 'c':
 			cont = 1;
+			break;
+		case 'f':
+			finish = 1;
 			break;
 		case 'C':
 			dir = optarg;
@@ -277,6 +282,14 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_error err;
 	if (pl_loop_lock(&g, &err) != PL_OK)
 		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	if (finish) {
+		char note[1200];
+		int frc = pl_loop_recover(&g, note, sizeof(note), &err);
+		if (frc != PL_OK)
+			return pl_die(pl_exit_code(frc), "%s", err.msg);
+		printf("%s\n", note[0] ? note : "no interrupted turn");
+		return PL_EXIT_OK;
+	}
 	struct pl_try_outcome o;
 	int lrc = pl_loop_try(&g, message, cont, ctx->interrupted, &o, &err);
 	if (o.recovered[0])

@@ -187,6 +187,22 @@ static char *get_path(json_t *o)
 
 /* ---- git --------------------------------------------------------------- */
 
+/* git ARGS, with stdin (in: NULL for none) and its stdout kept in *out */
+static int git_in(const struct pl_git *g, const char *index, const char *in, size_t inlen,
+		  char **out, size_t *len, struct pl_error *err, char *const *args)
+{
+	struct pl_gitrun r = {.dir = g->top, .index = index, .in = in, .inlen = inlen};
+	int rc = pl_gitrunv(&r, args, err);
+	if (rc == PL_OK && out) {
+		*out = r.out;
+		r.out = NULL;
+		if (len)
+			*len = r.outlen;
+	}
+	pl_gitrun_release(&r);
+	return rc;
+}
+
 static int git(const struct pl_git *g, const char *index, char **out, size_t *len,
 	       struct pl_error *err, ...)
 {
@@ -199,32 +215,7 @@ static int git(const struct pl_git *g, const char *index, char **out, size_t *le
 		args[n++] = (char *)a;
 	va_end(ap);
 	args[n] = NULL;
-	struct pl_gitrun r = {.dir = g->top, .index = index};
-	int rc = pl_gitrunv(&r, args, err);
-	if (rc == PL_OK && out) {
-		*out = r.out;
-		r.out = NULL;
-		if (len)
-			*len = r.outlen;
-	}
-	pl_gitrun_release(&r);
-	return rc;
-}
-
-/* git ARGS with stdin; stdout kept */
-static int git_in(const struct pl_git *g, const char *index, const char *in, size_t inlen,
-		  char **out, size_t *len, struct pl_error *err, char *const *args)
-{
-	struct pl_gitrun r = {.dir = g->top, .index = index, .in = in ? in : "", .inlen = inlen};
-	int rc = pl_gitrunv(&r, args, err);
-	if (rc == PL_OK && out) {
-		*out = r.out;
-		r.out = NULL;
-		if (len)
-			*len = r.outlen;
-	}
-	pl_gitrun_release(&r);
-	return rc;
+	return git_in(g, index, NULL, 0, out, len, err, args);
 }
 
 static void chomp(char *s)
@@ -543,6 +534,65 @@ static void use_cache(struct entry *e, const struct manifest *cache)
 	e->hashed = 1;
 }
 
+/* Under a path the checkpoint recorded as ignored (a file, or a directory
+ * ending in '/')? */
+static int under_ignored(const struct manifest *m, const char *path)
+{
+	if (!m->nignored)
+		return 0;
+	char buf[4200];
+	size_t n = strlen(path);
+	if (n >= sizeof(buf) - 1)
+		return 0;
+	memcpy(buf, path, n + 1);
+	const char *key = buf;
+	if (bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str))
+		return 1;
+	for (size_t i = 1; i <= n; i++)
+		if (path[i - 1] == '/') {
+			char c = buf[i];
+			buf[i] = '\0';
+			int hit = bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str) != NULL;
+			buf[i] = c;
+			if (hit)
+				return 1;
+		}
+	return 0;
+}
+
+/* Add the files at or under `path` (ignored now, not at the checkpoint
+ * `before`) that the checkpoint did not ignore, unless m has them. */
+static int add_newly_ignored(const struct pl_git *g, const struct manifest *before,
+			     struct manifest *m, size_t nsorted, const char *path,
+			     struct pl_error *err)
+{
+	char *out = NULL;
+	size_t len = 0;
+	int rc = git(g, NULL, &out, &len, err, "ls-files", "-z", "--others", "--", path, NULL);
+	for (size_t k = 0; rc == PL_OK && k < len;) {
+		const char *p = out + k;
+		size_t pl = strlen(p);
+		k += pl + 1;
+		if (!pl || under_ignored(before, p))
+			continue;
+		/* m's first nsorted entries are sorted; the others, added here,
+		 * come from ignored entries that do not overlap */
+		struct manifest sorted = {.v = m->v, .n = nsorted};
+		char *name = strndup(p, p[pl - 1] == '/' ? pl - 1 : pl);
+		int dup = !name || find_entry(&sorted, name);
+		free(name);
+		if (dup)
+			continue;
+		struct entry *e = add_entry(m, p, p[pl - 1] == '/' ? pl - 1 : pl, 0);
+		if (!e)
+			rc = PL_ENOMEM;
+		else if (p[pl - 1] == '/')
+			e->kind = K_REPO;
+	}
+	free(out);
+	return rc;
+}
+
 /*
  * The manifest of the tree now, as git's index `index` (a path) sees it.
  * strict: refuse what cannot be recorded (checkpoint); otherwise record it
@@ -633,6 +683,15 @@ static int take_manifest(const struct pl_git *g, const char *index, int strict,
 	}
 	if (m->nignored)
 		qsort(m->ignored, m->nignored, sizeof(char *), cmp_str);
+	/* a revert: paths ignored now but not at the checkpoint (the change
+	 * edited .gitignore) are the change's like any other */
+	size_t nsorted = m->n;
+	for (size_t i = 0; extra && rc == PL_OK && i < m->nignored; i++)
+		if (!under_ignored(extra, m->ignored[i]))
+			rc = add_newly_ignored(g, extra, m, nsorted, m->ignored[i], err);
+	if (rc != PL_OK)
+		goto out;
+	qsort(m->v, m->n, sizeof(*m->v), cmp_entry);
 
 	/* what each path is on disk; absent ones drop out */
 	char last[4096] = "";
@@ -949,32 +1008,6 @@ static int same(const struct entry *a, const struct entry *b)
 	if (a->kind == K_REPO)
 		return strcmp(a->state, b->state) == 0;
 	return 1;
-}
-
-/* Under a path the checkpoint recorded as ignored (a file, or a directory
- * ending in '/')? */
-static int under_ignored(const struct manifest *m, const char *path)
-{
-	if (!m->nignored)
-		return 0;
-	char buf[4200];
-	size_t n = strlen(path);
-	if (n >= sizeof(buf) - 1)
-		return 0;
-	memcpy(buf, path, n + 1);
-	const char *key = buf;
-	if (bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str))
-		return 1;
-	for (size_t i = 1; i <= n; i++)
-		if (path[i - 1] == '/') {
-			char c = buf[i];
-			buf[i] = '\0';
-			int hit = bsearch(&key, m->ignored, m->nignored, sizeof(char *), cmp_str) != NULL;
-			buf[i] = c;
-			if (hit)
-				return 1;
-		}
-	return 0;
 }
 
 static int push(char ***v, size_t *n, const char *s)

@@ -519,6 +519,23 @@ static void fault_point(const char *step)
 		raise(SIGKILL);
 }
 
+/* The directories above the ledger (a path under top), made as needed. */
+static void ledger_dirs(const struct pl_git *g, char *lpath)
+{
+	char *slash = strrchr(lpath, '/');
+	if (!slash)
+		return;
+	*slash = '\0';
+	for (char *p = lpath + strlen(g->top) + 1; *p; p++)
+		if (*p == '/') {
+			*p = '\0';
+			mkdir(lpath, 0755);
+			*p = '/';
+		}
+	mkdir(lpath, 0755);
+	*slash = '/';
+}
+
 /* The steps after an accepted commit, each safe to repeat. */
 static int finish_accept(const struct pl_git *g, json_t *state, json_t *j, char *warn,
 			 size_t wlen, struct pl_error *err)
@@ -531,16 +548,7 @@ static int finish_accept(const struct pl_git *g, json_t *state, json_t *j, char 
 	struct pl_gitrun r = {.dir = g->top};
 	int rc = pl_gitrun(&r, err, "cat-file", "blob", spec, NULL);
 	if (rc == PL_OK) {
-		char *slash = strrchr(lpath, '/');
-		*slash = '\0';
-		for (char *p = lpath + strlen(g->top) + 1; *p; p++)
-			if (*p == '/') {
-				*p = '\0';
-				mkdir(lpath, 0755);
-				*p = '/';
-			}
-		mkdir(lpath, 0755);
-		*slash = '/';
+		ledger_dirs(g, lpath);
 		rc = pl_fsio_write_atomic(lpath, r.out, r.outlen, err);
 	}
 	pl_gitrun_release(&r);
@@ -606,6 +614,7 @@ static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
 	char lpath[8300];
 	snprintf(lpath, sizeof(lpath), "%s/%s", g->top, ledger);
 	if (!ledger_has(lpath, line)) {
+		ledger_dirs(g, lpath);
 		json_t *entry = json_loads(line, 0, NULL);
 		rc = entry ? pl_ledger_append(lpath, entry, err) : PL_ENOMEM;
 		json_decref(entry);
