@@ -45,6 +45,12 @@ const char cmd_bench_usage[] =
     "      --order ORDER       interleaved (default with several commands: one\n"
     "                          run of each in turn, rotated each round) or\n"
     "                          sequential\n"
+    "      --batch K|auto      a sample is the mean of K runs in a row; auto (the\n"
+    "                          default): K calibrated so that a sample's CV is\n"
+    "                          about 2.5%; 1: every run is a sample. Run counts\n"
+    "                          count samples\n"
+    "      --max-time S        at most S seconds per command for a calibrated\n"
+    "                          batch (default 60)\n"
     "      --timeout S         kill a run's process group after S seconds (exit 3)\n"
     "  -i, --ignore-failure    keep measuring commands that exit non-zero or crash\n"
     "\n"
@@ -106,6 +112,8 @@ enum {
 	OPT_CLEANUP,
 	OPT_ORDER,
 	OPT_TIMEOUT,
+	OPT_BATCH,
+	OPT_MAX_TIME,
 	OPT_INPUT,
 	OPT_OUTPUT,
 	OPT_REFERENCE,
@@ -134,6 +142,8 @@ static const struct option longopts[] = {
     {"param", required_argument, NULL, 'P'},
     {"order", required_argument, NULL, OPT_ORDER},
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
+    {"batch", required_argument, NULL, OPT_BATCH},
+    {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"name", required_argument, NULL, 'n'},
@@ -325,11 +335,8 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 			free(ref);
 			continue;
 		}
-		double *cand = malloc(b->n * sizeof(*cand));
-		size_t nc = 0;
-		for (size_t s = 0; cand && s < b->n; s++)
-			if (b->samples[s].counted)
-				cand[nc++] = b->samples[s].wall_s;
+		double *cand = malloc((b->n + 1) * sizeof(*cand));
+		size_t nc = cand ? pl_bench_values(b, -1, b->batch, cand) : 0;
 		struct pl_comparison c;
 		if (cand && pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed,
 					     &c) == PL_OK)
@@ -358,6 +365,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE;
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
+	int batch_given = 0;
 	char *joined = NULL;
 
 	/* Everything after "--" is one command's argv. */
@@ -450,6 +458,32 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_TIMEOUT:
 			if (parse_pos("--timeout", optarg, &cfg->timeout_s))
+				goto out;
+			break;
+		case OPT_BATCH: {
+			char *end;
+			errno = 0;
+			long k = strcmp(optarg, "auto") == 0 ? 0 : strtol(optarg, &end, 10);
+			if (k != 0 && (errno || *end || end == optarg || k < 1 || k > 1000000)) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--batch': expected auto or an integer 1..1000000, "
+				       "got '%s'",
+				       optarg);
+				goto out;
+			}
+			if (k == 0 && strcmp(optarg, "auto") != 0) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--batch': expected auto or an integer 1..1000000, "
+				       "got '%s'",
+				       optarg);
+				goto out;
+			}
+			cfg->batch = (int)k;
+			batch_given = 1;
+			break;
+		}
+		case OPT_MAX_TIME:
+			if (parse_pos("--max-time", optarg, &cfg->max_time_s))
 				goto out;
 			break;
 		case OPT_INPUT:
@@ -565,6 +599,11 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	if (baseline_path && pl_summary_load(baseline_path, &baseline, &err) != PL_OK) {
 		pl_die(PL_EXIT_USAGE, "option '--baseline': %s", err.msg);
 		goto out;
+	}
+	/* measured as the baseline was: its batch, unless --batch says */
+	if (baseline && !batch_given) {
+		size_t k = pl_summary_batch(json_array_get(json_object_get(baseline, "benchmarks"), 0));
+		cfg->batch = (int)k;
 	}
 
 	/* every command x every parameter combination */

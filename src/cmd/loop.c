@@ -16,7 +16,7 @@ const char cmd_baseline_usage[] =
     "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
     "                         [-n NAME...] [--runs N] [--max-iterations N]\n"
     "                         [--min-gain X] [--ledger FILE] [--timeout S]\n"
-    "                         [-C DIR]\n"
+    "                         [--batch K] [-C DIR]\n"
     "\n"
     "Start a loop: run the suite (it must pass), benchmark each command (at\n"
     "least 3 runs; the timing CV of each must be at most 5%, or the machine is\n"
@@ -33,6 +33,8 @@ const char cmd_baseline_usage[] =
     "      --min-gain X        the minimum accepted gain (default 0.05)\n"
     "      --ledger FILE       inside the repository (committed with each accepted\n"
     "                          change); default docs/perf/baseline_ledger.jsonl\n"
+    "      --batch K|auto      a sample is the mean of K runs (default auto:\n"
+    "                          calibrated by the baseline); kept for every turn\n"
     "      --timeout S         kill a benchmark run after S seconds, the suite\n"
     "                          after 4*S (default 600; kept for every turn)\n"
     "  -C DIR                  the repository (default: the current directory)\n"
@@ -119,6 +121,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	    {"min-gain", required_argument, NULL, 'g'},
 	    {"ledger", required_argument, NULL, 'l'},
 	    {"timeout", required_argument, NULL, 't'},
+	    {"batch", required_argument, NULL, 'k'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -174,6 +177,16 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case 'l':
 			s.ledger = optarg;
+			break;
+		case 'k':
+			s.batch = strcmp(optarg, "auto") == 0 ? -1 : (int)strtol(optarg, &end, 10);
+			if (s.batch != -1 && (*end || s.batch < 1 || s.batch > 1000000)) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--batch': expected auto or an integer 1..1000000, "
+				       "got '%s'",
+				       optarg);
+				goto done;
+			}
 			break;
 		case 't':
 			s.timeout_s = strtod(optarg, &end);

@@ -8,9 +8,22 @@
  *                                 runs come in), between min and max runs;
  *   otherwise                     max(min-runs, time-budget / first run),
  *                                 capped by max-runs.
- * Interleaved order runs one run of each pending command per round, starting
- * the round one command later each time, so slow drifts of the machine (heat,
- * a neighbour's job) spread evenly over the commands instead of biasing one.
+ * Interleaved order runs one batch of each pending command per round,
+ * starting the round one command later each time, so slow drifts of the
+ * machine (heat, a neighbour's job) spread evenly over the commands instead
+ * of biasing one.
+ *
+ * Samples are batch means (as pyperf's values are means over loops and
+ * criterion's samples are iterations): a sample is the mean time of k
+ * consecutive executions, so the sample CV falls as 1/sqrt(k) where the
+ * executions' noise is independent, and both more runs and --precision
+ * work. k is --batch, or calibrated: after the warm-up, a few executions
+ * of each command estimate the per-execution CV c, and k = (c / 2.5%)^2,
+ * one k for all the commands compared (medians of means over different k
+ * are not comparable), kept small enough for the planned samples (--runs,
+ * else --min-runs) to fit in --max-time.
+ * Run counts (--runs, the budget, --precision) count samples. Every
+ * execution is kept; outliers are flagged per execution.
  */
 #include "benchrun.h"
 
@@ -35,6 +48,8 @@ void pl_bench_config_defaults(struct pl_bench_config *cfg)
 	cfg->warmup = 1;
 	cfg->min_runs = 10;
 	cfg->time_budget_s = 3.0;
+	cfg->max_time_s = 60.0;
+	cfg->batch = 0; /* calibrated (--batch auto); --batch 1: every run a sample */
 	cfg->order = PL_ORDER_INTERLEAVED;
 	cfg->output = "null";
 	cfg->resamples = 10000;
@@ -166,22 +181,42 @@ static void plan(const struct pl_bench_config *cfg, struct pl_bench *b, double f
 {
 	if (b->target)
 		return;
+	size_t k = b->batch ? b->batch : 1;
 	size_t target;
 	if (cfg->runs > 0) {
 		target = (size_t)cfg->runs;
 	} else if (cfg->precision_pct > 0) {
 		target = cfg->max_runs > 0 ? (size_t)cfg->max_runs : PRECISION_DEFAULT_MAX;
 	} else {
-		double by_budget = first_wall > 0 ? cfg->time_budget_s / first_wall : 1e9;
+		double per = first_wall * (double)k;
+		double by_budget = per > 0 ? cfg->time_budget_s / per : 1e9;
 		if (by_budget > 1e9)
 			by_budget = 1e9;
 		target = (size_t)ceil(by_budget);
 		if (target < (size_t)cfg->min_runs)
 			target = (size_t)cfg->min_runs;
+		/* a batched command keeps within --max-time, 5 samples at least */
+		if (k > 1 && per > 0 && cfg->max_time_s > 0) {
+			size_t cap = (size_t)(cfg->max_time_s / per);
+			if (target > cap)
+				target = cap < 5 ? 5 : cap;
+		}
 		if (cfg->max_runs > 0 && target > (size_t)cfg->max_runs)
 			target = (size_t)cfg->max_runs;
 	}
-	b->target = target ? target : 1;
+	b->target = (target ? target : 1) * k;
+}
+
+size_t pl_bench_batch_for(double exec_cv, size_t max_batch)
+{
+	if (!(exec_cv > 0) || max_batch < 1)
+		return 1;
+	double k = ceil(pow(exec_cv / PL_BATCH_TARGET_CV, 2));
+	if (k < 1)
+		k = 1;
+	if (k > (double)max_batch)
+		k = (double)max_batch;
+	return (size_t)k;
 }
 
 static int counted(const struct pl_sample *s)
@@ -189,35 +224,59 @@ static int counted(const struct pl_sample *s)
 	return s->counted;
 }
 
-static size_t collect(const struct pl_bench *b, double *out, int metric)
+static int value(const struct pl_sample *s, int metric, double *v)
 {
-	size_t k = 0;
+	switch (metric) {
+	case -1:
+		*v = s->wall_s;
+		return 1;
+	case -2:
+		*v = s->user_s;
+		return 1;
+	case -3:
+		*v = s->sys_s;
+		return 1;
+	case -4:
+		*v = s->user_s + s->sys_s;
+		return 1;
+	case -5:
+		*v = (double)s->max_rss_kb * 1024.0;
+		return 1;
+	default:
+		*v = s->counter[metric];
+		return s->counter_ok[metric];
+	}
+}
+
+size_t pl_bench_values(const struct pl_bench *b, int metric, size_t batch, double *out)
+{
+	if (batch < 1)
+		batch = 1;
+	size_t k = 0, in = 0, ok = 1;
+	double sum = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct pl_sample *s = &b->samples[i];
 		if (!counted(s))
 			continue;
-		switch (metric) {
-		case -1:
-			out[k++] = s->wall_s;
-			break;
-		case -2:
-			out[k++] = s->user_s;
-			break;
-		case -3:
-			out[k++] = s->sys_s;
-			break;
-		case -4:
-			out[k++] = s->user_s + s->sys_s;
-			break;
-		case -5:
-			out[k++] = (double)s->max_rss_kb * 1024.0;
-			break;
-		default:
-			if (s->counter_ok[metric])
-				out[k++] = s->counter[metric];
+		double v;
+		if (value(s, metric, &v))
+			sum += v;
+		else
+			ok = 0;
+		if (++in == batch) {
+			if (ok)
+				out[k++] = sum / (double)batch;
+			in = 0;
+			ok = 1;
+			sum = 0;
 		}
 	}
 	return k;
+}
+
+static size_t collect(const struct pl_bench *b, double *out, int metric)
+{
+	return pl_bench_values(b, metric, b->batch, out);
 }
 
 double pl_bench_current_median(const struct pl_bench *b)
@@ -235,10 +294,11 @@ double pl_bench_current_median(const struct pl_bench *b)
 
 static int precision_reached(const struct pl_bench_config *cfg, const struct pl_bench *b)
 {
-	if (b->n < (size_t)cfg->min_runs || b->n < 3)
+	size_t per = b->batch ? b->batch : 1, ns = b->n / per; /* samples so far */
+	if (b->n % per != 0 || ns < (size_t)cfg->min_runs || ns < 3)
 		return 0;
-	/* checking costs a bootstrap: every run early, every ~10% later */
-	if (b->n > 30 && b->n % (b->n / 10) != 0)
+	/* checking costs a bootstrap: every sample early, every ~10% later */
+	if (ns > 30 && ns % (ns / 10) != 0)
 		return 0;
 	double *x = malloc(b->n * sizeof(*x));
 	if (!x)
@@ -361,7 +421,8 @@ static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b,
 		return 1;
 	if (b->target && b->n >= b->target)
 		return 1;
-	if (alone && cfg->precision_pct > 0 && precision_reached(cfg, b))
+	size_t k = b->batch ? b->batch : 1;
+	if (alone && cfg->precision_pct > 0 && b->n % k == 0 && precision_reached(cfg, b))
 		return 1;
 	return 0;
 }
@@ -379,18 +440,89 @@ static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io
 	return PL_OK;
 }
 
+static int interrupted(const struct pl_bench_run *run);
+
+/* One sample: a batch of executions in a row. */
 static int measured_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
 			size_t idx, int alone, struct pl_error *err)
 {
-	int rc = one_run(run, b, io, 1, err);
-	if (rc != PL_OK)
-		return rc;
-	if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b, alone))
-		b->state = PL_BENCH_DONE;
-	if (run->progress)
-		run->progress(run->progress_arg, b, idx,
-			      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN : PL_PROGRESS_END);
+	size_t k = b->batch ? b->batch : 1;
+	for (size_t e = 0; e < k && b->state == PL_BENCH_PENDING && !interrupted(run); e++) {
+		int rc = one_run(run, b, io, 1, err);
+		if (rc != PL_OK)
+			return rc;
+		if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b, alone))
+			b->state = PL_BENCH_DONE;
+		if (run->progress)
+			run->progress(run->progress_arg, b, idx,
+				      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN
+								   : PL_PROGRESS_END);
+	}
 	return PL_OK;
+}
+
+/* The calibration: executions of b one at a time (about 0.3 s, 5 to 30 of
+ * them, no more than --runs), kept as b's first samples. Sets b->exec_cv
+ * and returns the batch they call for in *k. */
+static int calibrate(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
+		     size_t idx, size_t *k, struct pl_error *err)
+{
+	const struct pl_bench_config *cfg = &run->cfg;
+	b->batch = 1;
+	*k = 1;
+	size_t want = 5;
+	for (size_t e = 0; e < want && b->state == PL_BENCH_PENDING && !interrupted(run); e++) {
+		int rc = measured_run(run, b, io, idx, 0, err);
+		if (rc != PL_OK)
+			return rc;
+		if (e == 0 && b->n > 0) {
+			double first = b->samples[b->n - 1].wall_s;
+			double c = first > 0 ? ceil(0.3 / first) : 30;
+			want = c < 5 ? 5 : c > 30 ? 30 : (size_t)c;
+			if (cfg->runs > 0 && want > (size_t)cfg->runs)
+				want = (size_t)cfg->runs;
+		}
+	}
+	double *x = malloc((b->n + 1) * sizeof(*x));
+	if (!x)
+		return PL_ENOMEM;
+	size_t n = pl_bench_values(b, -1, 1, x);
+	struct pl_describe d;
+	b->exec_cv = NAN;
+	if (n >= 2 && pl_stats_describe(x, n, &d) == PL_OK && d.mean > 0) {
+		b->exec_cv = d.stdev / d.mean;
+		/* the batch that lets the planned samples fit in --max-time */
+		double per = d.mean > 0 ? d.mean : 1e-9;
+		double samples = cfg->runs > 0 ? cfg->runs : cfg->min_runs > 5 ? cfg->min_runs : 5;
+		double room = cfg->max_time_s > 0 ? cfg->max_time_s / (samples * per) : 1e9;
+		size_t max_batch = room < 1 ? 1 : room > 1e6 ? 1000000 : (size_t)room;
+		*k = pl_bench_batch_for(b->exec_cv, max_batch);
+		snprintf(b->batch_why, sizeof(b->batch_why),
+			 "per-execution CV %.1f%% in %zu calibration runs%s", b->exec_cv * 100, n,
+			 *k < pl_bench_batch_for(b->exec_cv, 1000000) ? ", batch capped by --max-time"
+								       : "");
+	} else {
+		snprintf(b->batch_why, sizeof(b->batch_why), "too few calibration runs");
+	}
+	free(x);
+	return PL_OK;
+}
+
+/* Use batches of k from now on; the calibration's single executions are
+ * dropped when k > 1 (a sample must be a whole batch). */
+static void set_batch(struct pl_bench *b, size_t k, const char *why)
+{
+	if (b->state == PL_BENCH_FAILED) /* its failing run stays on record */
+		k = 1;
+	if (k > 1 && b->batch != k) {
+		b->n = 0;
+		b->target = 0;
+		if (b->state == PL_BENCH_DONE)
+			b->state = PL_BENCH_PENDING;
+	}
+	b->batch = k;
+	if (why)
+		snprintf(b->batch_why, sizeof(b->batch_why), "%s", why);
 }
 
 /* Under --precision, interleaved commands end when all have reached it. */
@@ -473,6 +605,13 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 					    run->bench[i].argv.v[0]);
 		free(path);
 	}
+	for (size_t i = 0; i < run->nbench; i++) {
+		run->bench[i].batch = run->cfg.batch > 0 ? (size_t)run->cfg.batch : 1;
+		run->bench[i].exec_cv = NAN;
+		if (run->cfg.batch > 0)
+			snprintf(run->bench[i].batch_why, sizeof(run->bench[i].batch_why),
+				 "--batch %d", run->cfg.batch);
+	}
 	pl_fingerprint_read(&run->fp);
 	if (run->nbench > 0)
 		pl_fingerprint_toolchain(&run->fp, run->bench[0].argv.v);
@@ -488,6 +627,11 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 			rc = run_hook(run, b, "setup", run->cfg.setup, &io, err);
 			if (rc == PL_OK)
 				rc = warm_up(run, b, &io, i, err);
+			if (rc == PL_OK && run->cfg.batch == 0) {
+				size_t k;
+				if ((rc = calibrate(run, b, &io, i, &k, err)) == PL_OK)
+					set_batch(b, k, NULL);
+			}
 			while (rc == PL_OK && b->state == PL_BENCH_PENDING && !interrupted(run))
 				rc = measured_run(run, b, &io, i, 1, err);
 			if (rc == PL_OK)
@@ -498,6 +642,24 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 			rc = run_hook(run, &run->bench[i], "setup", run->cfg.setup, &io, err);
 			if (rc == PL_OK)
 				rc = warm_up(run, &run->bench[i], &io, i, err);
+		}
+		/* one batch for all: the largest any command calls for */
+		size_t common = 1, which = 0;
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && run->cfg.batch == 0 &&
+				   !interrupted(run);
+		     i++) {
+			size_t k;
+			rc = calibrate(run, &run->bench[i], &io, i, &k, err);
+			if (k > common) {
+				common = k;
+				which = i;
+			}
+		}
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && run->cfg.batch == 0; i++) {
+			char why[320];
+			snprintf(why, sizeof(why), "%.200s; the batch of '%.60s', the noisiest, for all",
+				 run->bench[which].batch_why, run->bench[which].name);
+			set_batch(&run->bench[i], common, i == which ? NULL : why);
 		}
 		for (size_t round = 0; rc == PL_OK && !interrupted(run); round++) {
 			int any = 0;
@@ -546,6 +708,59 @@ static void metric(const struct pl_bench_config *cfg, const struct pl_bench *b, 
 		m->ci_lo = m->ci_hi = m->d.p50;
 }
 
+void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_bench *b, char *out,
+			  size_t len)
+{
+	size_t k = b->batch ? b->batch : 1;
+	double cv = b->wall.d.cv;
+	double *x = malloc((b->n + 1) * sizeof(*x));
+	size_t n = x ? pl_bench_values(b, -1, k, x) : 0;
+	double trend = n >= 5 ? pl_stats_trend(x, n) : NAN;
+	free(x);
+	if (fabs(trend) >= 0.6) {
+		snprintf(out, len,
+			 "the times %s over the run (rank correlation with time %+.2f): the machine's "
+			 "speed changed or the command's work grows run after run; more runs will "
+			 "not help, a quieter or pinned machine (taskset -c N) may",
+			 trend > 0 ? "grew" : "shrank", trend);
+	} else if (k > 1 && b->exec_cv > 0 && cv > 2 * b->exec_cv / sqrt((double)k)) {
+		snprintf(out, len,
+			 "batching did not lower the noise (per execution %.1f%%, expected %.1f%% "
+			 "for batches of %zu, measured %.1f%%): the machine is disturbed in bursts "
+			 "(other processes, frequency changes); a quieter or pinned machine "
+			 "(taskset -c N) helps",
+			 b->exec_cv * 100, b->exec_cv / sqrt((double)k) * 100, k, cv * 100);
+	} else if (k > 1 && strstr(b->batch_why, "capped")) {
+		snprintf(out, len,
+			 "batches of %zu are the most that --max-time %g s allows and are not "
+			 "enough; a larger --max-time or a quieter machine helps",
+			 k, cfg->max_time_s);
+	} else if (k == 1) {
+		/* will batches help? only if the runs' noise is independent */
+		double *r = malloc((b->n + 1) * sizeof(*r));
+		size_t m = r ? pl_bench_values(b, -1, 1, r) : 0;
+		double ac = m >= 10 ? pl_stats_autocorr1(r, m) : NAN;
+		free(r);
+		if (ac >= 0.3)
+			snprintf(out, len,
+				 "the noise comes in stretches (lag-1 correlation of the runs "
+				 "%.2f): the machine slows down for a while, then recovers, so "
+				 "batches of consecutive runs average little of it out; pinning "
+				 "(taskset -c N) or a quieter machine helps",
+				 ac);
+		else
+			snprintf(out, len,
+				 "the runs' noise is independent%s%.2f%s: batches average it out "
+				 "(--batch auto, or --batch K: a sample's CV falls as 1/sqrt(K))",
+				 ac == ac ? " (lag-1 correlation " : "", ac == ac ? ac : 0.0,
+				 ac == ac ? ")" : "");
+	} else {
+		snprintf(out, len,
+			 "more samples (--runs), batches (--batch K), a quieter machine or pinning "
+			 "(taskset -c N) help");
+	}
+}
+
 int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr, size_t resamples,
 		     uint64_t seed, struct pl_comparison *out)
 {
@@ -589,6 +804,12 @@ int pl_bench_finish(struct pl_bench_run *run)
 		struct pl_bench *b = &run->bench[i];
 		uint64_t seed = run->cfg.seed + i;
 		metric(&run->cfg, b, -1, scratch, &b->wall, seed);
+		memset(&b->wall_exec, 0, sizeof(b->wall_exec));
+		size_t ne = pl_bench_values(b, -1, 1, scratch);
+		if (ne && pl_stats_describe(scratch, ne, &b->wall_exec.d) == PL_OK) {
+			b->wall_exec.present = 1;
+			b->wall_exec.ci_lo = b->wall_exec.ci_hi = b->wall_exec.d.p50;
+		}
 		metric(&run->cfg, b, -2, scratch, &b->user, seed);
 		metric(&run->cfg, b, -3, scratch, &b->sys, seed);
 		metric(&run->cfg, b, -4, scratch, &b->cpu, seed);
@@ -598,7 +819,7 @@ int pl_bench_finish(struct pl_bench_run *run)
 				metric(&run->cfg, b, (int)c, scratch, &b->counter[c], seed);
 		free(b->outlier);
 		b->outlier = calloc(b->n ? b->n : 1, 1);
-		size_t k = collect(b, scratch, -1);
+		size_t k = pl_bench_values(b, -1, 1, scratch);
 		if (b->outlier && k > 0) {
 			unsigned char *flags = calloc(k, 1);
 			if (flags) {
@@ -622,11 +843,14 @@ int pl_bench_finish(struct pl_bench_run *run)
 			free(scratch);
 			return PL_ENOMEM;
 		}
-		size_t nr = collect(ref, rs, -1);
 		for (size_t i = 0; i < run->nbench; i++) {
 			if (i == run->reference || !run->bench[i].wall.present)
 				continue;
-			size_t nc = collect(&run->bench[i], scratch, -1);
+			/* batches of different sizes (--order sequential calibrates
+			 * each command alone): compared per execution */
+			size_t k = run->bench[i].batch == ref->batch ? ref->batch : 1;
+			size_t nr = pl_bench_values(ref, -1, k, rs);
+			size_t nc = pl_bench_values(&run->bench[i], -1, k, scratch);
 			struct pl_comparison *c = &run->cmp[run->ncmp];
 			c->bench = i;
 			c->reference = run->reference;

@@ -37,7 +37,12 @@ struct pl_bench_config {
 	struct pl_counter_set counters;
 	size_t resamples; /* bootstrap resamples, default 10000 */
 	uint64_t seed;
+	int batch;	   /* executions per sample; 0: calibrated (see benchrun.c) */
+	double max_time_s; /* per command, bounds the calibrated batch; default 60 */
 };
+
+/* A calibrated batch aims at this CV of a sample, half the noise gate. */
+#define PL_BATCH_TARGET_CV 0.025
 
 struct pl_sample {
 	double wall_s, user_s, sys_s;
@@ -71,7 +76,11 @@ struct pl_bench {
 	/* after pl_bench_finish */
 	struct pl_metric_stats wall, user, sys, cpu, rss;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
-	unsigned char *outlier; /* per sample, wall time */
+	struct pl_metric_stats wall_exec; /* wall time per execution, unbatched */
+	unsigned char *outlier; /* per execution, wall time */
+	size_t batch;		/* executions per sample (>= 1) */
+	double exec_cv;		/* the calibration's per-execution CV; NAN if none */
+	char batch_why[320];	/* how the batch was chosen */
 	long rss_floor_kb;	/* perfloop's own peak RSS when it started a run */
 };
 
@@ -115,6 +124,22 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err);
 
 /* Statistics and comparisons over what was measured. */
 int pl_bench_finish(struct pl_bench_run *run);
+
+/* Sample values of one metric (-1 wall, -2 user, -3 sys, -4 cpu, -5 rss
+ * bytes, >= 0 a counter): the mean of each run of `batch` consecutive
+ * counted executions; a last, incomplete batch is left out. Returns how
+ * many were written to out (room for b->n). batch 1: per execution. */
+size_t pl_bench_values(const struct pl_bench *b, int metric, size_t batch, double *out);
+
+/* The batch that aims at PL_BATCH_TARGET_CV for a per-execution CV, kept
+ * to at most max_batch (>= 1). */
+size_t pl_bench_batch_for(double exec_cv, size_t max_batch);
+
+/* Why b's timing is too noisy, from what was measured: a drift over the
+ * run, noise that batching did not lower, a batch capped by --max-time,
+ * or per-execution noise with no batching. One sentence with what helps. */
+void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_bench *b, char *out,
+			  size_t len);
 
 /* Compare two sample sets (e.g. against a saved baseline). */
 int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr, size_t resamples,

@@ -58,12 +58,24 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 			pl_fmt_time(b, sizeof(b), bn->sys.d.p50));
 		fprintf(f, "  Time (mean ± σ):      %8.3f %s ± %7.3f %s    CV %.1f%%\n",
 			w->mean * scale, unit, w->stdev * scale, unit, w->cv * 100);
-		fprintf(f, "  Range (min … max):    %8.3f %s … %.3f %s    %zu runs", w->min * scale,
-			unit, w->max * scale, unit, w->n);
+		if (bn->batch > 1)
+			fprintf(f,
+				"  Range (min … max):    %8.3f %s … %.3f %s    %zu samples of %zu "
+				"runs",
+				w->min * scale, unit, w->max * scale, unit, w->n, bn->batch);
+		else
+			fprintf(f, "  Range (min … max):    %8.3f %s … %.3f %s    %zu runs",
+				w->min * scale, unit, w->max * scale, unit, w->n);
 		if (w->n_outliers)
 			fprintf(f, ", %s%zu outlier%s%s", pl_c(st, PL_YELLOW), w->n_outliers,
 				w->n_outliers > 1 ? "s" : "", pl_c(st, PL_RESET));
 		fprintf(f, "\n");
+		if (bn->batch > 1 && bn->wall_exec.present)
+			fprintf(f,
+				"  Per run:              median %s, CV %.1f%%; a sample is the mean "
+				"of %zu runs (%s)\n",
+				pl_fmt_time(c, sizeof(c), bn->wall_exec.d.p50),
+				bn->wall_exec.d.cv * 100, bn->batch, bn->batch_why);
 		fprintf(f, "  95%% CI of median:     [%.3f %s, %.3f %s]   p90 %s, p99 %s\n",
 			bn->wall.ci_lo * scale, unit, bn->wall.ci_hi * scale, unit,
 			pl_fmt_time(c, sizeof(c), w->p90), pl_fmt_time(d, sizeof(d), w->p99));
@@ -92,12 +104,12 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 			    strstr(dims[k].name, "_rate") != NULL)
 				fprintf(f, "  %-22s%.3f\n", dims[k].name, dims[k].value);
 		}
-		if (nd > 0 && !dims[0].scored)
-			fprintf(
-			    f,
-			    "  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare; more runs, "
-			    "--precision, a quieter machine or pinning (taskset -c) help%s\n",
-			    pl_c(st, PL_YELLOW), w->cv * 100, pl_c(st, PL_RESET));
+		if (nd > 0 && !dims[0].scored) {
+			char cause[600];
+			pl_bench_noise_cause(&run->cfg, bn, cause, sizeof(cause));
+			fprintf(f, "  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare: %s%s\n",
+				pl_c(st, PL_YELLOW), w->cv * 100, cause, pl_c(st, PL_RESET));
+		}
 		if (bn->state == PL_BENCH_FAILED)
 			fprintf(f, "  %s! stopped: %s%s\n", pl_c(st, PL_RED), bn->failure,
 				pl_c(st, PL_RESET));

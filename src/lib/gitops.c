@@ -1357,6 +1357,8 @@ out:
 	manifest_release(&before);
 	manifest_release(&now);
 	json_decref(cp);
+	if (rc != PL_OK)
+		pl_revert_result_release(res);
 	return rc;
 }
 
@@ -1378,7 +1380,7 @@ int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigne
 	for (size_t i = 0; i < n; i++)
 		pl_strbuf_append(&in, paths[i], strlen(paths[i]) + 1);
 	/* check-ignore exits 1 when nothing is ignored: not a failure */
-	char *args[] = {"check-ignore", "-z", "--stdin", "--no-index", NULL};
+	char *args[] = {"check-ignore", "-z", "--stdin", NULL}; /* a tracked path is not ignored */
 	struct pl_gitrun r = {
 	    .dir = g->top, .plain = 1, .in = in.s ? in.s : "", .inlen = in.len};
 	int rc = pl_gitrunv(&r, args, &ignore);

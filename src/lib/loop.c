@@ -86,6 +86,11 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	int runs = (int)json_integer_value(json_object_get(state, "runs"));
 	run.cfg.runs = runs;
 	run.cfg.timeout_s = run_timeout(state);
+	/* every turn batched as the baseline was (or as its calibration chose) */
+	json_t *batch = json_object_get(state, "batch");
+	run.cfg.batch = json_is_integer(batch) && json_integer_value(batch) > 0
+			    ? (int)json_integer_value(batch)
+			    : 0;
 	if (run.cfg.min_runs < 3)
 		run.cfg.min_runs = 3;
 	run.interrupt_flag = intr;
@@ -113,6 +118,8 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 		}
 	if ((rc = pl_bench_finish(&run)) != PL_OK)
 		goto out;
+	if (!json_is_integer(batch) && run.nbench > 0)
+		json_object_set_new(state, "batch", json_integer((json_int_t)run.bench[0].batch));
 	*summary = pl_summary_build(&run, NULL);
 	char p[4300];
 	state_path(g, file, p, sizeof(p));
@@ -136,12 +143,11 @@ static int noisy(json_t *summary, char *why, size_t len)
 	{
 		json_t *t = json_object_get(json_object_get(b, "dimensions"), "timing");
 		if (!json_is_true(json_object_get(t, "scored"))) {
-			snprintf(why, len,
-				 "'%s' is too noisy to compare (timing CV %.1f%% > 5%%): more runs "
-				 "(--runs), a quieter machine, pinning (taskset -c) or a longer "
-				 "workload help",
+			const char *cause = json_string_value(json_object_get(t, "cause"));
+			snprintf(why, len, "'%s' is too noisy to compare (timing CV %.1f%% > 5%%): %s",
 				 json_string_value(json_object_get(b, "name")),
-				 json_number_value(json_object_get(t, "cv")) * 100);
+				 json_number_value(json_object_get(t, "cv")) * 100,
+				 cause ? cause : "a quieter machine or pinning (taskset -c N) helps");
 			return 1;
 		}
 	}
@@ -236,6 +242,9 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 		      s->min_gain > 0 ? s->min_gain : 0.05, "ledger", lrel, "timeout_s",
 		      s->timeout_s > 0 ? s->timeout_s : PL_LOOP_TIMEOUT_DEFAULT, "iteration", 0,
 		      "turns", "last_accepted_gain");
+	/* K given, or calibrated (auto) by this baseline and kept for every turn */
+	if (s->batch > 0)
+		json_object_set_new(state, "batch", json_integer(s->batch));
 	char pdir[4300];
 	int code;
 	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);
@@ -248,7 +257,7 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	/* measured aside: a refused baseline leaves the loop it would replace
 	 * as it was */
 	json_t *summary = NULL;
-	char why[300], next[4300], bpath[4300];
+	char why[900], next[4300], bpath[4300];
 	state_path(g, "baseline.next.json", next, sizeof(next));
 	state_path(g, "baseline.json", bpath, sizeof(bpath));
 	if (rc == PL_OK)

@@ -433,3 +433,55 @@ const char *pl_change_name(enum pl_change c)
 		return "no change";
 	}
 }
+
+double pl_stats_trend(const double *x, size_t n)
+{
+	if (n < 3)
+		return NAN;
+	struct ranked *r = malloc(n * sizeof(*r));
+	double *rank = malloc(n * sizeof(*rank));
+	if (!r || !rank) {
+		free(r);
+		free(rank);
+		return NAN;
+	}
+	for (size_t i = 0; i < n; i++)
+		r[i] = (struct ranked){x[i], i};
+	qsort(r, n, sizeof(*r), cmp_ranked);
+	for (size_t i = 0; i < n;) {
+		size_t j = i;
+		while (j + 1 < n && r[j + 1].v == r[i].v)
+			j++;
+		double avg = (double)(i + j) / 2.0 + 1.0; /* ties share their mean rank */
+		for (size_t k = i; k <= j; k++)
+			rank[r[k].idx] = avg;
+		i = j + 1;
+	}
+	double mean = ((double)n + 1.0) / 2.0, sxy = 0, sxx = 0, syy = 0;
+	for (size_t i = 0; i < n; i++) {
+		double a = (double)(i + 1) - mean, b = rank[i] - mean;
+		sxy += a * b;
+		sxx += a * a;
+		syy += b * b;
+	}
+	free(r);
+	free(rank);
+	return sxx > 0 && syy > 0 ? sxy / sqrt(sxx * syy) : 0;
+}
+
+double pl_stats_autocorr1(const double *x, size_t n)
+{
+	if (n < 3)
+		return NAN;
+	double m = 0;
+	for (size_t i = 0; i < n; i++)
+		m += x[i];
+	m /= (double)n;
+	double num = 0, den = 0;
+	for (size_t i = 0; i < n; i++) {
+		den += (x[i] - m) * (x[i] - m);
+		if (i + 1 < n)
+			num += (x[i] - m) * (x[i + 1] - m);
+	}
+	return den > 0 ? num / den : NAN;
+}

@@ -46,6 +46,16 @@ size_t pl_stats_outliers(const double *x, size_t n, unsigned char *flags);
  * PL_ENOMEM. */
 int pl_stats_describe(const double *x, size_t n, struct pl_describe *out);
 
+/* Spearman's rank correlation of x with its order (1..n): near +1 when the
+ * values grow run after run, near -1 when they shrink, NAN when n < 3. */
+double pl_stats_trend(const double *x, size_t n);
+
+/* Lag-1 autocorrelation: near 0 when run-to-run noise is independent (a
+ * batch mean then averages it out), high when it comes in stretches of
+ * slow or fast runs (bursts, which consecutive batches do not average);
+ * NAN when n < 3 or the values are all equal. */
+double pl_stats_autocorr1(const double *x, size_t n);
+
 /* Percentile bootstrap interval (level e.g. 0.95) for the median of x. */
 int pl_stats_bootstrap_median_ci(const double *x, size_t n, size_t resamples, uint64_t seed,
 				 double level, double *lo, double *hi);

@@ -196,6 +196,12 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	json_object_set_new(stats, "sys_s", stats_json(&b->sys, NULL, b));
 	json_object_set_new(stats, "cpu_s", stats_json(&b->cpu, NULL, b));
 	json_object_set_new(stats, "max_rss_bytes", stats_json(&b->rss, NULL, b));
+	if (b->wall_exec.present)
+		json_object_set_new(stats, "wall_per_run_s", stats_json(&b->wall_exec, NULL, b));
+	json_object_set_new(o, "batch", json_integer((json_int_t)(b->batch ? b->batch : 1)));
+	json_object_set_new(o, "run_cv",
+			    b->exec_cv == b->exec_cv ? json_real(b->exec_cv) : json_null());
+	json_object_set_new(o, "batch_reason", json_string(b->batch_why[0] ? b->batch_why : "--batch 1"));
 	json_object_set_new(o, "stats", stats);
 
 	json_t *counters = json_object();
@@ -224,6 +230,11 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 				      dims[i].tier_absolute ? "absolute" : "relative");
 		if (!dims[i].scored)
 			json_object_set_new(d, "reason", json_string(dims[i].reason));
+		if (!dims[i].scored && i == 0) {
+			char cause[600];
+			pl_bench_noise_cause(&run->cfg, b, cause, sizeof(cause));
+			json_object_set_new(d, "cause", json_string(cause));
+		}
 		json_object_set_new(dj, dims[i].name, d);
 	}
 	json_object_set_new(o, "dimensions", dj);
@@ -253,6 +264,10 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	    cfg->input ? json_string(cfg->input) : json_null(), "output",
 	    cfg->output ? cfg->output : "null", "ignore_failure", cfg->ignore_failure, "counters",
 	    counters, "resamples", (json_int_t)cfg->resamples, "seed", (json_int_t)cfg->seed);
+	json_object_set_new(settings, "batch",
+			    cfg->batch > 0 ? json_integer(cfg->batch) : json_string("auto"));
+
+	json_object_set_new(settings, "max_time_s", json_real(cfg->max_time_s));
 
 	json_t *benches = json_array();
 	for (size_t i = 0; i < run->nbench; i++)
@@ -369,6 +384,12 @@ out:
 	return rc;
 }
 
+size_t pl_summary_batch(json_t *bench)
+{
+	json_int_t k = json_integer_value(json_object_get(bench, "batch"));
+	return k > 1 ? (size_t)k : 1;
+}
+
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
 {
 	*x = NULL;
@@ -383,6 +404,8 @@ int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n
 		*x = malloc((json_array_size(samples) + 1) * sizeof(**x));
 		if (!*x)
 			return PL_ENOMEM;
+		size_t batch = pl_summary_batch(b), in = 0;
+		double sum = 0;
 		size_t j;
 		json_t *s;
 		json_array_foreach(samples, j, s)
@@ -390,7 +413,12 @@ int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n
 			json_t *c = json_object_get(s, "counted");
 			if (c && !json_is_true(c))
 				continue;
-			(*x)[(*n)++] = json_number_value(json_object_get(s, "wall_s"));
+			sum += json_number_value(json_object_get(s, "wall_s"));
+			if (++in == batch) {
+				(*x)[(*n)++] = sum / (double)batch;
+				in = 0;
+				sum = 0;
+			}
 		}
 		return PL_OK;
 	}

@@ -37,8 +37,11 @@ int pl_summary_write(const char *path, json_t *doc, struct pl_error *err);
 
 /* Load and validate a summary file. */
 int pl_summary_load(const char *path, json_t **out, struct pl_error *err);
-/* The counted wall-time samples of benchmark `name` in a loaded summary;
- * *x is malloc'd. Returns PL_EINPUT when there is no such benchmark. */
+/* The wall-time samples of benchmark `name` in a loaded summary: the mean
+ * of each batch of its counted runs ("batch", 1 when absent); *x is
+ * malloc'd. Returns PL_EINPUT when there is no such benchmark. */
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n);
+/* A summary benchmark's runs per sample (1 for unbatched or older ones). */
+size_t pl_summary_batch(json_t *bench);
 
 #endif

@@ -10,6 +10,7 @@
  *   accept           everything held.
  */
 #include "verdict.h"
+#include "summary.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -112,13 +113,30 @@ static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored
 	json_object_set_new(r->numbers, "after_cv", json_real(acv));
 }
 
+/* Samples are batch means: both sides must be batched alike, or their
+ * medians would not measure the same thing (a median of means of k runs is
+ * not a median of single runs when the times are skewed). */
 static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 {
 	struct pl_rule *r = rule(v, "enough_samples");
-	size_t nb = counted_samples(bb), na = counted_samples(ab);
+	size_t kb = pl_summary_batch(bb), ka = pl_summary_batch(ab);
+	size_t nb = counted_samples(bb) / kb, na = counted_samples(ab) / ka;
 	r->passed = nb >= 3 && na >= 3;
-	snprintf(r->detail, sizeof(r->detail), "%zu runs before, %zu after (needs >= 3 each)", nb,
-		 na);
+	if (kb != ka)
+		snprintf(r->detail, sizeof(r->detail),
+			 "%zu samples of %zu runs before, %zu of %zu after (needs >= 3 each); "
+			 "batched differently, so timing is compared per run",
+			 nb, kb, na, ka);
+	else if (kb > 1)
+		snprintf(r->detail, sizeof(r->detail),
+			 "%zu samples before, %zu after, each the mean of %zu runs (needs >= 3 "
+			 "each)",
+			 nb, na, kb);
+	else
+		snprintf(r->detail, sizeof(r->detail), "%zu runs before, %zu after (needs >= 3 each)",
+			 nb, na);
+	json_object_set_new(r->numbers, "before_batch", json_integer((json_int_t)kb));
+	json_object_set_new(r->numbers, "after_batch", json_integer((json_int_t)ka));
 	json_object_set_new(r->numbers, "before_n", json_integer((json_int_t)nb));
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
@@ -260,6 +278,23 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	if (!json_is_object(json_object_get(in->after, "fingerprint")))
 		return pl_error_set(err, PL_EINPUT, "%s: fingerprint: missing", in->after_path);
 
+	/* batched differently (two independent calibrations): a median of
+	 * means of k runs and one of single runs differ for skewed times, so
+	 * the timing is compared run for run, from the per-run statistics */
+	if (strcmp(target, "timing") == 0 && pl_summary_batch(bb) != pl_summary_batch(ab)) {
+		json_t *bw = json_object_get(json_object_get(bb, "stats"), "wall_per_run_s");
+		json_t *aw = json_object_get(json_object_get(ab, "stats"), "wall_per_run_s");
+		double bm = json_number_value(json_object_get(bw, "p50"));
+		double am = json_number_value(json_object_get(aw, "p50"));
+		if (pl_summary_batch(bb) == 1)
+			bm = bval;
+		if (pl_summary_batch(ab) == 1)
+			am = aval;
+		if (bm > 0 && am > 0) {
+			bval = bm;
+			aval = am;
+		}
+	}
 	v->before_p50 = bval;
 	v->after_p50 = aval;
 	if (bval > 0)

@@ -3,7 +3,8 @@
 # --warmup; interleaved and sequential order.
 . "$(dirname "$0")/lib.sh"
 set -e
-n() { j "$1" "len([s for s in d['benchmarks'][0]['samples'] if s['counted']])"; }
+# run counts count samples (each the mean of `batch` runs)
+n() { j "$1" "d['benchmarks'][0]['stats']['wall_s']['n']"; }
 run "$PERFLOOP" bench --quiet -w 0 --min-runs 3 --max-runs 4 --time-budget 100 -o a.json -- "$BUSY" 1000
 expect_rc 0
 [ "$(n a.json)" -eq 4 ] || fail "max-runs: $(n a.json) runs"
@@ -28,21 +29,35 @@ check p2.json "len(set(b['stats']['wall_s']['n'] for b in d['benchmarks'])) == 1
 check p2.json "d['benchmarks'][0]['stats']['wall_s']['n'] < 300"
 # warm-up runs are not samples
 echo 0 >count
-run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 -- "echo x >> $T/count"
+run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 --batch 1 -- "echo x >> $T/count"
 expect_rc 0
 [ "$(grep -c x count)" -eq 5 ] || fail "warmup+runs: $(grep -c x count) executions"
+# calibrated: warm-ups, then samples of `batch` runs each (the calibration's
+# runs are the first samples when it calls for no batch)
+echo 0 >count
+run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 --batch auto -o cal.json -- "echo x >> $T/count"
+expect_rc 0
+k=$(j cal.json "d['benchmarks'][0]['batch']")
+c=$(grep -c x count)
+[ "$k" -eq 1 ] && [ "$c" -eq 5 ] || [ "$k" -gt 1 ] && [ "$c" -ge $((3 + 2 * k)) ] ||
+	fail "calibrated: $c executions for batch $k"
 
 # order: interleaved rotates, sequential does not
 : >log
-run "$PERFLOOP" bench --quiet --shell -w 0 -r 3 "echo A >> $T/log" "echo B >> $T/log"
+run "$PERFLOOP" bench --quiet --shell -w 0 -r 3 --batch 1 "echo A >> $T/log" "echo B >> $T/log"
 expect_rc 0
 [ "$(tr -d '\n' <log)" = "ABBAAB" ] || fail "interleaved order: $(tr -d '\n' <log)"
+# batches interleave whole: a batch of A, one of B, rotated each round
 : >log
-run "$PERFLOOP" bench --quiet --shell --order sequential -w 0 -r 3 "echo A >> $T/log" "echo B >> $T/log"
+run "$PERFLOOP" bench --quiet --shell -w 0 -r 3 --batch 2 "echo A >> $T/log" "echo B >> $T/log"
+expect_rc 0
+[ "$(tr -d '\n' <log)" = "AABBBBAAAABB" ] || fail "interleaved batches: $(tr -d '\n' <log)"
+: >log
+run "$PERFLOOP" bench --quiet --shell --order sequential -w 0 -r 3 --batch 1 "echo A >> $T/log" "echo B >> $T/log"
 expect_rc 0
 [ "$(tr -d '\n' <log)" = "AAABBB" ] || fail "sequential order: $(tr -d '\n' <log)"
 
-for bad in "--runs -3" "--runs 0" "--min-runs x" "--warmup -1" "--time-budget 0" "--precision 0" "--precision 100" "--timeout -1" "--order random"; do
+for bad in "--batch 0" "--batch x" "--max-time 0" "--runs -3" "--runs 0" "--min-runs x" "--warmup -1" "--time-budget 0" "--precision 0" "--precision 100" "--timeout -1" "--order random"; do
 	# shellcheck disable=SC2086
 	run "$PERFLOOP" bench $bad -- "$BUSY" 1
 	expect_rc 2

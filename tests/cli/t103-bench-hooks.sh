@@ -3,7 +3,7 @@
 # substitution in them, and a failing hook.
 . "$(dirname "$0")/lib.sh"
 set -e
-run "$PERFLOOP" bench --quiet -w 1 -r 3 -P v=1,2 \
+run "$PERFLOOP" bench --quiet -w 1 -r 3 --batch 1 -P v=1,2 \
 	--setup "sh -c 'echo setup{v} >> $T/h'" --prepare "sh -c 'echo prepare >> $T/h'" \
 	--conclude "sh -c 'echo conclude >> $T/h'" --cleanup "sh -c 'echo cleanup{v} >> $T/h'" \
 	-- "$BUSY" 1000

@@ -10,7 +10,8 @@ head -1 m.md | grep -q '| Command | Median' || fail "markdown header: $(head -1 
 head -1 c.csv | grep -q '^command,median,mean,stddev' || fail "csv header"
 [ "$(wc -l <c.csv)" -eq 3 ] || fail "csv rows"
 check h.json "[r['command'] for r in d['results']] == ['a', 'b']"
-check h.json "all(len(r['times']) == 4 and len(r['exit_codes']) == 4 for r in d['results'])"
+# every run is exported (4 samples of `batch` runs)
+check h.json "all(len(r['times']) == 4 * $(j s.json "d['benchmarks'][0]['batch']") and len(r['exit_codes']) == len(r['times']) for r in d['results'])"
 check h.json "all(k in d['results'][0] for k in ['mean','stddev','median','user','system','min','max'])"
 
 # compare with the saved run
