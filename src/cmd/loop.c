@@ -308,11 +308,14 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o.recovered[0])
 		fprintf(stderr, "perfloop: %s\n", o.recovered);
 	if (lrc == PL_ENOTSUP) {
+		pl_try_outcome_release(&o);
 		printf("%s\n", err.msg);
 		return PL_EXIT_NEGATIVE;
 	}
-	if (lrc != PL_OK)
+	if (lrc != PL_OK) {
+		pl_try_outcome_release(&o);
 		return pl_die(pl_exit_code(lrc), "%s", err.msg);
+	}
 	const struct pl_verdict *v = &o.verdict;
 	if (o.failure[0])
 		printf("the change broke a benchmark: %s\n", o.failure);
