@@ -460,28 +460,16 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			if (parse_pos("--timeout", optarg, &cfg->timeout_s))
 				goto out;
 			break;
-		case OPT_BATCH: {
-			char *end;
-			errno = 0;
-			long k = strcmp(optarg, "auto") == 0 ? 0 : strtol(optarg, &end, 10);
-			if (k != 0 && (errno || *end || end == optarg || k < 1 || k > 1000000)) {
+		case OPT_BATCH:
+			if ((cfg->batch = pl_bench_parse_batch(optarg)) < 0) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--batch': expected auto or an integer 1..1000000, "
 				       "got '%s'",
 				       optarg);
 				goto out;
 			}
-			if (k == 0 && strcmp(optarg, "auto") != 0) {
-				pl_die(PL_EXIT_USAGE,
-				       "option '--batch': expected auto or an integer 1..1000000, "
-				       "got '%s'",
-				       optarg);
-				goto out;
-			}
-			cfg->batch = (int)k;
 			batch_given = 1;
 			break;
-		}
 		case OPT_MAX_TIME:
 			if (parse_pos("--max-time", optarg, &cfg->max_time_s))
 				goto out;

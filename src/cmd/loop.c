@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "benchrun.h"
 #include "loop.h"
 
 const char cmd_baseline_usage[] =
@@ -179,8 +180,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			s.ledger = optarg;
 			break;
 		case 'k':
-			s.batch = strcmp(optarg, "auto") == 0 ? -1 : (int)strtol(optarg, &end, 10);
-			if (s.batch != -1 && (*end || s.batch < 1 || s.batch > 1000000)) {
+			if ((s.batch = pl_bench_parse_batch(optarg)) < 0) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--batch': expected auto or an integer 1..1000000, "
 				       "got '%s'",

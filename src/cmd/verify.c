@@ -14,6 +14,7 @@
 #include "fsio.h"
 #include "ledger.h"
 #include "render.h"
+#include "gitops.h"
 #include "spawn.h"
 #include "summary.h"
 #include "verdict.h"
@@ -230,7 +231,7 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (ledger) {
 		char commit[64];
-		pl_git_head(commit, sizeof(commit));
+		pl_git_head_of(".", commit, sizeof(commit));
 		json_t *line = pl_verdict_ledger_entry(&v, commit);
 		int lrc = line ? pl_ledger_append(ledger, line, &err) : PL_ENOMEM;
 		json_decref(line);

@@ -207,6 +207,16 @@ static void plan(const struct pl_bench_config *cfg, struct pl_bench *b, double f
 	b->target = (target ? target : 1) * k;
 }
 
+int pl_bench_parse_batch(const char *s)
+{
+	if (strcmp(s, "auto") == 0)
+		return 0;
+	char *end;
+	errno = 0;
+	long k = strtol(s, &end, 10);
+	return errno || end == s || *end || k < 1 || k > 1000000 ? -1 : (int)k;
+}
+
 size_t pl_bench_batch_for(double exec_cv, size_t max_batch)
 {
 	if (!(exec_cv > 0) || max_batch < 1)

@@ -131,6 +131,9 @@ int pl_bench_finish(struct pl_bench_run *run);
  * many were written to out (room for b->n). batch 1: per execution. */
 size_t pl_bench_values(const struct pl_bench *b, int metric, size_t batch, double *out);
 
+/* A --batch value: "auto" is 0, K is 1..1000000; -1 for anything else. */
+int pl_bench_parse_batch(const char *s);
+
 /* The batch that aims at PL_BATCH_TARGET_CV for a per-execution CV, kept
  * to at most max_batch (>= 1). */
 size_t pl_bench_batch_for(double exec_cv, size_t max_batch);

@@ -54,6 +54,48 @@ int pl_json_load(const char *path, json_t **out, struct pl_error *err)
 			    jerr.text);
 }
 
+char *pl_fsio_read(const char *path, size_t *len, int *missing)
+{
+	*len = 0;
+	*missing = 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		*missing = errno == ENOENT;
+		return NULL;
+	}
+	size_t cap = 4096, n = 0;
+	char *buf = malloc(cap + 1);
+	for (;;) {
+		if (!buf)
+			break;
+		ssize_t r = read(fd, buf + n, cap - n);
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0) {
+			if (r < 0) {
+				int e = errno;
+				free(buf);
+				buf = NULL;
+				errno = e;
+			}
+			break;
+		}
+		n += (size_t)r;
+		if (n == cap) {
+			char *nb = realloc(buf, (cap *= 2) + 1);
+			if (!nb)
+				free(buf);
+			buf = nb;
+		}
+	}
+	close(fd);
+	if (!buf)
+		return NULL;
+	buf[n] = '\0';
+	*len = n;
+	return buf;
+}
+
 /* The file a write to path lands in: a symlink given as the output path is
  * written through, as any program's `> path` would, never replaced. */
 static char *final_target(const char *path)

@@ -26,6 +26,10 @@ int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio
 int pl_fsio_commit(struct pl_fsio_staged *st, struct pl_error *err);
 void pl_fsio_discard(struct pl_fsio_staged *st);
 
+/* A whole file, NUL-terminated (*len excludes the NUL); NULL on failure
+ * with errno set, and *missing when it does not exist. */
+char *pl_fsio_read(const char *path, size_t *len, int *missing);
+
 /* write(2) all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int pl_fsio_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path, so a rename into it is durable. */

@@ -319,35 +319,6 @@ int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_err
 
 /* ---- reading the tree -------------------------------------------------- */
 
-static int read_file(const char *path, char **data, size_t *len)
-{
-	*data = NULL;
-	*len = 0;
-	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
-	if (fd < 0)
-		return -1;
-	struct pl_strbuf b = {0};
-	char buf[65536];
-	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) != 0) {
-		if (n < 0) {
-			if (errno == EINTR)
-				continue;
-			close(fd);
-			free(pl_strbuf_take(&b));
-			return -1;
-		}
-		pl_strbuf_append(&b, buf, (size_t)n);
-	}
-	close(fd);
-	pl_strbuf_append(&b, "", 0);
-	*len = b.len;
-	*data = pl_strbuf_take(&b);
-	if (!*data)
-		*data = calloc(1, 1);
-	return *data ? 0 : -1;
-}
-
 /* Is every directory above path (relative to top) a real directory, not a
  * symlink? last caches the deepest prefix already checked. */
 static int parents_real(const char *top, const char *path, char *last, size_t lastlen)
@@ -413,16 +384,10 @@ static void repo_state(const struct pl_git *g, struct entry *e)
 	char *out = NULL;
 	size_t len = 0;
 	struct pl_error ignore;
-	uint64_t h = PL_FNV_INIT;
+	uint64_t h = 0;
 	if (git(&sub, NULL, &out, &len, &ignore, "status", "--porcelain=v1", "-z",
-		"--untracked-files=all", NULL) == PL_OK) {
-		for (size_t i = 0; i < len; i++) {
-			h ^= (unsigned char)out[i];
-			h *= 0x100000001b3ULL;
-		}
-	} else {
-		h = 0;
-	}
+		"--untracked-files=all", NULL) == PL_OK)
+		h = pl_fnv1a_bytes(PL_FNV_INIT, out, len);
 	free(out);
 	snprintf(e->state, sizeof(e->state), "%016llx", (unsigned long long)h);
 }
@@ -922,10 +887,11 @@ int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *
 		return rc;
 	snprintf(copy, sizeof(copy), "%s/checkpoint.gitindex", dir);
 	snprintf(tmpcopy, sizeof(tmpcopy), "%s/checkpoint.gitindex.new", dir);
-	char *data = NULL;
 	size_t dlen = 0;
-	int have_index = read_file(idx, &data, &dlen) == 0;
-	if (!have_index && errno != ENOENT)
+	int missing;
+	char *data = pl_fsio_read(idx, &dlen, &missing);
+	int have_index = data != NULL;
+	if (!have_index && !missing)
 		return pl_error_set(err, PL_EINPUT, "cannot read git's index '%s': %s", idx,
 				    strerror(errno));
 	if (have_index) {
@@ -1257,13 +1223,14 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	if ((rc = index_file(g, idx, sizeof(idx), err)) != PL_OK)
 		goto out;
 	if (index_saved) {
-		char *a = NULL, *b = NULL;
 		size_t al = 0, bl = 0;
-		int ra = read_file(copy, &a, &al), rb = read_file(idx, &b, &bl);
-		res->index_restored = ra != 0 || rb != 0 || al != bl || memcmp(a, b, al) != 0;
+		int missing;
+		char *a = pl_fsio_read(copy, &al, &missing), *b = pl_fsio_read(idx, &bl, &missing);
+		res->index_restored = !a || !b || al != bl || memcmp(a, b, al) != 0;
+		int ra = a == NULL;
 		free(a);
 		free(b);
-		if (ra != 0) {
+		if (ra) {
 			rc = pl_error_set(err, PL_EINPUT, "cannot read the checkpoint's index copy '%s'",
 					  copy);
 			goto out;
@@ -1323,9 +1290,10 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	}
 	res->ncreated = keep;
 	if (res->index_restored) {
-		char *data = NULL;
 		size_t dl = 0;
-		if (read_file(copy, &data, &dl) != 0 || pl_fsio_write_all(lockfd, data, dl) != 0 ||
+		int missing;
+		char *data = pl_fsio_read(copy, &dl, &missing);
+		if (!data || pl_fsio_write_all(lockfd, data, dl) != 0 ||
 		    fsync(lockfd) != 0) {
 			free(data);
 			rc = pl_error_set(err, PL_ESYS, "cannot write git's index lock '%s': %s",

@@ -22,42 +22,6 @@
 #include <unistd.h>
 
 #include "fsio.h"
-#include "spawn.h"
-
-static char *read_file(const char *path, size_t *len, int *missing)
-{
-	*len = 0;
-	*missing = 0;
-	FILE *f = fopen(path, "re");
-	if (!f) {
-		*missing = errno == ENOENT;
-		return NULL;
-	}
-	size_t cap = 4096;
-	char *buf = malloc(cap);
-	while (buf) {
-		size_t n = fread(buf + *len, 1, cap - *len, f);
-		*len += n;
-		if (n == 0)
-			break;
-		if (*len == cap) {
-			char *nb = realloc(buf, cap *= 2);
-			if (!nb) {
-				free(buf);
-				buf = NULL;
-			} else {
-				buf = nb;
-			}
-		}
-	}
-	int bad = ferror(f);
-	fclose(f);
-	if (bad) {
-		free(buf);
-		return NULL;
-	}
-	return buf;
-}
 
 int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 {
@@ -88,7 +52,7 @@ int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 	}
 	size_t len;
 	int missing;
-	old = read_file(path, &len, &missing);
+	old = pl_fsio_read(path, &len, &missing);
 	if (!old && !missing) {
 		rc = pl_error_set(err, PL_EINPUT, "cannot read '%s': %s", path, strerror(errno));
 		goto out;
@@ -140,11 +104,4 @@ out:
 	free(tmp);
 	free(line);
 	return rc;
-}
-
-void pl_git_head(char *out, size_t len)
-{
-	char *argv[] = {"git", "rev-parse", "--verify", "-q", "HEAD", NULL};
-	if (pl_spawn_capture(argv, 10, out, len) != 0)
-		out[0] = '\0';
 }

@@ -15,7 +15,4 @@
 
 int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err);
 
-/* The current git commit (40 hex), or "" outside a repository. */
-void pl_git_head(char *out, size_t len);
-
 #endif

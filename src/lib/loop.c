@@ -321,33 +321,6 @@ static int write_nul_list(const char *file, char *const *v, size_t n, struct pl_
 	return rc;
 }
 
-/* Read a file whole; NULL and *missing when it is not there. */
-static char *slurp(const char *path, size_t *len, int *missing)
-{
-	*len = 0;
-	*missing = 0;
-	FILE *f = fopen(path, "rbe");
-	if (!f) {
-		*missing = errno == ENOENT;
-		return NULL;
-	}
-	struct pl_strbuf b = {0};
-	char buf[65536];
-	size_t n;
-	while ((n = fread(buf, 1, sizeof(buf), f)) > 0)
-		pl_strbuf_append(&b, buf, n);
-	int bad = ferror(f);
-	fclose(f);
-	pl_strbuf_append(&b, "", 0);
-	*len = b.len;
-	char *s = pl_strbuf_take(&b);
-	if (bad) {
-		free(s);
-		return NULL;
-	}
-	return s ? s : strdup("");
-}
-
 /*
  * Commit the change's paths and the ledger with its new line, in a private
  * index built from HEAD: the user's index and the ledger in the working tree
@@ -365,7 +338,7 @@ static int commit_change(const struct pl_git *g, char *const *paths, size_t n,
 	unlink(idx);
 	char **add = calloc(n + 1, sizeof(char *)), **gone = calloc(n + 1, sizeof(char *));
 	size_t nadd = 0, ngone = 0;
-	char *old = NULL, *blob = NULL;
+	char *old = NULL;
 	int rc = add && gone ? PL_OK : PL_ENOMEM;
 	for (size_t i = 0; rc == PL_OK && i < n; i++) {
 		char full[8300];
@@ -404,7 +377,7 @@ static int commit_change(const struct pl_git *g, char *const *paths, size_t n,
 		snprintf(lpath, sizeof(lpath), "%s/%s", g->top, ledger);
 		size_t olen;
 		int missing;
-		old = slurp(lpath, &olen, &missing);
+		old = pl_fsio_read(lpath, &olen, &missing);
 		if (!old && !missing) {
 			rc = pl_error_set(err, PL_EINPUT, "cannot read '%s': %s", ledger,
 					  strerror(errno));
@@ -452,7 +425,6 @@ static int commit_change(const struct pl_git *g, char *const *paths, size_t n,
 	free(add);
 	free(gone);
 	free(old);
-	free(blob);
 	return rc;
 }
 
@@ -497,7 +469,7 @@ static int ledger_has(const char *path, const char *line)
 {
 	size_t len;
 	int missing;
-	char *text = slurp(path, &len, &missing);
+	char *text = pl_fsio_read(path, &len, &missing);
 	if (!text)
 		return 0;
 	size_t ll = strlen(line);
@@ -543,6 +515,21 @@ static void ledger_dirs(const struct pl_git *g, char *lpath)
 		}
 	mkdir(lpath, 0755);
 	*slash = '/';
+}
+
+/* A turn's last steps, either verdict: the new checkpoint, the turn in
+ * the loop's state. */
+static int end_turn(const struct pl_git *g, json_t *state, json_t *j, const char *step,
+		    struct pl_error *err)
+{
+	json_t *cp;
+	int rc = pl_checkpoint_create(g, &cp, err);
+	if (rc != PL_OK)
+		return rc;
+	json_decref(cp);
+	fault_point(step);
+	record_turn(state, j);
+	return save_state(g, state, err);
 }
 
 /* The steps after an accepted commit, each safe to repeat. */
@@ -596,13 +583,7 @@ static int finish_accept(const struct pl_git *g, json_t *state, json_t *j, char 
 		return pl_error_set(err, PL_ESYS, "cannot make '%s' the baseline: %s", apath,
 				    strerror(errno));
 	fault_point("accept-baseline");
-	json_t *cp;
-	if ((rc = pl_checkpoint_create(g, &cp, err)) != PL_OK)
-		return rc;
-	json_decref(cp);
-	fault_point("accept-checkpoint");
-	record_turn(state, j);
-	return save_state(g, state, err);
+	return end_turn(g, state, j, "accept-checkpoint", err);
 }
 
 /* The steps of a reject, each safe to repeat. */
@@ -631,15 +612,9 @@ static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
 			return rc;
 	}
 	fault_point("reject-ledger");
-	/* the ledger line is the next turn's starting state: checkpoint it,
-	 * or a later revert would take it back */
-	json_t *cp;
-	if ((rc = pl_checkpoint_create(g, &cp, err)) != PL_OK)
-		return rc;
-	json_decref(cp);
-	fault_point("reject-checkpoint");
-	record_turn(state, j);
-	return save_state(g, state, err);
+	/* the ledger line is the next turn's starting state: the checkpoint
+	 * takes it in, or a later revert would take it back */
+	return end_turn(g, state, j, "reject-checkpoint", err);
 }
 
 /* Signals that would cut a turn's last steps in two wait until they end. */

@@ -29,7 +29,7 @@ struct pl_loop_settings {
 	double min_gain;    /* default 0.05 */
 	const char *ledger; /* default PL_LEDGER_DEFAULT; inside the repository */
 	double timeout_s;   /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
-	int batch;	    /* runs per sample; 0 or -1: calibrated at baseline, then kept */
+	int batch;	    /* runs per sample; 0: calibrated at baseline, then kept */
 };
 
 /* Measure, require CV <= 0.05, store the baseline and a checkpoint.

@@ -149,19 +149,25 @@ static void kill_group(pid_t pid)
 /* A child stopped by a signal (SIGTTOU when it touched the terminal from
  * its own process group, SIGTSTP, SIGSTOP) would wait for ever: it is
  * killed and the stop reported. */
+static void on_stop(pid_t pid, int status, int *stopped, int *killed)
+{
+	*stopped = WSTOPSIG(status);
+	kill_group(pid);
+	kill(pid, SIGCONT);
+	*killed = 1;
+}
+
+/* Reaped (1), still running or stopped and now killed (0), error (-1). */
 static int stopped_now(pid_t pid, int *status, struct rusage *ru, int *stopped, int *killed)
 {
 	pid_t w = wait4(pid, status, WNOHANG | WUNTRACED, ru);
 	if (w != pid)
 		return w < 0 && errno != EINTR ? -1 : 0;
 	if (WIFSTOPPED(*status)) {
-		*stopped = WSTOPSIG(*status);
-		kill_group(pid);
-		kill(pid, SIGCONT);
-		*killed = 1;
+		on_stop(pid, *status, stopped, killed);
 		return 0;
 	}
-	return 1; /* reaped */
+	return 1;
 }
 
 /* Wait for pid, honouring the deadline (0: none) and the interrupt flag. */
@@ -193,10 +199,7 @@ static int wait_child(pid_t pid, double deadline, const volatile sig_atomic_t *i
 			/* no deadline: block, but wake for a stop as for an exit */
 			pid_t w = wait4(pid, status, killed ? 0 : WUNTRACED, ru);
 			if (w == pid && !killed && WIFSTOPPED(*status)) {
-				*stopped = WSTOPSIG(*status);
-				kill_group(pid);
-				kill(pid, SIGCONT);
-				killed = 1;
+				on_stop(pid, *status, stopped, &killed);
 				continue;
 			}
 			if (w == pid)

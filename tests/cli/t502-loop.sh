@@ -23,6 +23,16 @@ expect_err "suite must pass"
 run "$PERFLOOP" baseline --runs 2 --bench './work.sh'
 expect_rc 2
 expect_err "option '--runs'"
+for bad in "--batch 0" "--batch lots" "--timeout 0" "--timeout x"; do
+	# shellcheck disable=SC2086
+	run "$PERFLOOP" baseline $bad --bench './work.sh'
+	expect_rc 2
+	expect_err "option '${bad%% *}'"
+done
+run "$PERFLOOP" baseline --ledger /tmp/outside.jsonl --bench './work.sh'
+expect_rc 2
+expect_err "outside the repository"
+[ ! -e .perfloop/loop.json ] || fail "a refused baseline wrote loop.json"
 
 echo "user's unrelated work in progress" >>notes.txt
 run "$PERFLOOP" baseline --bench './work.sh' -n work --suite true --runs 5
