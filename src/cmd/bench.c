@@ -52,6 +52,11 @@ const char cmd_bench_usage[] =
     "      --max-time S        at most S seconds per command for a calibrated\n"
     "                          batch (default 60)\n"
     "      --timeout S         kill a run's process group after S seconds (exit 3)\n"
+    "      --pin CPU|auto|none run the commands on one CPU: auto (the default\n"
+    "                          where several are allowed) picks the highest-numbered\n"
+    "                          allowed CPU, the same one every time\n"
+    "      --wait-quiet S      first wait up to S seconds for that CPU to be idle\n"
+    "                          (default 5; 0: do not wait)\n"
     "  -i, --ignore-failure    keep measuring commands that exit non-zero or crash\n"
     "\n"
     "Commands and hooks:\n"
@@ -126,6 +131,8 @@ enum {
 	OPT_JSON,
 	OPT_SHELL,
 	OPT_NO_HISTORY,
+	OPT_PIN,
+	OPT_WAIT_QUIET,
 };
 
 static const struct option longopts[] = {
@@ -144,6 +151,8 @@ static const struct option longopts[] = {
     {"timeout", required_argument, NULL, OPT_TIMEOUT},
     {"batch", required_argument, NULL, OPT_BATCH},
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
+    {"pin", required_argument, NULL, OPT_PIN},
+    {"wait-quiet", required_argument, NULL, OPT_WAIT_QUIET},
     {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"name", required_argument, NULL, 'n'},
@@ -474,6 +483,29 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			if (parse_pos("--max-time", optarg, &cfg->max_time_s))
 				goto out;
 			break;
+		case OPT_PIN:
+			if ((cfg->pin = pl_machine_parse_pin(optarg)) < PL_PIN_NONE) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--pin': expected auto, none or a CPU number, got "
+				       "'%s'",
+				       optarg);
+				goto out;
+			}
+			break;
+		case OPT_WAIT_QUIET: {
+			char *end;
+			errno = 0;
+			cfg->wait_quiet_s = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(cfg->wait_quiet_s >= 0) ||
+			    cfg->wait_quiet_s > 3600) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--wait-quiet': expected seconds from 0 to 3600, got "
+				       "'%s'",
+				       optarg);
+				goto out;
+			}
+			break;
+		}
 		case OPT_INPUT:
 			cfg->input = optarg;
 			break;
@@ -672,6 +704,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	if (!quiet) {
 		struct pl_style st;
 		pl_style_detect(&st, human);
+		pl_benchview_machine(human, &st, &run);
 		pl_benchview_table(human, &st, &run);
 		pl_benchview_comparisons(human, &st, &run);
 		if (baseline_cmp)

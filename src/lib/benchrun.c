@@ -50,6 +50,15 @@ void pl_bench_config_defaults(struct pl_bench_config *cfg)
 	cfg->time_budget_s = 3.0;
 	cfg->max_time_s = 60.0;
 	cfg->batch = 0; /* calibrated (--batch auto); --batch 1: every run a sample */
+	cfg->pin = PL_PIN_AUTO;
+	cfg->wait_quiet_s = 5.0;
+	const char *wq = getenv("PERFLOOP_WAIT_QUIET");
+	if (wq && *wq) {
+		char *end;
+		double v = strtod(wq, &end);
+		if (!*end && v >= 0 && v <= 3600)
+			cfg->wait_quiet_s = v;
+	}
 	cfg->order = PL_ORDER_INTERLEAVED;
 	cfg->output = "null";
 	cfg->resamples = 10000;
@@ -599,7 +608,41 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 	return PL_OK;
 }
 
+static int execute_pinned(struct pl_bench_run *run, struct pl_error *err);
+
+/* Pin (--pin), wait for the CPU to be quiet (--wait-quiet), measure, and
+ * give perfloop its CPUs back. */
 int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
+{
+	const struct pl_bench_config *cfg = &run->cfg;
+	int cpu = cfg->pin >= 0 ? cfg->pin : cfg->pin == PL_PIN_AUTO ? pl_machine_auto_cpu() : -1;
+	cpu_set_t saved;
+	int pinned = 0;
+	if (cpu >= 0) {
+		int rc = pl_machine_pin(cpu, &saved, err);
+		if (rc != PL_OK)
+			return rc;
+		pinned = 1;
+		if (cfg->pin >= 0)
+			snprintf(run->pinned_by, sizeof(run->pinned_by), "--pin %d", cpu);
+		else
+			snprintf(run->pinned_by, sizeof(run->pinned_by), "--pin auto");
+	} else if (cfg->pin != PL_PIN_NONE && sched_getaffinity(0, sizeof(saved), &saved) == 0 &&
+		   CPU_COUNT(&saved) == 1) {
+		for (int c = 0; c < CPU_SETSIZE; c++) /* pinned from outside (taskset) */
+			if (CPU_ISSET(c, &saved))
+				cpu = c;
+		snprintf(run->pinned_by, sizeof(run->pinned_by), "the caller");
+	}
+	pl_machine_wait_quiet(cpu, cfg->wait_quiet_s, run->interrupt_flag, &run->quiet);
+	int rc = execute_pinned(run, err);
+	run->fp.pinned_cpu = cpu;
+	if (pinned)
+		pl_machine_unpin(&saved);
+	return rc;
+}
+
+static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 {
 	time_t t = time(NULL);
 	struct tm tm;

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "fingerprint.h"
+#include "machine.h"
 #include "linux/counters.h"
 #include "stats.h"
 #include "words.h"
@@ -39,6 +40,9 @@ struct pl_bench_config {
 	uint64_t seed;
 	int batch;	   /* executions per sample; 0: calibrated (see benchrun.c) */
 	double max_time_s; /* per command, bounds the calibrated batch; default 60 */
+	int pin;	   /* a CPU, PL_PIN_AUTO (default) or PL_PIN_NONE (machine.h) */
+	double wait_quiet_s; /* wait up to this long for the CPU to be idle; default 5
+			      * (PERFLOOP_WAIT_QUIET sets the default) */
 };
 
 /* A calibrated batch aims at this CV of a sample, half the noise gate. */
@@ -102,6 +106,8 @@ struct pl_bench_run {
 	struct pl_comparison *cmp;
 	size_t ncmp;
 	struct pl_fingerprint fp;
+	struct pl_quiet quiet; /* what the wait for a quiet CPU found */
+	char pinned_by[32];    /* "--pin auto", "--pin N" or "the caller" (taskset) */
 	int interrupted;
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];

@@ -12,6 +12,31 @@
 #include "strbuf.h"
 #include "summary.h"
 
+void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_bench_run *run)
+{
+	const struct pl_quiet *q = &run->quiet;
+	int cpu = run->fp.pinned_cpu;
+	char where[32] = "the CPUs";
+	if (cpu >= 0)
+		snprintf(where, sizeof(where), "CPU %d", cpu);
+	if (cpu < 0 && !q->checked)
+		return;
+	fprintf(f, "%s", pl_c(st, PL_DIM));
+	if (cpu >= 0)
+		fprintf(f, "Runs pinned to CPU %d (by %s)", cpu, run->pinned_by);
+	else
+		fprintf(f, "Runs not pinned");
+	if (q->checked && q->quiet && q->waited_s > 0)
+		fprintf(f, "; waited %.1f s for %s to be idle", q->waited_s, where);
+	else if (q->checked && !q->quiet)
+		fprintf(f, "%s; %s", pl_c(st, PL_RESET), pl_c(st, PL_YELLOW));
+	if (q->checked && !q->quiet)
+		fprintf(f, "%s was still %.0f%% busy with other work after %.1f s: measured "
+			   "anyway (perfloop system show lists what runs)",
+			where, q->busy * 100, q->waited_s);
+	fprintf(f, "%s\n", pl_c(st, PL_RESET));
+}
+
 static void verdict_line(FILE *f, const struct pl_style *st, const char *name, const char *refname,
 			 double ratio, double lo, double hi, double p, enum pl_change ch)
 {

@@ -12,6 +12,9 @@
 #include "benchrun.h"
 #include "render.h"
 
+/* One line: the CPU the runs were pinned to and what the wait for a quiet
+ * CPU found (nothing when neither applies). */
+void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_bench_run *run);
 void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_bench_run *run);
 void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct pl_bench_run *run);
 /* Lines comparing with a saved baseline (the array built by the command). */

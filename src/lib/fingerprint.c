@@ -72,6 +72,7 @@ static void cpuinfo(struct pl_fingerprint *fp)
 void pl_fingerprint_read(struct pl_fingerprint *fp)
 {
 	memset(fp, 0, sizeof(*fp));
+	fp->pinned_cpu = -1;
 	fp->logical_cores = (int)sysconf(_SC_NPROCESSORS_ONLN);
 	cpuinfo(fp);
 
@@ -208,10 +209,14 @@ void pl_fingerprint_toolchain(struct pl_fingerprint *fp, char *const *argv)
 
 json_t *pl_fingerprint_to_json(const struct pl_fingerprint *fp)
 {
-	return json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:s?, s:s?, s:s}", "cpu_model",
+	json_t *o = json_pack("{s:s, s:i, s:i, s:s, s:s, s:s, s:s, s:f, s:s?, s:s?, s:s}", "cpu_model",
 			 fp->cpu_model, "logical_cores", fp->logical_cores, "physical_cores",
 			 fp->physical_cores, "smt", fp->smt, "kernel", fp->kernel, "governor",
 			 fp->governor, "turbo", fp->turbo, "loadavg_1m", fp->loadavg_1m, "compiler",
 			 fp->compiler[0] ? fp->compiler : NULL, "python",
 			 fp->python[0] ? fp->python : NULL, "hostname_hash", fp->hostname_hash);
+	if (o)
+		json_object_set_new(o, "pinned_cpu",
+				    fp->pinned_cpu >= 0 ? json_integer(fp->pinned_cpu) : json_null());
+	return o;
 }

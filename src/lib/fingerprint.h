@@ -19,6 +19,7 @@ struct pl_fingerprint {
 	char compiler[256]; /* from the measured executable's .comment, or "" */
 	char python[64];    /* version when the command runs Python, or "" */
 	char hostname_hash[17];
+	int pinned_cpu; /* the one CPU the commands ran on, -1 if not pinned */
 };
 
 /* Read the machine's identity. Never fails: unknowns say "unknown". */

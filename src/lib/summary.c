@@ -268,6 +268,11 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 			    cfg->batch > 0 ? json_integer(cfg->batch) : json_string("auto"));
 
 	json_object_set_new(settings, "max_time_s", json_real(cfg->max_time_s));
+	json_object_set_new(settings, "pin",
+			    cfg->pin >= 0		  ? json_integer(cfg->pin)
+			    : cfg->pin == PL_PIN_NONE ? json_string("none")
+						  : json_string("auto"));
+	json_object_set_new(settings, "wait_quiet_s", json_real(cfg->wait_quiet_s));
 
 	json_t *benches = json_array();
 	for (size_t i = 0; i < run->nbench; i++)
@@ -291,6 +296,12 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 		      "unsupported_counters", unsupported, "benchmarks", benches, "reference",
 		      run->nbench > 1 ? json_string(run->bench[run->reference].name) : json_null(),
 		      "comparisons", cmps);
+	/* what the machine was found doing: observations, not settings (the
+	 * history's settings hash must not change with them) */
+	json_t *fp = json_object_get(doc, "fingerprint");
+	json_object_set_new(fp, "pinned_by",
+			    run->pinned_by[0] ? json_string(run->pinned_by) : json_null());
+	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
 	json_object_set_new(doc, "baseline",
 			    baseline_cmp ? json_incref(baseline_cmp) : json_null());
 	return doc;

@@ -161,10 +161,21 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 						len ? ", " : "", fields[i]);
 		}
 	}
+	/* the CPU the commands were pinned to, where both runs were pinned: a
+	 * VM's CPUs can run at different speeds */
+	json_t *pb = json_object_get(fb, "pinned_cpu"), *pa = json_object_get(fa, "pinned_cpu");
+	if (json_is_integer(pb) && json_is_integer(pa) && !json_equal(pb, pa)) {
+		json_array_append_new(list, json_string("pinned_cpu"));
+		len += (size_t)snprintf(mism + len, len < sizeof(mism) ? sizeof(mism) - len : 0,
+					"%spinned_cpu (%lld, then %lld)", len ? ", " : "",
+					(long long)json_integer_value(pb),
+					(long long)json_integer_value(pa));
+	}
 	r->passed = json_array_size(list) == 0;
 	if (r->passed)
 		snprintf(r->detail, sizeof(r->detail),
-			 "cpu_model, kernel, governor, smt and python are equal");
+			 "cpu_model, kernel, governor, smt%s and python are equal",
+			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "");
 	else
 		snprintf(r->detail, sizeof(r->detail), "the machines differ in: %s", mism);
 	json_object_set_new(r->numbers, "mismatched", list);
