@@ -10,19 +10,12 @@ PL=$(cd "$(dirname "$PL")" && pwd)/$(basename "$PL")
 BIN=$(dirname "$PL")/examples
 N=${DEMO_N:-20000}
 OUT=${DEMO_OUT:-demo-out}
-# Pin everything to one CPU: on shared VMs the vCPUs can run at very
-# different speeds (measured on ours: 0.22 s on one, 0.38 s on the other
-# for the same run), which makes every benchmark bimodal and noisy.
-if command -v taskset >/dev/null 2>&1 && [ -z "${DEMO_NO_PIN:-}" ]; then
-	CPU=$(($(nproc) - 1))
-	echo "(pinned to CPU $CPU with taskset, as perfloop's noise hint suggests; DEMO_NO_PIN=1 to not)"
-	PIN="taskset -c $CPU"
-else
-	PIN=""
-fi
+# bench pins its runs to one CPU itself (--pin auto): on shared VMs the
+# vCPUs can run at very different speeds (measured on ours: 0.22 s on one,
+# 0.38 s on the other for the same run), which makes unpinned benchmarks
+# bimodal. It also waits briefly for that CPU to be idle.
 PLR=$PL
-PL="$PLR"
-pl() { $PIN "$PLR" "$@"; }
+pl() { "$PLR" "$@"; }
 rm -rf "$OUT"
 mkdir -p "$OUT"
 SRC=$(cd "$(dirname "$0")" && pwd)
