@@ -28,6 +28,8 @@
 #include "findings.h"
 #include "fsio.h"
 #include "grow.h"
+#include "fingerprint.h"
+#include "linux/native.h"
 #include "linux/pyproc.h"
 #include "monotime.h"
 #include "profdata.h"
@@ -40,19 +42,28 @@ const char cmd_profile_usage[] =
     "usage: perfloop profile [OPTIONS] -- CMD [ARG...]\n"
     "       perfloop profile [OPTIONS] -p PID\n"
     "\n"
-    "Sample the Python stacks of a CPython program from outside the process:\n"
-    "its memory is read with process_vm_readv, it is never stopped. Shows the\n"
-    "hottest functions and writes collapsed stacks, a flame graph, a speedscope\n"
-    "file and findings. Reads CPython 3.11 to 3.15.\n"
+    "Sample a program's stacks from outside the process and show the hottest\n"
+    "functions; writes collapsed stacks, a flame graph, a speedscope file and\n"
+    "findings. Python mode reads a CPython 3.11-3.15 program's Python stacks\n"
+    "with process_vm_readv (never stopping it); native mode samples C/C++ (any\n"
+    "compiled code) with perf_event_open on the CPU clock, following children\n"
+    "and threads, with function, file:line and inlined frames from DWARF.\n"
     "\n"
     "Options:\n"
     "  -p, --pid PID         attach to a running process instead of launching CMD\n"
+    "      --mode MODE       auto (default: python for a CPython interpreter or a\n"
+    "                        script run by one, native otherwise), python, native\n"
+    "      --unwind HOW      native stacks: auto (default: dwarf on x86-64), dwarf\n"
+    "                        (CFI over a copy of the stack: right without frame\n"
+    "                        pointers), fp (the kernel's frame-pointer chain: cheaper,\n"
+    "                        cut short where code has none)\n"
     "  -r, --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds (default: when the program\n"
     "                        exits, or Ctrl-C); a launched program is then stopped\n"
     "      --lines           attribute samples to the line being run, not only the\n"
     "                        function (the line-profiler view)\n"
-    "      --idle            include threads that are not running (waiting, sleeping)\n"
+    "      --idle            include threads that are not running (waiting,\n"
+    "                        sleeping; python mode: native mode samples CPU time)\n"
     "      --threads         keep threads apart: a root frame per thread\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
@@ -70,16 +81,28 @@ const char cmd_profile_usage[] =
     "'function (file:line)'.\n"
     "\n"
     "Exit status: 0 profiled, 2 bad usage, or a process that does not exist, is\n"
-    "not a CPython it reads or cannot be read (the message names what is missing),\n"
+    "not a CPython it reads (python mode), or cannot be read or sampled (the\n"
+    "message names what is missing: a permission, perf_event_paranoid),\n"
     "3 the launched program failed or was killed (the profile is still written),\n"
     "130 interrupted (what was gathered is written).\n"
     "\n"
     "Examples:\n"
     "  perfloop profile -- python3 train.py --epochs 1\n"
+    "  perfloop profile -o sort -- ./sort big.txt        # native: C, C++, Rust\n"
     "  perfloop profile -p 4242 -d 10 --lines -o /tmp/serve\n"
     "  perfloop profile --subprocesses --threads -r 250 -- python3 loader.py\n";
 
-enum { OPT_LINES = 256, OPT_IDLE, OPT_THREADS, OPT_SUBPROC, OPT_FORMAT, OPT_TOP, OPT_MINSHARE };
+enum {
+	OPT_LINES = 256,
+	OPT_IDLE,
+	OPT_THREADS,
+	OPT_SUBPROC,
+	OPT_FORMAT,
+	OPT_TOP,
+	OPT_MINSHARE,
+	OPT_MODE,
+	OPT_UNWIND
+};
 
 static const struct option longopts[] = {
     {"pid", required_argument, NULL, 'p'},
@@ -93,14 +116,20 @@ static const struct option longopts[] = {
     {"format", required_argument, NULL, OPT_FORMAT},
     {"top", required_argument, NULL, OPT_TOP},
     {"min-share", required_argument, NULL, OPT_MINSHARE},
+    {"mode", required_argument, NULL, OPT_MODE},
+    {"unwind", required_argument, NULL, OPT_UNWIND},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
 enum { FMT_FOLDED = 1, FMT_SVG = 2, FMT_SPEEDSCOPE = 4, FMT_FINDINGS = 8 };
 
+enum mode { MODE_AUTO, MODE_PYTHON, MODE_NATIVE };
+
 struct opts {
 	pid_t pid;
+	enum mode mode;
+	enum pl_unwind unwind;
 	double rate, duration, min_share;
 	int lines, idle, threads, subprocs, formats;
 	long top;
@@ -505,6 +534,54 @@ static int cmp_row(const void *a, const void *b)
 	return (x->id > y->id) - (x->id < y->id);
 }
 
+/* A C++ name for the table when the whole is long: template arguments as
+ * <…>, no return type, no parameter list (folded stacks, the flame graph
+ * and speedscope keep the full name). */
+static const char *short_name(const char *in, char *out, size_t len)
+{
+	if (strlen(in) <= 48 || len < 16)
+		return in;
+	/* templates collapsed; "operator<", "operator<<" and "operator()" kept */
+	char t[1024];
+	size_t o = 0;
+	int depth = 0;
+	for (const char *p = in; *p && o + 6 < sizeof t; p++) {
+		int after_op = p - in >= 8 && strncmp(p - 8, "operator", 8) == 0;
+		if (*p == '<' && !after_op && !(p > in && p[-1] == '<' && depth == 0)) {
+			if (depth++ == 0) {
+				memcpy(t + o, "<\u2026>", 5);
+				o += 5;
+			}
+			continue;
+		}
+		if (*p == '>' && depth > 0) {
+			depth--;
+			continue;
+		}
+		if (!depth)
+			t[o++] = *p;
+	}
+	t[o] = '\0';
+	/* the parameter list: the first '(' that is not "operator()" */
+	char *par = NULL;
+	for (char *p = t; *p && !par; p++)
+		if (*p == '(' && !(p - t >= 8 && strncmp(p - 8, "operator", 8) == 0))
+			par = p;
+	char tail[32] = "";
+	if (par) {
+		char *inl = strstr(par, " [inlined]");
+		if (inl)
+			snprintf(tail, sizeof tail, "%s", inl);
+		*par = '\0';
+	}
+	/* the return type: up to the last space not inside "operator new" */
+	char *name = t, *sp = strrchr(t, ' ');
+	if (sp && !(sp - t >= 8 && strncmp(sp - 8, "operator", 8) == 0))
+		name = sp + 1;
+	snprintf(out, len, "%.200s%.30s", name, tail);
+	return out;
+}
+
 static int print_table(const struct profiler *P, const char *cwd)
 {
 	uint64_t *self, *total;
@@ -530,9 +607,20 @@ static int print_table(const struct profiler *P, const char *cwd)
 	double all = p->samples ? (double)p->samples : 1;
 	for (size_t k = 0; k < n; k++) {
 		const struct pl_prof_frame *f = &p->frames[r[k].id];
-		printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s:%d\n", 100.0 * (double)r[k].self / all,
-		       100.0 * (double)r[k].total / all, (unsigned long long)r[k].self, f->name,
-		       rel(f->file, cwd), f->line);
+		char sn[256];
+		const char *name = short_name(f->name, sn, sizeof sn);
+		if (!f->file[0]) /* [kernel], [unknown]: no place */
+			printf("  %5.1f%%  %5.1f%%  %8llu  %s\n", 100.0 * (double)r[k].self / all,
+			       100.0 * (double)r[k].total / all, (unsigned long long)r[k].self,
+			       name);
+		else if (f->line == 0)
+			printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s\n",
+			       100.0 * (double)r[k].self / all, 100.0 * (double)r[k].total / all,
+			       (unsigned long long)r[k].self, name, rel(f->file, cwd));
+		else
+			printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s:%d\n",
+			       100.0 * (double)r[k].self / all, 100.0 * (double)r[k].total / all,
+			       (unsigned long long)r[k].self, name, rel(f->file, cwd), f->line);
 	}
 	free(r);
 	free(self);
@@ -646,6 +734,113 @@ static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx 
 	}
 }
 
+/* A running process is Python when its executable is a python* or it has
+ * libpython mapped (an embedding program). */
+static int pid_is_python(pid_t pid)
+{
+	char path[64], exe[4096];
+	snprintf(path, sizeof path, "/proc/%d/exe", (int)pid);
+	ssize_t n = readlink(path, exe, sizeof exe - 1);
+	if (n > 0) {
+		exe[n] = '\0';
+		const char *base = strrchr(exe, '/');
+		if (strncmp(base ? base + 1 : exe, "python", 6) == 0)
+			return 1;
+	}
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return 0;
+	char line[4600];
+	int yes = 0;
+	while (!yes && fgets(line, sizeof line, f))
+		yes = strstr(line, "/libpython3") != NULL;
+	fclose(f);
+	return yes;
+}
+
+/* --mode native: perf_event_open sampling (lib/linux/native.c), the same
+ * table and outputs. */
+static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
+{
+	struct opts *o = &P->o;
+	struct pl_native_opts no = {.rate = o->rate,
+				    .unwind = o->unwind,
+				    .lines = o->lines,
+				    .threads = o->threads,
+				    .subprocs = o->subprocs,
+				    .duration = o->duration,
+				    .interrupted = ctx->interrupted};
+	struct pl_native_stats st;
+	struct pl_error err = {{0}};
+	int status = 0;
+	int rc = pl_native_profile(o->argv, o->pid, &no, &P->prof, &st, &status, &err);
+	if (rc != PL_OK) {
+		pl_prof_release(&P->prof);
+		return pl_die(rc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+			      rc == PL_ENOMEM ? "out of memory" : err.msg);
+	}
+	char title[512];
+	if (o->argv) {
+		size_t len = 0;
+		title[0] = '\0';
+		for (char **a = o->argv; *a && len < sizeof title; a++)
+			len += (size_t)snprintf(title + len, sizeof title - len, "%s%s",
+						a == o->argv ? "" : " ", *a);
+	} else {
+		snprintf(title, sizeof title, "pid %d", (int)o->pid);
+	}
+	printf("perfloop profile: %s (native, %s unwinding)\n", title, pl_unwind_name(st.unwind));
+	uint64_t complete = st.samples - st.truncated;
+	printf("  %llu samples in %.2f s of %llu process%s, %llu lost, %.1f%% of stacks complete "
+	       "to the entry point",
+	       (unsigned long long)st.samples, st.elapsed_s, (unsigned long long)st.processes,
+	       st.processes == 1 ? "" : "es", (unsigned long long)st.lost,
+	       st.samples ? 100.0 * (double)complete / (double)st.samples : 0.0);
+	if (!st.kernel_sampled)
+		printf(", kernel time not sampled (perf_event_paranoid)");
+	printf("\n  profiler CPU %.1f%% of one core\n",
+	       st.elapsed_s > 0 ? 100.0 * st.cpu_s / st.elapsed_s : 0.0);
+	if (st.lost)
+		fprintf(stderr,
+			"perfloop: warning: the kernel dropped %llu samples (perfloop fell "
+			"behind); a lower --rate keeps up\n",
+			(unsigned long long)st.lost);
+	if (print_table(P, cwd) < 0) {
+		pl_prof_release(&P->prof);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	if (P->prof.samples == 0)
+		fprintf(stderr, "perfloop: warning: no sample was taken (the program used "
+				"less CPU time than one sampling period?)\n");
+	rc = write_outputs(P, title, cwd);
+	pl_prof_release(&P->prof);
+	if (rc)
+		return rc;
+	if (*ctx->interrupted) {
+		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
+		return PL_EXIT_INTERRUPTED;
+	}
+	if (o->argv && WIFSIGNALED(status)) {
+		char sig[32];
+		int s = WTERMSIG(status);
+		if (o->duration > 0 && (s == SIGTERM || s == SIGKILL)) {
+			fprintf(stderr, "perfloop: stopped '%s' after %.0f s (--duration)\n",
+				o->argv[0], o->duration);
+			return PL_EXIT_OK;
+		}
+		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
+			pl_signal_name(s, sig, sizeof sig));
+		return PL_EXIT_FAILED;
+	}
+	if (o->argv && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
+			WEXITSTATUS(status));
+		return PL_EXIT_FAILED;
+	}
+	return PL_EXIT_OK;
+}
+
 int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct profiler P = {0};
@@ -715,6 +910,29 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 					      optarg);
 			o->min_share = v / 100.0;
 			break;
+		case OPT_MODE:
+			if (strcmp(optarg, "auto") == 0)
+				o->mode = MODE_AUTO;
+			else if (strcmp(optarg, "python") == 0)
+				o->mode = MODE_PYTHON;
+			else if (strcmp(optarg, "native") == 0)
+				o->mode = MODE_NATIVE;
+			else
+				return pl_die(PL_EXIT_USAGE,
+					      "--mode: expected auto, python or native, got '%s'",
+					      optarg);
+			break;
+		case OPT_UNWIND:
+			if (strcmp(optarg, "auto") == 0)
+				o->unwind = PL_UNWIND_AUTO;
+			else if (strcmp(optarg, "fp") == 0)
+				o->unwind = PL_UNWIND_FP;
+			else if (strcmp(optarg, "dwarf") == 0)
+				o->unwind = PL_UNWIND_DWARF;
+			else
+				return pl_die(PL_EXIT_USAGE,
+					      "--unwind: expected auto, fp or dwarf, got '%s'", optarg);
+			break;
 		case 'h':
 			fputs(cmd_profile_usage, stdout);
 			return PL_EXIT_OK;
@@ -735,6 +953,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = '\0';
+	if (o->mode == MODE_AUTO)
+		o->mode = (o->argv ? pl_command_is_python(o->argv[0]) : pid_is_python(o->pid))
+			      ? MODE_PYTHON
+			      : MODE_NATIVE;
+	if (o->mode == MODE_NATIVE)
+		return profile_native(&P, ctx, cwd);
 	P.ids = malloc((PL_PYSTACK_MAX_DEPTH + 4) * sizeof *P.ids);
 	if (!P.ids)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");

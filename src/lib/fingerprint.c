@@ -188,6 +188,18 @@ static void python_version(const char *interp, char *out, size_t len)
 		snprintf(out, len, "%s", buf);
 }
 
+int pl_command_is_python(const char *argv0)
+{
+	char *exe = pl_spawn_which(argv0);
+	if (!exe)
+		return 0;
+	char *interp = shebang_interpreter(exe);
+	int yes = is_python(exe) || (interp && is_python(interp));
+	free(interp);
+	free(exe);
+	return yes;
+}
+
 void pl_fingerprint_toolchain(struct pl_fingerprint *fp, char *const *argv)
 {
 	char *exe = pl_spawn_which(argv[0]);

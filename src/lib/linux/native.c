@@ -1,0 +1,1339 @@
+/*
+ * Native stack sampling (see native.h).
+ *
+ * Written here rather than driving `perf record`: the product is one
+ * command with no perf.data file, stacks unwound as they arrive and memory
+ * bounded by what is distinct (frames, stacks), not by the run's length.
+ * The pieces that are someone else's craft come from libraries: the kernel
+ * samples, elfutils unwinds (CFI) and symbolizes (ELF, DWARF, debuginfo
+ * lookup by build-id and .gnu_debuglink), libstdc++ demangles.
+ */
+#include "native.h"
+
+#include <dlfcn.h>
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <gelf.h>
+#include <linux/perf_event.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include <dirent.h>
+#if defined(__x86_64__)
+#include <asm/perf_regs.h>
+#endif
+
+#include "../hash.h"
+#include "../monotime.h"
+
+#define RING_PAGES 1024 /* the most tried: 4 MiB per CPU */
+#define MAX_DEPTH 1024
+#define NO_FILE (-1)
+
+struct nfile {
+	char *path;	  /* as mapped (" (deleted)" removed) */
+	const char *name; /* its basename */
+	int state;	  /* 0 not loaded, 1 loaded, -1 unreadable */
+	int is_exec;	  /* ET_EXEC: addresses are absolute */
+	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
+	Dwfl_Module *mod;
+};
+
+struct nmap {
+	uint64_t start, end, pgoff;
+	int file; /* index in files, NO_FILE for anonymous memory */
+	int reported; /* in the process's unwinding Dwfl */
+};
+
+struct nproc {
+	pid_t pid;
+	struct nmap *maps; /* sorted by start, not overlapping */
+	size_t n, cap;
+	Dwfl *dwfl; /* for DWARF unwinding: every mapped module at its address */
+	int attached, dirty;
+	long frame; /* synthetic "process" frame, -1 none */
+	char comm[32];
+};
+
+/* (file, address) -> the frames it symbolizes to, innermost first */
+struct fkey {
+	int file;
+	uint64_t addr;
+	uint32_t off, n; /* in nat.fids */
+	int used;
+};
+
+/* the sample being unwound, for libdw's callbacks */
+struct unw {
+	pid_t tid;
+	uint64_t regs[17]; /* DWARF order: rax rdx rcx rbx rsi rdi rbp rsp r8-r15 rip */
+	const uint8_t *stack;
+	uint64_t sp, stack_len;
+	uint64_t *pcs;
+	size_t n, max;
+};
+
+struct ring {
+	int fd;
+	void *base;
+	size_t size; /* data area */
+};
+
+struct nat {
+	const struct pl_native_opts *o;
+	struct pl_native_stats *st;
+	struct pl_prof *prof;
+	struct nfile *files;
+	size_t nfiles, capfiles;
+	struct nproc *procs;
+	size_t nprocs, capprocs;
+	struct fkey *keys;
+	size_t nkeys, capkeys;
+	uint32_t *fids;
+	size_t nfids, capfids;
+	struct ring *rings;
+	size_t nrings;
+	int *fds; /* every event fd */
+	size_t nfds, capfds;
+	uint64_t sample_type;
+	size_t nregs;
+	uint8_t scratch[65536];
+	uint64_t pcs[MAX_DEPTH];
+	uint32_t ids[MAX_DEPTH * 4 + 4];
+	struct unw u;
+	long kernel_frame, unknown_frame, anon_frame;
+	size_t page;
+	int oom;
+};
+
+const char *pl_unwind_name(enum pl_unwind u)
+{
+	return u == PL_UNWIND_FP ? "fp" : u == PL_UNWIND_DWARF ? "dwarf" : "auto";
+}
+
+static uint64_t mix64(uint64_t x)
+{
+	x ^= x >> 33;
+	x *= 0xff51afd7ed558ccdULL;
+	x ^= x >> 33;
+	x *= 0xc4ceb9fe1a85ec53ULL;
+	return x ^ (x >> 33);
+}
+
+/* ---- demangling: libstdc++'s, found at run time (no C++ in the build) ---- */
+
+typedef char *(*demangle_fn)(const char *, char *, size_t *, int *);
+
+static char *demangle(const char *name)
+{
+	static int tried;
+	static demangle_fn fn;
+	if (!name || name[0] != '_' || name[1] != 'Z')
+		return NULL;
+	if (!tried) {
+		tried = 1;
+		void *h = dlopen("libstdc++.so.6", RTLD_LAZY | RTLD_LOCAL);
+		if (h)
+			*(void **)&fn = dlsym(h, "__cxa_demangle");
+	}
+	if (!fn)
+		return NULL;
+	int status = 0;
+	char *out = fn(name, NULL, NULL, &status);
+	if (status != 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+/* ---- files and symbolization ---- */
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks offline_cb = {
+    .find_elf = dwfl_build_id_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+static const Dwfl_Callbacks proc_cb = {
+    .find_elf = dwfl_linux_proc_find_elf,
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .debuginfo_path = &debuginfo_path,
+};
+
+static int file_index(struct nat *N, const char *path)
+{
+	char clean[4096];
+	snprintf(clean, sizeof(clean), "%s", path);
+	size_t len = strlen(clean);
+	if (len > 10 && strcmp(clean + len - 10, " (deleted)") == 0)
+		clean[len - 10] = '\0';
+	for (size_t i = 0; i < N->nfiles; i++)
+		if (strcmp(N->files[i].path, clean) == 0)
+			return (int)i;
+	if (N->nfiles == N->capfiles) {
+		size_t cap = N->capfiles ? N->capfiles * 2 : 64;
+		struct nfile *g = realloc(N->files, cap * sizeof(*g));
+		if (!g) {
+			N->oom = 1;
+			return NO_FILE;
+		}
+		N->files = g;
+		N->capfiles = cap;
+	}
+	struct nfile *f = &N->files[N->nfiles];
+	memset(f, 0, sizeof(*f));
+	f->path = strdup(clean);
+	if (!f->path) {
+		N->oom = 1;
+		return NO_FILE;
+	}
+	const char *slash = strrchr(f->path, '/');
+	f->name = slash ? slash + 1 : f->path;
+	return (int)N->nfiles++;
+}
+
+static int file_load(struct nfile *f)
+{
+	if (f->state)
+		return f->state;
+	f->state = -1;
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -1;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	GElf_Ehdr eh;
+	if (e && gelf_getehdr(e, &eh))
+		f->is_exec = eh.e_type == ET_EXEC;
+	if (e)
+		elf_end(e);
+	close(fd);
+	f->dwfl = dwfl_begin(&offline_cb);
+	if (!f->dwfl)
+		return -1;
+	dwfl_report_begin(f->dwfl);
+	f->mod = dwfl_report_elf(f->dwfl, f->name, f->path, -1, 0, false);
+	dwfl_report_end(f->dwfl, NULL, NULL);
+	if (!f->mod) {
+		dwfl_end(f->dwfl);
+		f->dwfl = NULL;
+		return -1;
+	}
+	f->state = 1;
+	return 1;
+}
+
+static long intern(struct nat *N, const char *name, const char *file, int line, int func_line)
+{
+	if (!N->o->lines)
+		line = func_line;
+	long id = pl_prof_frame(N->prof, name, file, line, func_line, 0);
+	if (id < 0)
+		N->oom = 1;
+	return id;
+}
+
+static const char *die_name(Dwarf_Die *die, char **owned)
+{
+	Dwarf_Attribute a;
+	*owned = NULL;
+	const char *link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_linkage_name, &a));
+	if (!link)
+		link = dwarf_formstring(dwarf_attr_integrate(die, DW_AT_MIPS_linkage_name, &a));
+	if (link && (*owned = demangle(link)))
+		return *owned;
+	const char *n = dwarf_diename(die);
+	return n ? n : link;
+}
+
+static int die_decl_line(Dwarf_Die *die)
+{
+	int line = 0;
+	if (dwarf_decl_line(die, &line) != 0) {
+		Dwarf_Attribute a;
+		Dwarf_Die origin;
+		if (dwarf_attr(die, DW_AT_abstract_origin, &a) && dwarf_formref_die(&a, &origin))
+			dwarf_decl_line(&origin, &line);
+	}
+	return line;
+}
+
+/* The frames an address in a file stands for, innermost first: the
+ * functions inlined there (marked), then the function holding them. */
+static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, size_t max)
+{
+	struct nfile *f = &N->files[fi];
+	char buf[600];
+	if (file_load(f) < 0) {
+		snprintf(buf, sizeof(buf), "%s+0x%llx", f->name, (unsigned long long)addr);
+		long id = intern(N, buf, f->path, 0, 0);
+		if (id < 0)
+			return 0;
+		out[0] = (uint32_t)id;
+		return 1;
+	}
+	size_t n = 0;
+	GElf_Off off = 0;
+	GElf_Sym sym;
+	const char *symname =
+	    dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	int line = 0;
+	const char *src = NULL;
+	Dwfl_Line *l = dwfl_module_getsrc(f->mod, addr);
+	if (l)
+		src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
+
+	Dwarf_Addr bias = 0;
+	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, &bias);
+	Dwarf_Die *scopes = NULL;
+	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	Dwarf_Files *files = NULL;
+	size_t nfiles = 0;
+	if (cu)
+		dwarf_getsrcfiles(cu, &files, &nfiles);
+	/* innermost first: each inlined subroutine, then its caller, whose
+	 * line is the inlined one's call site */
+	const char *cur_src = src;
+	int cur_line = line;
+	for (int i = 0; i < ns && n < max; i++) {
+		int tag = dwarf_tag(&scopes[i]);
+		if (tag != DW_TAG_inlined_subroutine && tag != DW_TAG_subprogram)
+			continue;
+		char *owned;
+		const char *name = die_name(&scopes[i], &owned);
+		if (!name)
+			name = symname ? symname : "?";
+		int decl = die_decl_line(&scopes[i]);
+		const char *decl_file = dwarf_decl_file(&scopes[i]);
+		if (tag == DW_TAG_inlined_subroutine) {
+			snprintf(buf, sizeof(buf), "%s [inlined]", name);
+			long id = intern(N, buf, cur_src ? cur_src : decl_file ? decl_file : f->path,
+					 cur_line, decl);
+			free(owned);
+			if (id < 0)
+				break;
+			out[n++] = (uint32_t)id;
+			/* the caller runs this at the call site */
+			Dwarf_Attribute a;
+			Dwarf_Word cf = 0, cl = 0;
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_file, &a), &cf) == 0 &&
+			    files && cf < nfiles)
+				cur_src = dwarf_filesrc(files, cf, NULL, NULL);
+			if (dwarf_formudata(dwarf_attr(&scopes[i], DW_AT_call_line, &a), &cl) == 0)
+				cur_line = (int)cl;
+			continue;
+		}
+		long id = intern(N, name, cur_src ? cur_src : decl_file ? decl_file : f->path,
+				 cur_line, decl);
+		free(owned);
+		if (id >= 0)
+			out[n++] = (uint32_t)id;
+		break; /* the outermost function */
+	}
+	free(scopes);
+	if (n == 0) {
+		/* no DWARF here: the symbol table, or module+offset */
+		char *owned = demangle(symname);
+		if (symname) {
+			snprintf(buf, sizeof(buf), "%s", owned ? owned : symname);
+		} else {
+			/* a function without a symbol: named by where its unwind
+			 * table entry (FDE) starts, so that its addresses group as
+			 * one function */
+			uint64_t start = addr;
+			Dwarf_Addr cbias = 0;
+			Dwarf_CFI *cfi = dwfl_module_eh_cfi(f->mod, &cbias);
+			Dwarf_Frame *fr = NULL;
+			if (cfi && dwarf_cfi_addrframe(cfi, addr - cbias, &fr) == 0) {
+				Dwarf_Addr lo, hi;
+				bool sig;
+				if (dwarf_frame_info(fr, &lo, &hi, &sig) >= 0)
+					start = lo + cbias;
+				free(fr);
+			}
+			snprintf(buf, sizeof(buf), "%s+0x%llx", f->name, (unsigned long long)start);
+		}
+		free(owned);
+		long id = intern(N, buf, src ? src : f->path, src ? line : 0, 0);
+		if (id >= 0)
+			out[n++] = (uint32_t)id;
+	}
+	return n;
+}
+
+/* Frames for (file, address), cached. Returns how many, stored at *ids. */
+static size_t frames_for(struct nat *N, int fi, uint64_t addr, const uint32_t **ids)
+{
+	if (N->nkeys * 2 >= N->capkeys) {
+		size_t cap = N->capkeys ? N->capkeys * 2 : 4096;
+		struct fkey *t = calloc(cap, sizeof(*t));
+		if (!t) {
+			N->oom = 1;
+			return 0;
+		}
+		for (size_t i = 0; i < N->capkeys; i++) {
+			if (!N->keys[i].used)
+				continue;
+			uint64_t h = mix64(N->keys[i].addr ^ ((uint64_t)N->keys[i].file << 48));
+			size_t s = h & (cap - 1);
+			while (t[s].used)
+				s = (s + 1) & (cap - 1);
+			t[s] = N->keys[i];
+		}
+		free(N->keys);
+		N->keys = t;
+		N->capkeys = cap;
+	}
+	uint64_t h = mix64(addr ^ ((uint64_t)fi << 48));
+	size_t s = h & (N->capkeys - 1);
+	while (N->keys[s].used) {
+		if (N->keys[s].file == fi && N->keys[s].addr == addr) {
+			*ids = N->fids + N->keys[s].off;
+			return N->keys[s].n;
+		}
+		s = (s + 1) & (N->capkeys - 1);
+	}
+	uint32_t tmp[64];
+	size_t n = symbolize(N, fi, addr, tmp, 64);
+	if (N->nfids + n > N->capfids) {
+		size_t cap = N->capfids ? N->capfids * 2 : 8192;
+		while (cap < N->nfids + n)
+			cap *= 2;
+		uint32_t *g = realloc(N->fids, cap * sizeof(*g));
+		if (!g) {
+			N->oom = 1;
+			return 0;
+		}
+		N->fids = g;
+		N->capfids = cap;
+	}
+	memcpy(N->fids + N->nfids, tmp, n * sizeof(*tmp));
+	N->keys[s] = (struct fkey){fi, addr, (uint32_t)N->nfids, (uint32_t)n, 1};
+	N->nfids += n;
+	N->nkeys++;
+	*ids = N->fids + N->keys[s].off;
+	return n;
+}
+
+/* ---- processes and their maps ---- */
+
+static struct nproc *proc_get(struct nat *N, pid_t pid, int create)
+{
+	for (size_t i = N->nprocs; i-- > 0;)
+		if (N->procs[i].pid == pid)
+			return &N->procs[i];
+	if (!create)
+		return NULL;
+	if (N->nprocs == N->capprocs) {
+		size_t cap = N->capprocs ? N->capprocs * 2 : 16;
+		struct nproc *g = realloc(N->procs, cap * sizeof(*g));
+		if (!g) {
+			N->oom = 1;
+			return NULL;
+		}
+		N->procs = g;
+		N->capprocs = cap;
+	}
+	struct nproc *p = &N->procs[N->nprocs++];
+	memset(p, 0, sizeof(*p));
+	p->pid = pid;
+	p->frame = -1;
+	N->st->processes++;
+	return p;
+}
+
+static void proc_reset(struct nproc *p)
+{
+	if (p->dwfl)
+		dwfl_end(p->dwfl);
+	p->dwfl = NULL;
+	p->attached = 0;
+	p->n = 0;
+	p->frame = -1;
+}
+
+static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len, uint64_t pgoff,
+		    int file)
+{
+	uint64_t end = start + len;
+	/* drop or trim what the new mapping covers */
+	size_t w = 0;
+	struct nmap extra = {0};
+	int has_extra = 0;
+	for (size_t i = 0; i < p->n; i++) {
+		struct nmap m = p->maps[i];
+		if (m.end <= start || m.start >= end) {
+			p->maps[w++] = m;
+			continue;
+		}
+		if (m.start < start && m.end > end) { /* split around the new one */
+			extra = m;
+			extra.pgoff += end - m.start;
+			extra.start = end;
+			has_extra = 1;
+			m.end = start;
+			p->maps[w++] = m;
+			continue;
+		}
+		if (m.start < start) {
+			m.end = start;
+			p->maps[w++] = m;
+		} else if (m.end > end) {
+			m.pgoff += end - m.start;
+			m.start = end;
+			p->maps[w++] = m;
+		}
+	}
+	p->n = w;
+	for (int k = 0; k < 1 + has_extra; k++) {
+		if (p->n == p->cap) {
+			size_t cap = p->cap ? p->cap * 2 : 32;
+			struct nmap *g = realloc(p->maps, cap * sizeof(*g));
+			if (!g) {
+				N->oom = 1;
+				return;
+			}
+			p->maps = g;
+			p->cap = cap;
+		}
+		struct nmap nm = k == 0 ? (struct nmap){start, end, pgoff, file, 0} : extra;
+		size_t i = p->n;
+		while (i > 0 && p->maps[i - 1].start > nm.start) {
+			p->maps[i] = p->maps[i - 1];
+			i--;
+		}
+		p->maps[i] = nm;
+		p->n++;
+	}
+	p->dirty = 1;
+}
+
+static const struct nmap *map_find(const struct nproc *p, uint64_t addr)
+{
+	size_t lo = 0, hi = p->n;
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (p->maps[mid].end <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	if (lo < p->n && p->maps[lo].start <= addr && addr < p->maps[lo].end)
+		return &p->maps[lo];
+	return NULL;
+}
+
+/* The executable mappings of a running process, as MMAP2 records would
+ * have told (for -p). */
+static void maps_from_proc(struct nat *N, struct nproc *p)
+{
+	char path[64];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
+	FILE *f = fopen(path, "r");
+	if (!f)
+		return;
+	char line[4600];
+	while (fgets(line, sizeof(line), f)) {
+		unsigned long long s, e, off;
+		char perms[8];
+		int pos = 0;
+		if (sscanf(line, "%llx-%llx %7s %llx %*s %*s%n", &s, &e, perms, &off, &pos) < 4)
+			continue;
+		if (perms[2] != 'x')
+			continue;
+		char *name = line + pos;
+		while (*name == ' ')
+			name++;
+		name[strcspn(name, "\n")] = '\0';
+		int fi = name[0] == '/' ? file_index(N, name) : NO_FILE;
+		map_add(N, p, s, e - s, off, fi);
+	}
+	fclose(f);
+}
+
+/* ---- unwinding ---- */
+
+static int frame_cb(Dwfl_Frame *state, void *arg)
+{
+	struct unw *u = arg;
+	Dwarf_Addr pc;
+	bool act;
+	if (!dwfl_frame_pc(state, &pc, &act))
+		return DWARF_CB_ABORT;
+	if (u->n >= u->max)
+		return DWARF_CB_ABORT;
+	u->pcs[u->n] = act || u->n == 0 ? pc : pc - 1;
+	u->n++;
+	return DWARF_CB_OK;
+}
+
+static pid_t cb_next_thread(Dwfl *dwfl, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	struct unw *u = arg;
+	if (*thread_argp)
+		return 0;
+	*thread_argp = u;
+	return u->tid;
+}
+
+static bool cb_get_thread(Dwfl *dwfl, pid_t tid, void *arg, void **thread_argp)
+{
+	(void)dwfl;
+	(void)tid;
+	*thread_argp = arg;
+	return true;
+}
+
+static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void *arg)
+{
+	(void)dwfl;
+	struct unw *u = arg;
+	if (addr < u->sp || addr + sizeof(*result) > u->sp + u->stack_len)
+		return false;
+	memcpy(result, u->stack + (addr - u->sp), sizeof(*result));
+	return true;
+}
+
+static bool cb_set_initial_registers(Dwfl_Thread *thread, void *arg)
+{
+	struct unw *u = arg;
+	Dwarf_Word regs[17];
+	for (int i = 0; i < 17; i++)
+		regs[i] = u->regs[i];
+	return dwfl_thread_state_registers(thread, 0, 17, regs);
+}
+
+static const Dwfl_Thread_Callbacks thread_cb = {
+    .next_thread = cb_next_thread,
+    .get_thread = cb_get_thread,
+    .memory_read = cb_memory_read,
+    .set_initial_registers = cb_set_initial_registers,
+};
+
+/* Bring the process's unwinding Dwfl up to date with its maps. */
+static int proc_dwfl(struct nat *N, struct nproc *p)
+{
+	if (p->dwfl && !p->dirty)
+		return 0;
+	if (!p->dwfl) {
+		p->dwfl = dwfl_begin(&proc_cb);
+		if (!p->dwfl)
+			return -1;
+		for (size_t i = 0; i < p->n; i++)
+			p->maps[i].reported = 0;
+		dwfl_report_begin(p->dwfl);
+	} else {
+		dwfl_report_begin_add(p->dwfl);
+	}
+	for (size_t i = 0; i < p->n; i++) {
+		struct nmap *m = &p->maps[i];
+		if (m->reported || m->file == NO_FILE)
+			continue;
+		m->reported = 1;
+		struct nfile *f = &N->files[m->file];
+		uint64_t base = m->start - m->pgoff;
+		/* a module already reported over this range stays */
+		if (dwfl_addrmodule(p->dwfl, m->start))
+			continue;
+		dwfl_report_elf(p->dwfl, f->name, f->path, -1, base, false);
+	}
+	dwfl_report_end(p->dwfl, NULL, NULL);
+	p->dirty = 0;
+	if (!p->attached) {
+		if (!dwfl_attach_state(p->dwfl, NULL, p->pid, &thread_cb, &N->u))
+			return -1;
+		p->attached = 1;
+	}
+	return 0;
+}
+
+/* ---- records ---- */
+
+static long special(struct nat *N, long *id, const char *name)
+{
+	if (*id == -2)
+		*id = pl_prof_frame(N->prof, name, "", 0, 0, 0);
+	return *id;
+}
+
+static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t *pcs, size_t n,
+		      int in_kernel, int truncated)
+{
+	/* leaf first in pcs; ids are built leaf first, then reversed */
+	size_t depth = 0, cap = sizeof(N->ids) / sizeof(N->ids[0]) - 2;
+	if (in_kernel && special(N, &N->kernel_frame, "[kernel]") >= 0)
+		N->ids[depth++] = (uint32_t)N->kernel_frame;
+	for (size_t i = 0; i < n && depth < cap; i++) {
+		const struct nmap *m = p ? map_find(p, pcs[i]) : NULL;
+		if (!m) {
+			if (special(N, &N->unknown_frame, "[unknown]") >= 0)
+				N->ids[depth++] = (uint32_t)N->unknown_frame;
+			continue;
+		}
+		if (m->file == NO_FILE) {
+			if (special(N, &N->anon_frame, "[anonymous executable memory (JIT?)]") >= 0)
+				N->ids[depth++] = (uint32_t)N->anon_frame;
+			continue;
+		}
+		struct nfile *f = &N->files[m->file];
+		file_load(f);
+		uint64_t addr = f->is_exec ? pcs[i] : pcs[i] - (m->start - m->pgoff);
+		const uint32_t *ids;
+		size_t k = frames_for(N, m->file, addr, &ids);
+		for (size_t j = 0; j < k && depth < cap; j++)
+			N->ids[depth++] = ids[j];
+	}
+	if (truncated)
+		N->st->truncated++;
+	/* the synthetic roots: thread, then process */
+	char buf[96];
+	if (N->o->threads) {
+		snprintf(buf, sizeof(buf), "thread %d", (int)tid);
+		long id = pl_prof_frame(N->prof, buf, "", 0, 0, 1);
+		if (id >= 0)
+			N->ids[depth++] = (uint32_t)id;
+	}
+	if (N->o->subprocs && p) {
+		if (p->frame < 0) {
+			snprintf(buf, sizeof(buf), "process %d %s", (int)p->pid, p->comm);
+			p->frame = pl_prof_frame(N->prof, buf, "", 0, 0, 1);
+		}
+		if (p->frame >= 0)
+			N->ids[depth++] = (uint32_t)p->frame;
+	}
+	for (size_t i = 0; i < depth / 2; i++) {
+		uint32_t t = N->ids[i];
+		N->ids[i] = N->ids[depth - 1 - i];
+		N->ids[depth - 1 - i] = t;
+	}
+	if (depth && pl_prof_add(N->prof, N->ids, depth, 1) < 0)
+		N->oom = 1;
+}
+
+/* Is pc in the program's entry (_start) or libc's start routines: the
+ * bottom of a complete user stack? */
+static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
+{
+	const struct nmap *m = p ? map_find(p, pc) : NULL;
+	if (!m || m->file == NO_FILE)
+		return 0;
+	struct nfile *f = &N->files[m->file];
+	if (file_load(f) < 0)
+		return 0;
+	uint64_t addr = f->is_exec ? pc : pc - (m->start - m->pgoff);
+	const char *s = dwfl_module_addrname(f->mod, addr);
+	return s && (strcmp(s, "_start") == 0 || strcmp(s, "__libc_start_main") == 0 ||
+		     strcmp(s, "__libc_start_call_main") == 0 || strcmp(s, "clone3") == 0 ||
+		     strcmp(s, "clone") == 0 || strcmp(s, "start_thread") == 0);
+}
+
+static void on_sample(struct nat *N, const struct perf_event_header *h)
+{
+	const uint8_t *p = (const uint8_t *)(h + 1), *end = (const uint8_t *)h + h->size;
+#define TAKE(dst)                                                                                  \
+	do {                                                                                       \
+		if (p + sizeof(dst) > end)                                                         \
+			return;                                                                    \
+		memcpy(&(dst), p, sizeof(dst));                                                    \
+		p += sizeof(dst);                                                                  \
+	} while (0)
+	uint64_t ip = 0, t = 0, nr = 0;
+	uint32_t pid = 0, tid = 0;
+	TAKE(ip);
+	TAKE(pid);
+	TAKE(tid);
+	TAKE(t);
+	N->st->samples++;
+	struct nproc *proc = proc_get(N, (pid_t)pid, 1);
+	if (!proc)
+		return;
+	int in_kernel = (h->misc & PERF_RECORD_MISC_CPUMODE_MASK) == PERF_RECORD_MISC_KERNEL;
+	if (in_kernel)
+		N->st->kernel++;
+	size_t n = 0;
+	int truncated = 1;
+	if (N->sample_type & PERF_SAMPLE_CALLCHAIN) {
+		TAKE(nr);
+		const uint8_t *chain = p;
+		if (p + nr * 8 > end)
+			return;
+		p += nr * 8;
+		uint64_t ctx = PERF_CONTEXT_USER;
+		for (uint64_t i = 0; i < nr && n < MAX_DEPTH; i++) {
+			uint64_t v;
+			memcpy(&v, chain + i * 8, 8);
+			if (v >= (uint64_t)PERF_CONTEXT_MAX) {
+				ctx = v;
+				continue;
+			}
+			if (ctx != PERF_CONTEXT_USER)
+				continue;
+			N->pcs[n] = n == 0 ? v : v - 1;
+			n++;
+		}
+		truncated = !(n > 0 && is_entry(N, proc, N->pcs[n - 1]));
+	}
+#if defined(__x86_64__)
+	if (N->sample_type & PERF_SAMPLE_REGS_USER) {
+		uint64_t abi = 0, regs[32] = {0};
+		TAKE(abi);
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE) {
+			if (p + N->nregs * 8 > end)
+				return;
+			memcpy(regs, p, N->nregs * 8);
+			p += N->nregs * 8;
+		}
+		uint64_t size = 0, dyn = 0;
+		TAKE(size);
+		const uint8_t *stack = p;
+		if (size) {
+			if (p + size + 8 > end)
+				return;
+			p += size;
+			TAKE(dyn);
+		}
+		n = 0;
+		truncated = 1;
+		if (abi != PERF_SAMPLE_REGS_ABI_NONE && proc_dwfl(N, proc) == 0) {
+			struct unw *u = &N->u;
+			/* perf's order: ax bx cx dx si di bp sp ip r8..r15 */
+			static const int to_dwarf[17] = {0, 3, 2, 1, 4, 5, 6, 7, 9,
+							 10, 11, 12, 13, 14, 15, 16, 8};
+			for (int i = 0; i < 17; i++)
+				u->regs[i] = regs[to_dwarf[i]];
+			u->tid = (pid_t)tid;
+			u->sp = regs[7];
+			u->stack = stack;
+			u->stack_len = dyn < size ? dyn : size;
+			u->pcs = N->pcs;
+			u->n = 0;
+			u->max = MAX_DEPTH;
+			dwfl_getthread_frames(proc->dwfl, (pid_t)tid, frame_cb, u);
+			n = u->n;
+			if (n == 0) {
+				N->pcs[0] = regs[8];
+				n = 1;
+			}
+			truncated = !is_entry(N, proc, N->pcs[n - 1]);
+		}
+	}
+#endif
+	(void)ip;
+	(void)t;
+	add_stack(N, proc, (pid_t)tid, N->pcs, n, in_kernel, truncated);
+#undef TAKE
+}
+
+static void on_record(struct nat *N, const struct perf_event_header *h)
+{
+	const uint8_t *body = (const uint8_t *)(h + 1);
+	switch (h->type) {
+	case PERF_RECORD_SAMPLE:
+		on_sample(N, h);
+		break;
+	case PERF_RECORD_MMAP2: {
+		struct {
+			uint32_t pid, tid;
+			uint64_t addr, len, pgoff;
+			uint32_t maj, min;
+			uint64_t ino, ino_generation;
+			uint32_t prot, flags;
+		} m;
+		if (h->size < sizeof(*h) + sizeof(m) + 1)
+			break;
+		memcpy(&m, body, sizeof(m));
+		const char *name = (const char *)body + sizeof(m);
+		size_t room = h->size - sizeof(*h) - sizeof(m);
+		if (!memchr(name, '\0', room) || !(m.prot & PROT_EXEC))
+			break;
+		struct nproc *p = proc_get(N, (pid_t)m.pid, 1);
+		if (!p)
+			break;
+		int fi = name[0] == '/' ? file_index(N, name) : NO_FILE;
+		map_add(N, p, m.addr, m.len, m.pgoff, fi);
+		break;
+	}
+	case PERF_RECORD_COMM: {
+		uint32_t pid;
+		if (h->size < sizeof(*h) + 9)
+			break;
+		memcpy(&pid, body, 4);
+		struct nproc *p = proc_get(N, (pid_t)pid, 1);
+		if (!p)
+			break;
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
+			proc_reset(p); /* a new program: its maps follow */
+		const char *c = (const char *)body + 8;
+		size_t room = h->size - sizeof(*h) - 8;
+		if (memchr(c, '\0', room))
+			snprintf(p->comm, sizeof(p->comm), "%s", c);
+		break;
+	}
+	case PERF_RECORD_FORK: {
+		uint32_t v[4]; /* pid ppid tid ptid */
+		if (h->size < sizeof(*h) + sizeof(v))
+			break;
+		memcpy(v, body, sizeof(v));
+		if (v[0] == v[1])
+			break; /* a thread: it shares its process's maps */
+		struct nproc *parent = proc_get(N, (pid_t)v[1], 0);
+		struct nproc *child = proc_get(N, (pid_t)v[0], 1);
+		parent = proc_get(N, (pid_t)v[1], 0); /* proc_get may move the array */
+		if (!child || !parent || child == parent)
+			break;
+		snprintf(child->comm, sizeof(child->comm), "%s", parent->comm);
+		for (size_t i = 0; i < parent->n; i++)
+			map_add(N, child, parent->maps[i].start,
+				parent->maps[i].end - parent->maps[i].start, parent->maps[i].pgoff,
+				parent->maps[i].file);
+		break;
+	}
+	case PERF_RECORD_EXIT: {
+		uint32_t v[4];
+		if (h->size < sizeof(*h) + sizeof(v))
+			break;
+		memcpy(v, body, sizeof(v));
+		struct nproc *p = proc_get(N, (pid_t)v[0], 0);
+		if (p && v[0] == v[2] && p->dwfl) { /* the process is gone: free its unwinder */
+			dwfl_end(p->dwfl);
+			p->dwfl = NULL;
+			p->attached = 0;
+		}
+		break;
+	}
+	case PERF_RECORD_LOST: {
+		uint64_t v[2]; /* id, lost */
+		if (h->size >= sizeof(*h) + sizeof(v)) {
+			memcpy(v, body, sizeof(v));
+			N->st->lost += v[1];
+		}
+		break;
+	}
+	default:
+		break;
+	}
+}
+
+static void drain(struct nat *N, struct ring *r)
+{
+	struct perf_event_mmap_page *meta = r->base;
+	uint8_t *data = (uint8_t *)r->base + N->page;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	while (tail < head && !N->oom) {
+		size_t at = (size_t)(tail % r->size);
+		struct perf_event_header hdr;
+		if (at + sizeof(hdr) <= r->size) {
+			memcpy(&hdr, data + at, sizeof(hdr));
+		} else {
+			size_t first = r->size - at;
+			memcpy(&hdr, data + at, first);
+			memcpy((uint8_t *)&hdr + first, data, sizeof(hdr) - first);
+		}
+		if (hdr.size < sizeof(hdr) || tail + hdr.size > head)
+			break;
+		const struct perf_event_header *rec;
+		if (at + hdr.size <= r->size) {
+			rec = (const struct perf_event_header *)(data + at);
+		} else {
+			size_t first = r->size - at;
+			memcpy(N->scratch, data + at, first);
+			memcpy(N->scratch + first, data, hdr.size - first);
+			rec = (const struct perf_event_header *)N->scratch;
+		}
+		on_record(N, rec);
+		tail += hdr.size;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* ---- events ---- */
+
+static long perf_open(struct perf_event_attr *a, pid_t pid, int cpu, int group)
+{
+	return syscall(SYS_perf_event_open, a, pid, cpu, group, PERF_FLAG_FD_CLOEXEC);
+}
+
+static int paranoid(void)
+{
+	FILE *f = fopen("/proc/sys/kernel/perf_event_paranoid", "r");
+	int v = 2;
+	if (f) {
+		if (fscanf(f, "%d", &v) != 1)
+			v = 2;
+		fclose(f);
+	}
+	return v;
+}
+
+static int open_error(int e, pid_t pid, struct pl_error *err)
+{
+	if (e == EACCES || e == EPERM)
+		return pl_error_set(err, PL_EINPUT,
+				    "perf_event_open: %s for pid %d (kernel.perf_event_paranoid is "
+				    "%d: sampling your own processes needs 2 or lower, another "
+				    "user's needs root or CAP_PERFMON and ptrace rights)",
+				    strerror(e), (int)pid, paranoid());
+	if (e == ESRCH)
+		return pl_error_set(err, PL_EINPUT, "no process %d", (int)pid);
+	if (e == ENOSYS || e == ENOENT || e == ENODEV)
+		return pl_error_set(err, PL_EINPUT,
+				    "perf_event_open: %s (this kernel has no perf events for "
+				    "sampling: CONFIG_PERF_EVENTS)",
+				    strerror(e));
+	return pl_error_set(err, PL_ESYS, "perf_event_open: %s", strerror(e));
+}
+
+static int add_fd(struct nat *N, int fd)
+{
+	if (N->nfds == N->capfds) {
+		size_t cap = N->capfds ? N->capfds * 2 : 16;
+		int *g = realloc(N->fds, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		N->fds = g;
+		N->capfds = cap;
+	}
+	N->fds[N->nfds++] = fd;
+	return 0;
+}
+
+/* Open the sampling event for one task on every CPU; the first task's
+ * events own the rings, later ones write into them. */
+static int open_task(struct nat *N, struct perf_event_attr *a, pid_t pid, int ncpu,
+		     struct pl_error *err)
+{
+	for (int c = 0; c < ncpu; c++) {
+		long fd = perf_open(a, pid, c, -1);
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && !a->exclude_kernel) {
+			a->exclude_kernel = 1; /* paranoid 2: user space only */
+			N->st->kernel_sampled = 0;
+			fd = perf_open(a, pid, c, -1);
+		}
+		if (fd < 0) {
+			if (errno == ENODEV || errno == EINVAL) /* an offline CPU */
+				continue;
+			return open_error(errno, pid, err);
+		}
+		if (add_fd(N, (int)fd) < 0) {
+			close((int)fd);
+			return PL_ENOMEM;
+		}
+		if ((size_t)c < N->nrings && N->rings[c].fd >= 0) {
+			if (ioctl((int)fd, PERF_EVENT_IOC_SET_OUTPUT, N->rings[c].fd) != 0)
+				return pl_error_set(err, PL_ESYS, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+						    strerror(errno));
+			continue;
+		}
+		/* 4 MiB per CPU where allowed (a DWARF sample is about 17 KiB), less
+		 * where perf_event_mlock_kb says so */
+		void *base = MAP_FAILED;
+		size_t pages = RING_PAGES;
+		for (; pages >= 16; pages /= 2) {
+			base = mmap(NULL, (pages + 1) * N->page, PROT_READ | PROT_WRITE, MAP_SHARED,
+				    (int)fd, 0);
+			if (base != MAP_FAILED || errno != EPERM)
+				break;
+		}
+		if (base == MAP_FAILED)
+			return pl_error_set(err, PL_EINPUT,
+					    "cannot map the sample buffer (%s): raise "
+					    "kernel.perf_event_mlock_kb or ulimit -l",
+					    strerror(errno));
+		N->rings[c] = (struct ring){(int)fd, base, pages * N->page};
+	}
+	return PL_OK;
+}
+
+static void init_attr(struct nat *N, struct perf_event_attr *a, int launched)
+{
+	memset(a, 0, sizeof(*a));
+	a->size = sizeof(*a);
+	a->type = PERF_TYPE_SOFTWARE;
+	a->config = PERF_COUNT_SW_CPU_CLOCK;
+	a->sample_period = (uint64_t)(1e9 / N->o->rate);
+	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
+	a->disabled = launched;
+	a->enable_on_exec = launched;
+	a->inherit = 1;
+	a->mmap = 1;
+	a->mmap2 = 1;
+	a->comm = 1;
+	a->comm_exec = 1;
+	a->task = 1;
+	a->sample_id_all = 1;
+	a->exclude_hv = 1;
+	a->exclude_callchain_kernel = 1;
+	a->wakeup_watermark = 64 * N->page;
+	a->watermark = 1;
+	if (N->st->unwind == PL_UNWIND_FP) {
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		/* at most the kernel's limit (perf_event_max_stack, 127 by default) */
+		int max = 127;
+		FILE *f = fopen("/proc/sys/kernel/perf_event_max_stack", "r");
+		if (f) {
+			if (fscanf(f, "%d", &max) != 1)
+				max = 127;
+			fclose(f);
+		}
+		a->sample_max_stack = (uint16_t)(max > 0 && max < 65535 ? max : 127);
+	} else {
+#if defined(__x86_64__)
+		a->sample_type |= PERF_SAMPLE_REGS_USER | PERF_SAMPLE_STACK_USER;
+		a->sample_regs_user = (1ULL << PERF_REG_X86_AX) | (1ULL << PERF_REG_X86_BX) |
+				      (1ULL << PERF_REG_X86_CX) | (1ULL << PERF_REG_X86_DX) |
+				      (1ULL << PERF_REG_X86_SI) | (1ULL << PERF_REG_X86_DI) |
+				      (1ULL << PERF_REG_X86_BP) | (1ULL << PERF_REG_X86_SP) |
+				      (1ULL << PERF_REG_X86_IP) | (0xffULL << PERF_REG_X86_R8);
+		a->sample_stack_user = N->o->stack_bytes ? N->o->stack_bytes : 16384;
+		N->nregs = 17;
+#endif
+	}
+	N->sample_type = a->sample_type;
+}
+
+static void stop(pid_t pid, int *status)
+{
+	kill(pid, SIGTERM);
+	for (int i = 0; i < 100; i++) {
+		if (waitpid(pid, status, WNOHANG) == pid)
+			return;
+		struct timespec ts = {0, 10000000};
+		nanosleep(&ts, NULL);
+	}
+	kill(pid, SIGKILL);
+	waitpid(pid, status, 0);
+}
+
+static double cpu_now(void)
+{
+	struct rusage ru;
+	getrusage(RUSAGE_SELF, &ru);
+	return (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6 +
+	       (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
+}
+
+static void release(struct nat *N)
+{
+	for (size_t i = 0; i < N->nrings; i++)
+		if (N->rings[i].base)
+			munmap(N->rings[i].base, N->rings[i].size + N->page);
+	for (size_t i = 0; i < N->nfds; i++)
+		close(N->fds[i]);
+	for (size_t i = 0; i < N->nprocs; i++) {
+		if (N->procs[i].dwfl)
+			dwfl_end(N->procs[i].dwfl);
+		free(N->procs[i].maps);
+	}
+	for (size_t i = 0; i < N->nfiles; i++) {
+		if (N->files[i].dwfl)
+			dwfl_end(N->files[i].dwfl);
+		free(N->files[i].path);
+	}
+	free(N->rings);
+	free(N->fds);
+	free(N->procs);
+	free(N->files);
+	free(N->keys);
+	free(N->fids);
+}
+
+int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
+		      struct pl_prof *prof, struct pl_native_stats *st, int *status,
+		      struct pl_error *err)
+{
+	struct nat *N = calloc(1, sizeof(*N));
+	if (!N)
+		return PL_ENOMEM;
+	memset(st, 0, sizeof(*st));
+	N->o = o;
+	N->st = st;
+	N->prof = prof;
+	N->page = (size_t)sysconf(_SC_PAGESIZE);
+	st->kernel_sampled = 1;
+	st->unwind = o->unwind;
+#if defined(__x86_64__)
+	if (st->unwind == PL_UNWIND_AUTO)
+		st->unwind = PL_UNWIND_DWARF;
+#else
+	if (st->unwind == PL_UNWIND_DWARF) {
+		free(N);
+		return pl_error_set(err, PL_EINPUT,
+				    "--unwind dwarf: only on x86-64 for now; use --unwind fp");
+	}
+	st->unwind = PL_UNWIND_FP;
+#endif
+	N->kernel_frame = N->unknown_frame = N->anon_frame = -2; /* interned when first seen */
+	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (ncpu < 1)
+		ncpu = 1;
+	N->rings = calloc((size_t)ncpu, sizeof(*N->rings));
+	if (!N->rings) {
+		free(N);
+		return PL_ENOMEM;
+	}
+	N->nrings = (size_t)ncpu;
+	for (long c = 0; c < ncpu; c++)
+		N->rings[c].fd = -1;
+
+	struct perf_event_attr a;
+	int rc = PL_OK;
+	pid_t child = -1;
+	int go[2] = {-1, -1}, ex[2] = {-1, -1};
+	*status = 0;
+	if (argv) {
+		if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
+			rc = pl_error_set(err, PL_ESYS, "pipe: %s", strerror(errno));
+			goto out;
+		}
+		child = fork();
+		if (child < 0) {
+			rc = pl_error_set(err, PL_ESYS, "fork: %s", strerror(errno));
+			goto out;
+		}
+		if (child == 0) {
+			char c;
+			close(go[1]);
+			close(ex[0]);
+			signal(SIGINT, SIG_DFL);
+			signal(SIGTERM, SIG_DFL);
+			if (read(go[0], &c, 1) != 1)
+				_exit(127);
+			execvp(argv[0], argv);
+			int e = errno;
+			(void)!write(ex[1], &e, sizeof(e));
+			_exit(127);
+		}
+		close(go[0]);
+		close(ex[1]);
+		go[0] = ex[1] = -1;
+		init_attr(N, &a, 1);
+		rc = open_task(N, &a, child, (int)ncpu, err);
+		if (rc != PL_OK) {
+			close(go[1]);
+			go[1] = -1;
+			waitpid(child, status, 0);
+			child = -1;
+			goto out;
+		}
+		struct nproc *p = proc_get(N, child, 1);
+		if (p)
+			snprintf(p->comm, sizeof(p->comm), "%s", argv[0]);
+		(void)!write(go[1], "g", 1);
+		close(go[1]);
+		go[1] = -1;
+		int e = 0;
+		ssize_t n;
+		do
+			n = read(ex[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(e)) {
+			waitpid(child, status, 0);
+			child = -1;
+			rc = pl_error_set(err, PL_ENOEXEC, "cannot run '%s': %s", argv[0],
+					  strerror(e));
+			goto out;
+		}
+	} else {
+		init_attr(N, &a, 0);
+		struct nproc *p = proc_get(N, pid, 1);
+		if (!p) {
+			rc = PL_ENOMEM;
+			goto out;
+		}
+		char path[64];
+		snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+		FILE *f = fopen(path, "r");
+		if (f) {
+			if (fgets(p->comm, sizeof(p->comm), f))
+				p->comm[strcspn(p->comm, "\n")] = '\0';
+			fclose(f);
+		}
+		maps_from_proc(N, p);
+		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+		DIR *d = opendir(path);
+		if (!d) {
+			rc = pl_error_set(err, PL_EINPUT, "no process %d", (int)pid);
+			goto out;
+		}
+		struct dirent *de;
+		while ((de = readdir(d)) && rc == PL_OK)
+			if (de->d_name[0] >= '0' && de->d_name[0] <= '9')
+				rc = open_task(N, &a, (pid_t)atoi(de->d_name), (int)ncpu, err);
+		closedir(d);
+		if (rc != PL_OK)
+			goto out;
+	}
+
+	/* the loop: drain the rings as they fill, until the command ends */
+	double t0 = pl_now_s(), c0 = cpu_now();
+	struct pollfd *pfd = calloc((size_t)ncpu, sizeof(*pfd));
+	if (!pfd) {
+		rc = PL_ENOMEM;
+		goto out;
+	}
+	size_t np = 0;
+	for (long c = 0; c < ncpu; c++)
+		if (N->rings[c].fd >= 0)
+			pfd[np++] = (struct pollfd){N->rings[c].fd, POLLIN, 0};
+	int done = 0, stopped = 0;
+	while (!done && !N->oom) {
+		int r = poll(pfd, np, 20);
+		(void)r;
+		for (long c = 0; c < ncpu; c++)
+			if (N->rings[c].base)
+				drain(N, &N->rings[c]);
+		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
+			child = -1;
+			done = 1;
+		}
+		if (!argv) {
+			int hup = 1;
+			for (size_t i = 0; i < np; i++)
+				hup &= (pfd[i].revents & POLLHUP) != 0;
+			if ((np && hup) || kill(pid, 0) != 0)
+				done = 1;
+		}
+		if (o->interrupted && *o->interrupted)
+			done = stopped = 1;
+		if (o->duration > 0 && pl_now_s() - t0 >= o->duration)
+			done = stopped = 1;
+	}
+	free(pfd);
+	if (child > 0 && stopped) {
+		stop(child, status);
+		child = -1;
+	}
+	for (long c = 0; c < ncpu; c++) /* what arrived while it ended */
+		if (N->rings[c].base)
+			drain(N, &N->rings[c]);
+	st->elapsed_s = pl_now_s() - t0;
+	st->cpu_s = cpu_now() - c0;
+	if (N->oom)
+		rc = PL_ENOMEM;
+out:
+	if (child > 0)
+		stop(child, status);
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ex[i] >= 0)
+			close(ex[i]);
+	}
+	release(N);
+	free(N);
+	return rc;
+}

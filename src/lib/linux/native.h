@@ -1,0 +1,60 @@
+/*
+ * Native (C/C++/Rust...) stack sampling with perf_event_open: the CPU clock
+ * (a software event: it works on VMs without a PMU) or another event, one
+ * ring buffer per CPU, the command and every child and thread it starts
+ * followed (inherit), MMAP2/COMM/FORK/EXIT/LOST records tracked, samples
+ * unwound as they arrive (no perf.data), and symbolized with elfutils
+ * (libdwfl): function, source file and line from DWARF or a separate debug
+ * file, C++ names demangled, stripped code as module+0xOFFSET.
+ *
+ * Unwinding: PL_UNWIND_FP takes the kernel's frame-pointer callchain;
+ * PL_UNWIND_DWARF copies the user registers and the top of the user stack
+ * with each sample and unwinds them with libdw's CFI unwinder, as
+ * `perf record --call-graph dwarf` does (x86-64).
+ */
+#ifndef PL_NATIVE_H
+#define PL_NATIVE_H
+
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+#include "profdata.h"
+
+enum pl_unwind { PL_UNWIND_AUTO, PL_UNWIND_FP, PL_UNWIND_DWARF };
+
+struct pl_native_opts {
+	double rate;	      /* samples per second per thread */
+	enum pl_unwind unwind; /* AUTO: DWARF where supported (x86-64), else FP */
+	int lines;	      /* frames are source lines, not functions */
+	int threads;	      /* a root frame per thread */
+	int subprocs;	      /* a root frame per process */
+	uint32_t stack_bytes; /* user stack copied per sample (DWARF), default 16384 */
+	double duration;      /* 0: until the command exits */
+	const volatile sig_atomic_t *interrupted;
+};
+
+struct pl_native_stats {
+	uint64_t samples;   /* sample records read */
+	uint64_t lost;	    /* samples the kernel dropped (ring full) */
+	uint64_t truncated; /* stacks that did not reach the program's entry */
+	uint64_t kernel;    /* samples taken while in the kernel */
+	uint64_t processes; /* distinct processes seen */
+	enum pl_unwind unwind; /* what was used */
+	int kernel_sampled;    /* 0: perf_event_paranoid kept kernel time out */
+	double elapsed_s, cpu_s; /* wall time, perfloop's own CPU time */
+};
+
+/* Profile argv (launched here; *status is its wait status) or, with argv
+ * NULL, the running process pid and everything it starts from now on. The
+ * stacks go into *prof (root first). PL_EINPUT with a one-line message
+ * (permission and what would allow it, an unsupported unwinder),
+ * PL_ENOEXEC when argv cannot run, PL_ESYS otherwise. */
+int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
+		      struct pl_prof *prof, struct pl_native_stats *st, int *status,
+		      struct pl_error *err);
+
+const char *pl_unwind_name(enum pl_unwind u);
+
+#endif
