@@ -2,8 +2,9 @@
  * A native program with a known split, for `perfloop profile --mode native`
  * tests and bench/native.sh: main -> run -> phase_X -> middle_X -> deep_X
  * -> leaf_X, two such chains (five deep), the CPU time between them split
- * by the first argument (the share of chain A), for the seconds given by
- * the second. leaf_b is built without a frame pointer of its own even where
+ * by the first argument (the share of chain A), for the seconds of CPU
+ * time given by the second, or for a fixed number of chunks of work given
+ * by the third (for a profiler's slowdown). leaf_b is built without a frame pointer of its own even where
  * the rest has them: the case frame-pointer unwinding gets wrong. The
  * program times itself and prints the truth: {"a_s": .., "b_s": ..}.
  */
@@ -64,12 +65,16 @@ __attribute__((noinline, optimize("omit-frame-pointer"))) static uint64_t leaf_b
 CHAIN(a)
 CHAIN(b)
 
-__attribute__((noinline)) static void run(double share_a, double seconds, double *ta, double *tb)
+/* Until `seconds` of CPU time, or `chunks` chunks when that is not 0 (a
+ * fixed amount of work, for measuring a profiler's slowdown). */
+__attribute__((noinline)) static void run(double share_a, double seconds, long chunks, double *ta,
+					  double *tb)
 {
 	double start = now();
+	long done = 0;
 	uint64_t x = 88172645463325252ULL, r = 0x9E3779B97F4A7C15ULL;
 	*ta = *tb = 0;
-	while (now() - start < seconds) {
+	while (chunks ? done++ < chunks : now() - start < seconds) {
 		/* chunks of random length (0.05-0.6 ms), so that a sampler's fixed
 		 * period cannot fall in step with them */
 		r ^= r << 13;
@@ -95,8 +100,13 @@ int main(int argc, char **argv)
 {
 	double share = argc > 1 ? atof(argv[1]) : 0.7;
 	double seconds = argc > 2 ? atof(argv[2]) : 2.0;
+	long chunks = argc > 3 ? atol(argv[3]) : 0;
+	struct timespec t0, t1;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	double ta, tb;
-	run(share, seconds, &ta, &tb);
-	printf("{\"a_s\": %.6f, \"b_s\": %.6f}\n", ta, tb);
+	run(share, seconds, chunks, &ta, &tb);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("{\"a_s\": %.6f, \"b_s\": %.6f, \"wall_s\": %.6f}\n", ta, tb,
+	       (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) * 1e-9);
 	return 0;
 }
