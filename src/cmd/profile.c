@@ -19,7 +19,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/ptrace.h>
 #include <sys/resource.h>
+#include <sys/uio.h>
+#include <sys/user.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -52,7 +55,10 @@ const char cmd_profile_usage[] =
     "Options:\n"
     "  -p, --pid PID         attach to a running process instead of launching CMD\n"
     "      --mode MODE       auto (default: python for a CPython interpreter or a\n"
-    "                        script run by one, native otherwise), python, native\n"
+    "                        script run by one, native otherwise), python, native,\n"
+    "                        or mixed: CPython's stacks with the native code below\n"
+    "                        each Python frame (the C of zlib, numpy, torch...);\n"
+    "                        it stops the threads briefly at each sample (x86-64)\n"
     "      --unwind HOW      native stacks: auto (default: dwarf on x86-64), dwarf\n"
     "                        (CFI over a copy of the stack: right without frame\n"
     "                        pointers), fp (the kernel's frame-pointer chain: cheaper,\n"
@@ -124,7 +130,7 @@ static const struct option longopts[] = {
 
 enum { FMT_FOLDED = 1, FMT_SVG = 2, FMT_SPEEDSCOPE = 4, FMT_FINDINGS = 8 };
 
-enum mode { MODE_AUTO, MODE_PYTHON, MODE_NATIVE };
+enum mode { MODE_AUTO, MODE_PYTHON, MODE_NATIVE, MODE_MIXED };
 
 struct opts {
 	pid_t pid;
@@ -693,6 +699,338 @@ static void release(struct profiler *P)
 	pl_prof_release(&P->prof);
 }
 
+#if defined(__x86_64__)
+/* ---- --mode mixed: Python and native stacks of the same instant ----
+ *
+ * Each tick stops the running threads (PTRACE_INTERRUPT on threads seized
+ * once), reads the Python stacks while they are stopped (so both views
+ * are of the same instant), takes each thread's registers and the top of
+ * its stack, lets them go, then unwinds with DWARF (lib/linux/native.c).
+ * The native stack is kept, except CPython's own code: each
+ * _PyEval_EvalFrameDefault frame becomes the Python frames it was running
+ * (up to the first frame of that call, pl_pyframe.entry), and the other
+ * interpreter frames (call machinery) are left out. Stopping costs the
+ * program a few tens of microseconds per thread and tick: see
+ * docs/profile.md. */
+
+#define MIXED_STACK (64 * 1024)
+#define MIXED_MAX_PCS 2048
+
+struct mthread {
+	pid_t tid;
+	int stopped;  /* in the interrupt stop we asked for */
+	int listen;   /* a group stop: resume with PTRACE_LISTEN */
+	int gone;
+	uint64_t regs[17];
+	uint8_t *stack;
+	size_t stack_len;
+	/* its Python stack at this tick */
+	struct pl_pyframe *py;
+	size_t npy, cappy;
+	int idle, has_py;
+};
+
+struct mixed {
+	struct mthread *th;
+	size_t n, cap;
+	pid_t pid;
+	int done;      /* the process ended */
+	int *status;
+	uint64_t pcs[MIXED_MAX_PCS];
+};
+
+static struct mthread *mt_find(struct mixed *M, pid_t tid)
+{
+	for (size_t i = 0; i < M->n; i++)
+		if (M->th[i].tid == tid)
+			return &M->th[i];
+	return NULL;
+}
+
+/* Seize the threads not seized yet. */
+static void mt_refresh(struct mixed *M)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/task", (int)M->pid);
+	DIR *d = opendir(path);
+	if (!d)
+		return;
+	struct dirent *e;
+	while ((e = readdir(d))) {
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		pid_t tid = (pid_t)atoi(e->d_name);
+		struct mthread *t = mt_find(M, tid);
+		if (t && !t->gone)
+			continue;
+		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
+			continue;
+		if (!t) {
+			if (pl_grow((void **)&M->th, &M->cap, M->n + 1, sizeof *M->th, 16) < 0)
+				break;
+			t = &M->th[M->n++];
+			memset(t, 0, sizeof *t);
+		}
+		t->tid = tid;
+		t->gone = 0;
+	}
+	closedir(d);
+}
+
+/* Handle one wait status of a tracee. */
+static void mt_event(struct mixed *M, pid_t w, int st)
+{
+	struct mthread *t = mt_find(M, w);
+	if (WIFEXITED(st) || WIFSIGNALED(st)) {
+		if (t)
+			t->gone = 1;
+		if (w == M->pid) {
+			M->done = 1;
+			*M->status = st;
+		}
+		return;
+	}
+	if (!WIFSTOPPED(st) || !t)
+		return;
+	int sig = WSTOPSIG(st), event = st >> 16;
+	if (event == PTRACE_EVENT_STOP) {
+		t->stopped = 1;
+		t->listen = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+		return;
+	}
+	/* a signal on its way to the program: let it through */
+	ptrace(PTRACE_CONT, w, NULL, (void *)(long)sig);
+}
+
+static int running(pid_t pid, pid_t tid)
+{
+	char path[96], buf[512];
+	snprintf(path, sizeof path, "/proc/%d/task/%d/stat", (int)pid, (int)tid);
+	read_small(path, buf, sizeof buf);
+	const char *p = strrchr(buf, ')');
+	return p && p[1] == ' ' && p[2] == 'R';
+}
+
+static void on_mixed_thread(void *arg, const struct pl_pythread *t)
+{
+	struct mixed *M = arg;
+	struct mthread *m = mt_find(M, (pid_t)t->tid);
+	if (!m || !m->stopped)
+		return;
+	if (pl_grow((void **)&m->py, &m->cappy, t->depth ? t->depth : 1, sizeof *m->py, 64) < 0)
+		return;
+	memcpy(m->py, t->frames, t->depth * sizeof *m->py);
+	m->npy = t->depth;
+	m->has_py = 1;
+	m->idle = t->idle;
+}
+
+/* One thread's merged stack into the profile. */
+static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mixed *M,
+		      struct mthread *t)
+{
+	size_t n = t->stack_len ? pl_native_unwind(syms, M->pid, t->tid, t->regs, t->stack,
+						   t->stack_len, M->pcs, MIXED_MAX_PCS)
+				: 0;
+	size_t depth = 0, cap = PL_PYSTACK_MAX_DEPTH, py = 0;
+	int native_leaf = 0;
+	for (size_t i = 0; i < n && depth < cap; i++) {
+		const uint32_t *ids;
+		enum pl_native_kind kind;
+		size_t k = pl_native_pc_frames(syms, M->pid, M->pcs[i], &ids, &kind);
+		if (kind == PL_NATIVE_UNMAPPED)
+			break;
+		if (kind == PL_NATIVE_EVAL && py < t->npy) {
+			for (; py < t->npy && depth < cap; py++) {
+				long id = frame_id(P, &t->py[py]);
+				if (id >= 0)
+					P->ids[depth++] = (uint32_t)id;
+				if (t->py[py].entry) {
+					py++;
+					break;
+				}
+			}
+			continue;
+		}
+		if ((kind == PL_NATIVE_INTERP || kind == PL_NATIVE_EVAL) && t->npy)
+			continue; /* the interpreter's own code: its Python frames say it */
+		for (size_t j = 0; j < k && depth < cap; j++)
+			P->ids[depth++] = ids[j];
+		native_leaf |= i == 0;
+	}
+	if (py < t->npy)
+		P->stats.errors++; /* fewer eval frames unwound than Python calls */
+	for (; py < t->npy && depth < cap; py++) {
+		long id = frame_id(P, &t->py[py]);
+		if (id >= 0)
+			P->ids[depth++] = (uint32_t)id;
+	}
+	(void)native_leaf;
+	if (P->o.threads && depth < cap) {
+		long id = thread_frame(P, M->pid, (unsigned long)t->tid);
+		if (id >= 0)
+			P->ids[depth++] = (uint32_t)id;
+	}
+	for (size_t i = 0; i < depth / 2; i++) {
+		uint32_t x = P->ids[i];
+		P->ids[i] = P->ids[depth - 1 - i];
+		P->ids[depth - 1 - i] = x;
+	}
+	if (depth && pl_prof_add(&P->prof, P->ids, depth, 1) < 0)
+		P->oom = 1;
+	P->stats.threads++;
+}
+
+static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child, int *status,
+		      int *reaped, struct pl_error *err)
+{
+	struct opts *o = &P->o;
+	struct mixed M = {.pid = P->t[0].pid, .status = status};
+	struct pl_native_syms *syms = pl_native_syms_new(&P->prof, o->lines);
+	if (!syms)
+		return PL_ENOMEM;
+	pl_native_syms_maps(syms, M.pid);
+	mt_refresh(&M);
+	if (M.n == 0) {
+		pl_native_syms_free(syms);
+		return pl_error_set(err, PL_EINPUT,
+				    "--mode mixed: cannot trace process %d (%s): it needs ptrace "
+				    "rights (your own child, or kernel.yama.ptrace_scope 0, or "
+				    "CAP_SYS_PTRACE) and no other debugger attached",
+				    (int)M.pid, strerror(errno));
+	}
+	long period_ns = (long)(1e9 / o->rate);
+	struct timespec next;
+	clock_gettime(CLOCK_MONOTONIC, &next);
+	double start = pl_now_s();
+	while (!M.done && !P->oom) {
+		next.tv_nsec += period_ns;
+		while (next.tv_nsec >= 1000000000L) {
+			next.tv_nsec -= 1000000000L;
+			next.tv_sec++;
+		}
+		struct timespec cur;
+		clock_gettime(CLOCK_MONOTONIC, &cur);
+		if ((double)(cur.tv_sec - next.tv_sec) + (double)(cur.tv_nsec - next.tv_nsec) * 1e-9 >
+		    (double)period_ns * 1e-9)
+			next = cur;
+		while (clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &next, NULL) == EINTR &&
+		       !*ctx->interrupted)
+			;
+		if (*ctx->interrupted)
+			break;
+		P->ticks++;
+		/* signals and exits that came in meanwhile */
+		int st;
+		pid_t w;
+		while ((w = waitpid(-1, &st, WNOHANG | __WALL)) > 0)
+			mt_event(&M, w, st);
+		if (M.done)
+			break;
+		if (P->ticks % 16 == 1) {
+			mt_refresh(&M);
+			pl_native_syms_maps(syms, M.pid);
+		}
+		/* stop the threads that are running (all of them with --idle) */
+		size_t asked = 0;
+		for (size_t i = 0; i < M.n; i++) {
+			struct mthread *t = &M.th[i];
+			t->stopped = t->has_py = 0;
+			t->npy = 0;
+			t->stack_len = 0;
+			if (t->gone || (!o->idle && !running(M.pid, t->tid)))
+				continue;
+			if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) == 0)
+				asked++;
+		}
+		for (size_t got = 0; got < asked && !M.done;) {
+			w = waitpid(-1, &st, __WALL);
+			if (w < 0)
+				break;
+			struct mthread *t = mt_find(&M, w);
+			int was = t ? t->stopped : 0;
+			mt_event(&M, w, st);
+			if (t && (t->stopped != was || t->gone))
+				got++;
+		}
+		if (M.done)
+			break;
+		/* Python stacks, registers and stacks while they stand still */
+		if (P->t[0].st)
+		{
+			struct pl_pysample_stats ps = {0};
+			pl_pystack_sample(P->t[0].st, 1, on_mixed_thread, &M, &ps);
+		}
+		for (size_t i = 0; i < M.n; i++) {
+			struct mthread *t = &M.th[i];
+			if (!t->stopped)
+				continue;
+			struct user_regs_struct r;
+			if (ptrace(PTRACE_GETREGS, t->tid, NULL, &r) == 0) {
+				uint64_t dw[17] = {r.rax, r.rdx, r.rcx, r.rbx, r.rsi, r.rdi,
+						   r.rbp, r.rsp, r.r8,	r.r9,  r.r10, r.r11,
+						   r.r12, r.r13, r.r14, r.r15, r.rip};
+				memcpy(t->regs, dw, sizeof dw);
+				if (!t->stack && !(t->stack = malloc(MIXED_STACK)))
+					P->oom = 1;
+				for (size_t want = MIXED_STACK; t->stack && want >= 4096; want /= 2) {
+					struct iovec lv = {t->stack, want};
+					struct iovec rv = {(void *)(uintptr_t)r.rsp, want};
+					ssize_t got = process_vm_readv(M.pid, &lv, 1, &rv, 1, 0);
+					if (got > 0) {
+						t->stack_len = (size_t)got;
+						break;
+					}
+				}
+			}
+			ptrace(t->listen ? PTRACE_LISTEN : PTRACE_CONT, t->tid, NULL, NULL);
+		}
+		for (size_t i = 0; i < M.n; i++) {
+			struct mthread *t = &M.th[i];
+			/* only running threads were stopped (all with --idle): the
+			 * Python reader's idle flag sees the stop itself */
+			if (t->stopped)
+				mixed_add(P, syms, &M, t);
+		}
+		if (o->duration > 0 && pl_now_s() - start >= o->duration)
+			break;
+	}
+	/* let the program go: stop, then detach, each thread still traced */
+	if (!M.done) {
+		for (size_t i = 0; i < M.n; i++)
+			if (!M.th[i].gone)
+				ptrace(PTRACE_INTERRUPT, M.th[i].tid, NULL, NULL);
+		for (size_t i = 0; i < M.n; i++) {
+			struct mthread *t = &M.th[i];
+			int st;
+			while (!t->gone && waitpid(t->tid, &st, __WALL) == t->tid) {
+				if (WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP) {
+					ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
+					break;
+				}
+				mt_event(&M, t->tid, st);
+			}
+		}
+	}
+	if (M.done && child > 0)
+		*reaped = 1;
+	for (size_t i = 0; i < M.n; i++) {
+		free(M.th[i].stack);
+		free(M.th[i].py);
+	}
+	free(M.th);
+	pl_native_syms_free(syms);
+	return P->oom ? PL_ENOMEM : PL_OK;
+}
+#else
+static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child, int *status,
+		      int *reaped, struct pl_error *err)
+{
+	(void)P, (void)ctx, (void)child, (void)status, (void)reaped;
+	return pl_error_set(err, PL_EINPUT, "--mode mixed: only on x86-64 for now");
+}
+#endif
+
 /* Wait until the launched root is CPython (or, with --subprocesses, just
  * running). 0, or an exit code after printing the error. */
 static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx *ctx, int *status,
@@ -917,9 +1255,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				o->mode = MODE_PYTHON;
 			else if (strcmp(optarg, "native") == 0)
 				o->mode = MODE_NATIVE;
+			else if (strcmp(optarg, "mixed") == 0)
+				o->mode = MODE_MIXED;
 			else
 				return pl_die(PL_EXIT_USAGE,
-					      "--mode: expected auto, python or native, got '%s'",
+					      "--mode: expected auto, python, native or mixed, got "
+					      "'%s'",
 					      optarg);
 			break;
 		case OPT_UNWIND:
@@ -959,6 +1300,15 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			      : MODE_NATIVE;
 	if (o->mode == MODE_NATIVE)
 		return profile_native(&P, ctx, cwd);
+	if (o->mode == MODE_MIXED && o->subprocs)
+		return pl_die(PL_EXIT_USAGE, "--mode mixed does not follow subprocesses yet: "
+					     "profile a worker with -p PID");
+	if (o->mode == MODE_MIXED && o->unwind == PL_UNWIND_FP)
+		return pl_die(PL_EXIT_USAGE, "--mode mixed unwinds with DWARF (--unwind dwarf)");
+#if !defined(__x86_64__)
+	if (o->mode == MODE_MIXED)
+		return pl_die(PL_EXIT_USAGE, "--mode mixed: only on x86-64 for now");
+#endif
 	P.ids = malloc((PL_PYSTACK_MAX_DEPTH + 4) * sizeof *P.ids);
 	if (!P.ids)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
@@ -1001,7 +1351,17 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	double start = pl_now_s(), cpu0 = self_cpu_s();
 	int stopped_by_us = 0;
-	while (!reaped) {
+	if (o->mode == MODE_MIXED && !reaped) {
+		int mrc = mixed_loop(&P, ctx, child, &status, &reaped, &err);
+		if (mrc != PL_OK) {
+			if (child > 0 && !reaped)
+				stop_child(child, &status);
+			release(&P);
+			return pl_die(mrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+				      mrc == PL_ENOMEM ? "out of memory" : err.msg);
+		}
+	}
+	while (!reaped && o->mode != MODE_MIXED) {
 		next.tv_nsec += period_ns;
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
@@ -1095,7 +1455,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		nproc += P.t[i].st != NULL || P.t[i].fails;
 	double rate = elapsed > 0 ? (double)P.ticks / elapsed : 0;
 	size_t tried = P.stats.threads + P.stats.errors;
-	printf("perfloop profile: %s (pid %d, CPython %s)\n", title, (int)root->pid, version);
+	printf("perfloop profile: %s (pid %d, CPython %s%s)\n", title, (int)root->pid, version,
+	       o->mode == MODE_MIXED ? ", mixed Python + native stacks" : "");
 	printf("  %llu samples in %.2f s: %.0f/s delivered (asked %.0f), %zu errors (%.2f%%)",
 	       (unsigned long long)P.prof.samples, elapsed, rate, o->rate, P.stats.errors,
 	       tried ? 100.0 * (double)P.stats.errors / (double)tried : 0.0);

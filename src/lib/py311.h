@@ -27,6 +27,7 @@
 #define PL_PY311_FR_CODE 32 /* f_code */
 #define PL_PY311_FR_PREVIOUS 48
 #define PL_PY311_FR_PREV_INSTR 56
+#define PL_PY311_FR_IS_ENTRY 68 /* the first frame of its _PyEval_EvalFrameDefault call */
 #define PL_PY311_FR_OWNER 69
 #define PL_PY311_FR_SIZE 72 /* up to localsplus */
 /* PyCodeObject */

@@ -39,6 +39,7 @@ struct pylayout {
 	size_t ts_next, ts_cframe, ts_current_frame, ts_native_tid, ts_chunk, ts_top, ts_read;
 	size_t cf_current_frame;
 	size_t fr_code, fr_previous, fr_instr, fr_owner, fr_read;
+	size_t fr_is_entry; /* 3.11's is_entry flag; 0: marked by C-stack frames (3.12+) */
 	uint64_t code_mask; /* a tagged reference to the code object (3.14+) */
 	int fr_owner_max;   /* frames owned by the thread, a generator, a frame object */
 	int fr_entry_max;   /* above that: the interpreter's entry frames, not reported */
@@ -67,6 +68,7 @@ static const struct pylayout pl_py311_layout = {
     .fr_previous = PL_PY311_FR_PREVIOUS,
     .fr_instr = PL_PY311_FR_PREV_INSTR,
     .fr_owner = PL_PY311_FR_OWNER,
+    .fr_is_entry = PL_PY311_FR_IS_ENTRY,
     .fr_read = PL_PY311_FR_SIZE,
     .code_mask = ~(uint64_t)0,
     .fr_owner_max = 2,
@@ -167,6 +169,7 @@ struct pl_pystack {
 	/* per-thread scratch */
 	struct pl_pyframe *frames;
 	uint64_t *fcode, *finstr; /* code address, instruction pointer per frame */
+	uint8_t *fentry;	  /* per frame: the first of its eval call */
 	uint8_t *fprint;	  /* per frame: the code object's identity fields */
 	struct window win[MAX_WINDOWS];
 	size_t nwin;
@@ -764,14 +767,22 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		if (owner > L->fr_entry_max || prev == frame)
 			return -1;
 		frame = prev;
-		if (owner > L->fr_owner_max)
-			continue; /* an entry frame on the C stack: no Python code */
+		if (owner > L->fr_owner_max) {
+			/* an entry frame on the C stack: no Python code; the frame
+			 * above it was the first of its eval call */
+			if (n)
+				s->fentry[n - 1] = 1;
+			continue;
+		}
 		if (!code)
 			return -1;
 		s->fcode[n] = code;
 		s->finstr[n] = rd64(f + L->fr_instr);
+		s->fentry[n] = L->fr_is_entry && f[L->fr_is_entry];
 		n++;
 	}
+	if (n)
+		s->fentry[n - 1] = 1;
 	if (read_fingerprints(s, n) < 0)
 		return -1;
 	for (size_t i = 0; i < n; i++) {
@@ -781,6 +792,7 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		long idx = ((int64_t)(s->finstr[i] - (s->fcode[i] + L->co_code_adaptive))) / 2;
 		s->frames[i].code = c;
 		s->frames[i].line = code_line(c, idx);
+		s->frames[i].entry = s->fentry[i];
 	}
 	t->depth = n;
 	return 0;
@@ -988,6 +1000,7 @@ static void free_scratch(struct pl_pystack *s)
 {
 	free(s->frames);
 	free(s->fcode);
+	free(s->fentry);
 	free(s->finstr);
 	free(s->fprint);
 }
@@ -1025,8 +1038,9 @@ int pl_pystack_open(pid_t pid, struct pl_pystack **out, struct pl_error *err)
 	s->frames = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->frames);
 	s->fcode = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->fcode);
 	s->finstr = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->finstr);
+	s->fentry = malloc(PL_PYSTACK_MAX_DEPTH);
 	s->fprint = malloc(PL_PYSTACK_MAX_DEPTH * s->L->fp_len);
-	if (!s->frames || !s->fcode || !s->finstr || !s->fprint) {
+	if (!s->frames || !s->fcode || !s->finstr || !s->fentry || !s->fprint) {
 		free_scratch(s);
 		free(s);
 		return pl_error_set(err, PL_ENOMEM, "out of memory");

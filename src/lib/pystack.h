@@ -37,7 +37,9 @@ struct pl_pycode {
 
 struct pl_pyframe {
 	const struct pl_pycode *code;
-	int line; /* the line being executed; firstline when unknown */
+	int line;  /* the line being executed; firstline when unknown */
+	int entry; /* the outermost frame of its _PyEval_EvalFrameDefault call
+		    * (a C function called into Python below it, or the root) */
 };
 
 struct pl_pythread {

@@ -46,6 +46,7 @@ struct nfile {
 	const char *name; /* its basename */
 	int state;	  /* 0 not loaded, 1 loaded, -1 unreadable */
 	int is_exec;	  /* ET_EXEC: addresses are absolute */
+	int is_interp;	  /* python3.x or libpython3.x */
 	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
 	Dwfl_Module *mod;
 };
@@ -115,6 +116,9 @@ struct nat {
 	long kernel_frame, unknown_frame, anon_frame;
 	size_t page;
 	int oom;
+	struct pl_native_opts own_o; /* pl_native_syms_new's */
+	uint32_t fids_one;
+	uint64_t maps_hash;	     /* of /proc/PID/maps when last read */
 };
 
 const char *pl_unwind_name(enum pl_unwind u)
@@ -202,6 +206,7 @@ static int file_index(struct nat *N, const char *path)
 	}
 	const char *slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
+	f->is_interp = strncmp(f->name, "python3", 7) == 0 || strncmp(f->name, "libpython3", 10) == 0;
 	return (int)N->nfiles++;
 }
 
@@ -536,16 +541,18 @@ static const struct nmap *map_find(const struct nproc *p, uint64_t addr)
 }
 
 /* The executable mappings of a running process, as MMAP2 records would
- * have told (for -p). */
-static void maps_from_proc(struct nat *N, struct nproc *p)
+ * have told (for -p). Returns a hash of the file (0 when unreadable). */
+static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 {
 	char path[64];
 	snprintf(path, sizeof(path), "/proc/%d/maps", (int)p->pid);
 	FILE *f = fopen(path, "r");
 	if (!f)
-		return;
+		return 0;
 	char line[4600];
+	uint64_t h = 1469598103934665603ULL;
 	while (fgets(line, sizeof(line), f)) {
+		h = pl_fnv1a(h, line);
 		unsigned long long s, e, off;
 		char perms[8];
 		int pos = 0;
@@ -561,6 +568,7 @@ static void maps_from_proc(struct nat *N, struct nproc *p)
 		map_add(N, p, s, e - s, off, fi);
 	}
 	fclose(f);
+	return h ? h : 1;
 }
 
 /* ---- unwinding ---- */
@@ -1336,4 +1344,123 @@ out:
 	release(N);
 	free(N);
 	return rc;
+}
+
+/* ---- the symbolizer and unwinder for --mode mixed ---- */
+
+struct pl_native_syms *pl_native_syms_new(struct pl_prof *prof, int lines)
+{
+	struct nat *N = calloc(1, sizeof(*N));
+	if (!N)
+		return NULL;
+	N->own_o.lines = lines;
+	N->o = &N->own_o;
+	N->st = calloc(1, sizeof(*N->st));
+	if (!N->st) {
+		free(N);
+		return NULL;
+	}
+	N->prof = prof;
+	N->page = (size_t)sysconf(_SC_PAGESIZE);
+	N->kernel_frame = N->unknown_frame = N->anon_frame = -2;
+	return (struct pl_native_syms *)N;
+}
+
+void pl_native_syms_free(struct pl_native_syms *s)
+{
+	struct nat *N = (struct nat *)s;
+	if (!N)
+		return;
+	free(N->st);
+	release(N);
+	free(N);
+}
+
+static uint64_t maps_hash(pid_t pid)
+{
+	char path[64], buf[8192];
+	snprintf(path, sizeof(path), "/proc/%d/maps", (int)pid);
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	uint64_t h = 1469598103934665603ULL;
+	ssize_t n;
+	while ((n = read(fd, buf, sizeof(buf))) > 0)
+		h = pl_fnv1a_bytes(h, buf, (size_t)n);
+	close(fd);
+	return h;
+}
+
+void pl_native_syms_maps(struct pl_native_syms *s, pid_t pid)
+{
+	struct nat *N = (struct nat *)s;
+	uint64_t h = maps_hash(pid);
+	if (!h || h == N->maps_hash)
+		return;
+	struct nproc *p = proc_get(N, pid, 1);
+	if (!p)
+		return;
+	proc_reset(p);
+	maps_from_proc(N, p);
+	N->maps_hash = h;
+}
+
+size_t pl_native_unwind(struct pl_native_syms *s, pid_t pid, pid_t tid, const uint64_t regs[17],
+			const uint8_t *stack, uint64_t len, uint64_t *pcs, size_t max)
+{
+	struct nat *N = (struct nat *)s;
+	struct nproc *p = proc_get(N, pid, 0);
+	if (!p || max == 0)
+		return 0;
+	struct unw *u = &N->u;
+	memcpy(u->regs, regs, sizeof(u->regs));
+	u->tid = tid;
+	u->sp = regs[7];
+	u->stack = stack;
+	u->stack_len = len;
+	u->pcs = pcs;
+	u->n = 0;
+	u->max = max;
+	if (proc_dwfl(N, p) == 0)
+		dwfl_getthread_frames(p->dwfl, tid, frame_cb, u);
+	if (u->n == 0) {
+		pcs[0] = regs[16];
+		u->n = 1;
+	}
+	return u->n;
+}
+
+size_t pl_native_pc_frames(struct pl_native_syms *s, pid_t pid, uint64_t pc, const uint32_t **ids,
+			   enum pl_native_kind *kind)
+{
+	struct nat *N = (struct nat *)s;
+	struct nproc *p = proc_get(N, pid, 0);
+	const struct nmap *m = p ? map_find(p, pc) : NULL;
+	*kind = PL_NATIVE_UNMAPPED;
+	if (!m)
+		return 0;
+	*kind = PL_NATIVE_OTHER;
+	if (m->file == NO_FILE) {
+		if (special(N, &N->anon_frame, "[anonymous executable memory (JIT?)]") < 0)
+			return 0;
+		N->fids_one = (uint32_t)N->anon_frame;
+		*ids = &N->fids_one;
+		return 1;
+	}
+	struct nfile *f = &N->files[m->file];
+	file_load(f);
+	uint64_t addr = f->is_exec ? pc : pc - (m->start - m->pgoff);
+	size_t k = frames_for(N, m->file, addr, ids);
+	if (f->is_interp) {
+		*kind = PL_NATIVE_INTERP;
+		if (k && strcmp(N->prof->frames[(*ids)[k - 1]].name, "_PyEval_EvalFrameDefault") == 0)
+			*kind = PL_NATIVE_EVAL;
+	}
+	return k;
+}
+
+int pl_native_is_entry(struct pl_native_syms *s, pid_t pid, uint64_t pc)
+{
+	struct nat *N = (struct nat *)s;
+	return is_entry(N, proc_get(N, pid, 0), pc);
 }

@@ -57,4 +57,29 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 
 const char *pl_unwind_name(enum pl_unwind u);
 
+/* The symbolizer and DWARF unwinder on their own, for --mode mixed (which
+ * stops the threads itself and reads their registers and stacks). Frames
+ * are interned into prof. */
+struct pl_native_syms;
+struct pl_native_syms *pl_native_syms_new(struct pl_prof *prof, int lines);
+void pl_native_syms_free(struct pl_native_syms *s);
+/* (Re)read pid's executable mappings from /proc/PID/maps when they changed. */
+void pl_native_syms_maps(struct pl_native_syms *s, pid_t pid);
+/* Unwind a stopped thread: its registers in DWARF order (rax rdx rcx rbx
+ * rsi rdi rbp rsp r8-r15 rip) and a copy of its stack from rsp. pcs: leaf
+ * first, callers' return addresses already moved into the call. */
+size_t pl_native_unwind(struct pl_native_syms *s, pid_t pid, pid_t tid, const uint64_t regs[17],
+			const uint8_t *stack, uint64_t len, uint64_t *pcs, size_t max);
+enum pl_native_kind {
+	PL_NATIVE_OTHER,   /* an extension, a library, the program */
+	PL_NATIVE_INTERP,  /* CPython's own code (python3.x, libpython3.x) */
+	PL_NATIVE_EVAL,	   /* _PyEval_EvalFrameDefault: where Python frames run */
+	PL_NATIVE_UNMAPPED /* no mapping: the stack ended in garbage */
+};
+/* The frames of one pc (innermost first) and what it is. */
+size_t pl_native_pc_frames(struct pl_native_syms *s, pid_t pid, uint64_t pc, const uint32_t **ids,
+			   enum pl_native_kind *kind);
+/* Is pc the program's or a thread's entry (_start, start_thread...)? */
+int pl_native_is_entry(struct pl_native_syms *s, pid_t pid, uint64_t pc);
+
 #endif
