@@ -1294,8 +1294,11 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = '\0';
+	/* auto: Python where CPython runs, native otherwise; a process that
+	 * does not exist gets the Python path's error */
 	if (o->mode == MODE_AUTO)
-		o->mode = (o->argv ? pl_command_is_python(o->argv[0]) : pid_is_python(o->pid))
+		o->mode = (o->argv ? pl_command_is_python(o->argv[0])
+				   : pid_is_python(o->pid) || kill(o->pid, 0) != 0)
 			      ? MODE_PYTHON
 			      : MODE_NATIVE;
 	if (o->mode == MODE_NATIVE)

@@ -462,10 +462,52 @@ static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io
 static int interrupted(const struct pl_bench_run *run);
 
 /* One sample: a batch of executions in a row. */
+/* The speed probe: a fixed xorshift loop (about 0.5 ms here), run in
+ * perfloop itself on the pinned CPU just before each sample. A virtual
+ * machine's host can slow a CPU down for seconds at a time (measured here:
+ * 1.8x), invisibly to the guest and to a run's own CV; a before and an
+ * after measured in different such phases differ by the phase, not the
+ * change. The median probe time of each summary lets verify refuse to
+ * compare two measurements the machine ran at different speeds. */
+#define PROBE_ITERS 400000
+
+static int cmp_dbl(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+static void probe(struct pl_bench_run *run)
+{
+	if (run->nprobe == run->capprobe) {
+		size_t cap = run->capprobe ? run->capprobe * 2 : 64;
+		double *g = realloc(run->probe, cap * sizeof(*g));
+		if (!g)
+			return;
+		run->probe = g;
+		run->capprobe = cap;
+	}
+	volatile uint64_t sink;
+	uint64_t x = 88172645463325252ULL;
+	struct timespec a, z;
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	for (int i = 0; i < PROBE_ITERS; i++) {
+		x ^= x << 13;
+		x ^= x >> 7;
+		x ^= x << 17;
+	}
+	sink = x;
+	(void)sink;
+	clock_gettime(CLOCK_MONOTONIC, &z);
+	run->probe[run->nprobe++] =
+	    (double)(z.tv_sec - a.tv_sec) + (double)(z.tv_nsec - a.tv_nsec) * 1e-9;
+}
+
 static int measured_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
 			size_t idx, int alone, struct pl_error *err)
 {
 	size_t k = b->batch ? b->batch : 1;
+	probe(run);
 	for (size_t e = 0; e < k && b->state == PL_BENCH_PENDING && !interrupted(run); e++) {
 		int rc = one_run(run, b, io, 1, err);
 		if (rc != PL_OK)
@@ -853,6 +895,21 @@ int pl_bench_finish(struct pl_bench_run *run)
 	double *scratch = malloc(maxn * sizeof(*scratch));
 	if (!scratch)
 		return PL_ENOMEM;
+	run->probe_s = run->probe_cv = 0;
+	struct pl_describe pd;
+	if (run->nprobe >= 3 && pl_stats_describe(run->probe, run->nprobe, &pd) == PL_OK) {
+		/* the lower quartile: the loop's time when nothing interrupted it
+		 * (an interrupt or a wake-up only ever adds), more stable from run
+		 * to run than the median, and still raised by a slower machine */
+		double *s = malloc(run->nprobe * sizeof(*s));
+		if (s) {
+			memcpy(s, run->probe, run->nprobe * sizeof(*s));
+			qsort(s, run->nprobe, sizeof(*s), cmp_dbl);
+			run->probe_s = pl_stats_quantile_sorted(s, run->nprobe, 0.25);
+			free(s);
+		}
+		run->probe_cv = pd.cv;
+	}
 	for (size_t i = 0; i < run->nbench; i++) {
 		struct pl_bench *b = &run->bench[i];
 		uint64_t seed = run->cfg.seed + i;
@@ -932,6 +989,7 @@ void pl_bench_run_release(struct pl_bench_run *run)
 	}
 	free(run->bench);
 	free(run->cmp);
+	free(run->probe);
 	run->bench = NULL;
 	run->cmp = NULL;
 	run->nbench = run->ncmp = 0;

@@ -108,6 +108,11 @@ struct pl_bench_run {
 	struct pl_fingerprint fp;
 	struct pl_quiet quiet; /* what the wait for a quiet CPU found */
 	char pinned_by[32];    /* "--pin auto", "--pin N" or "the caller" (taskset) */
+	/* the machine's speed over the run: a fixed in-process loop timed on
+	 * the measured CPU before each sample (see benchrun.c) */
+	double *probe;
+	size_t nprobe, capprobe;
+	double probe_s, probe_cv; /* after pl_bench_finish: median, CV; 0 if none */
 	int interrupted;
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];

@@ -188,13 +188,80 @@ static void python_version(const char *interp, char *out, size_t len)
 		snprintf(out, len, "%s", buf);
 }
 
+/* An ELF program that runs CPython inside: libpython linked in (DT_NEEDED),
+ * or the interpreter built in (a _PyRuntime symbol or .PyRuntime section). */
+static int elf_embeds_python(const char *path)
+{
+	if (elf_version(EV_CURRENT) == EV_NONE)
+		return 0;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	size_t shstrndx;
+	int yes = 0;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getshdrstrndx(e, &shstrndx) == 0) {
+		for (Elf_Scn *s = elf_nextscn(e, NULL); s && !yes; s = elf_nextscn(e, s)) {
+			GElf_Shdr sh;
+			if (!gelf_getshdr(s, &sh))
+				continue;
+			const char *name = elf_strptr(e, shstrndx, sh.sh_name);
+			if (name && strcmp(name, ".PyRuntime") == 0)
+				yes = 1;
+			if (sh.sh_type != SHT_DYNAMIC && sh.sh_type != SHT_DYNSYM &&
+			    sh.sh_type != SHT_SYMTAB)
+				continue;
+			Elf_Data *d = elf_getdata(s, NULL);
+			if (!d || sh.sh_entsize == 0)
+				continue;
+			size_t n = sh.sh_size / sh.sh_entsize;
+			for (size_t i = 0; i < n && !yes; i++) {
+				if (sh.sh_type == SHT_DYNAMIC) {
+					GElf_Dyn dyn;
+					if (!gelf_getdyn(d, (int)i, &dyn) || dyn.d_tag != DT_NEEDED)
+						continue;
+					const char *lib = elf_strptr(e, sh.sh_link, dyn.d_un.d_val);
+					yes = lib && strncmp(lib, "libpython3", 10) == 0;
+				} else {
+					GElf_Sym sym;
+					if (!gelf_getsym(d, (int)i, &sym))
+						continue;
+					const char *sn = elf_strptr(e, sh.sh_link, sym.st_name);
+					yes = sn && strcmp(sn, "_PyRuntime") == 0;
+				}
+			}
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return yes;
+}
+
+/* A script run by a shell (a launcher, a container's entry point) that
+ * names python in its first 4 KiB. */
+static int script_mentions_python(const char *path)
+{
+	char buf[4097];
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	ssize_t n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 2 || buf[0] != '#' || buf[1] != '!')
+		return 0;
+	buf[n] = '\0';
+	return strstr(buf, "python") != NULL;
+}
+
 int pl_command_is_python(const char *argv0)
 {
 	char *exe = pl_spawn_which(argv0);
 	if (!exe)
 		return 0;
 	char *interp = shebang_interpreter(exe);
-	int yes = is_python(exe) || (interp && is_python(interp));
+	int yes = is_python(exe) || (interp && is_python(interp)) ||
+		  (interp ? script_mentions_python(exe) : elf_embeds_python(exe));
 	free(interp);
 	free(exe);
 	return yes;

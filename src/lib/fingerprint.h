@@ -26,8 +26,9 @@ struct pl_fingerprint {
 void pl_fingerprint_read(struct pl_fingerprint *fp);
 /* Fill compiler/python from the measured command's argv (no shell run). */
 void pl_fingerprint_toolchain(struct pl_fingerprint *fp, char *const *argv);
-/* argv0 (looked up in PATH) is a Python interpreter, or a script whose
- * "#!" line names one. */
+/* argv0 (looked up in PATH) runs CPython: a Python interpreter, a script
+ * whose "#!" line names one, a shell script that mentions python, or a
+ * program with libpython linked or built in. */
 int pl_command_is_python(const char *argv0);
 json_t *pl_fingerprint_to_json(const struct pl_fingerprint *fp);
 

@@ -302,6 +302,11 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_object_set_new(fp, "pinned_by",
 			    run->pinned_by[0] ? json_string(run->pinned_by) : json_null());
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
+	json_object_set_new(fp, "speed_probe",
+			    run->probe_s > 0
+				? json_pack("{s:f, s:f, s:I}", "p25_s", run->probe_s, "cv",
+					    run->probe_cv, "n", (json_int_t)run->nprobe)
+				: json_null());
 	json_object_set_new(doc, "baseline",
 			    baseline_cmp ? json_incref(baseline_cmp) : json_null());
 	return doc;

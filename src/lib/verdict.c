@@ -141,6 +141,11 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
 
+/* the most two measurements' speed probes may differ: the probe's lower
+ * quartile varied by up to 3.3% between twelve quiet runs here (sd about
+ * 1%); the host's slow phases move it by 10% and more */
+#define PL_SPEED_CHANGE_MAX 0.04
+
 static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after)
 {
 	struct pl_rule *r = rule(v, "fingerprint_match");
@@ -171,11 +176,30 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 					(long long)json_integer_value(pb),
 					(long long)json_integer_value(pa));
 	}
+	/* the machine's speed while each was measured (bench's probe): a VM's
+	 * host can slow a CPU for seconds, and a before and an after taken in
+	 * different such phases differ by the phase */
+	double sb = json_number_value(json_object_get(json_object_get(fb, "speed_probe"), "p25_s"));
+	double sa = json_number_value(json_object_get(json_object_get(fa, "speed_probe"), "p25_s"));
+	int speed = sb > 0 && sa > 0;
+	if (speed) {
+		double d = sa / sb - 1;
+		json_object_set_new(r->numbers, "speed_change", json_real(d));
+		if (fabs(d) > PL_SPEED_CHANGE_MAX) {
+			json_array_append_new(list, json_string("machine_speed"));
+			len += (size_t)snprintf(
+			    mism + len, len < sizeof(mism) ? sizeof(mism) - len : 0,
+			    "%smachine_speed (the speed probe took %.3f ms, then %.3f ms: %+.1f%%; "
+			    "the machine ran at another speed: measure both again)",
+			    len ? ", " : "", sb * 1e3, sa * 1e3, d * 100);
+		}
+	}
 	r->passed = json_array_size(list) == 0;
 	if (r->passed)
 		snprintf(r->detail, sizeof(r->detail),
-			 "cpu_model, kernel, governor, smt%s and python are equal",
-			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "");
+			 "cpu_model, kernel, governor, smt%s%s and python are equal",
+			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "",
+			 speed ? ", machine speed (within 4%)" : "");
 	else
 		snprintf(r->detail, sizeof(r->detail), "the machines differ in: %s", mism);
 	json_object_set_new(r->numbers, "mismatched", list);

@@ -26,16 +26,23 @@ expect_rc 2
 expect_err "no process with PID 4194000"
 [ "$(wc -l <err)" -eq 1 ] || fail "more than one line: $(cat err)"
 
-# not Python: attached, and launched
+# not Python, with --mode python: attached, and launched
 sleep 5 &
 s=$!
-run "$PERFLOOP" profile -p $s
+run "$PERFLOOP" profile --mode python -p $s
 kill $s
 expect_rc 2
 expect_err "process $s (sleep 5) is not a CPython process"
-run "$PERFLOOP" profile -- sleep 0.2
+run "$PERFLOOP" profile --mode python -- sleep 0.2
 expect_rc 2
 expect_err "'sleep' exited before a CPython interpreter could be read"
+# by default (--mode auto) a program that is not Python is profiled
+# natively, never refused (where perf events are allowed)
+run "$PERFLOOP" profile --format none -- sleep 0.2
+if ! grep -q "perf_event_open" err; then
+	expect_rc 0
+	grep -q "(native, " out || fail "auto did not profile sleep natively: $(cat out)"
+fi
 run "$PERFLOOP" profile -- /nonexistent/python3
 expect_rc 2
 expect_err "cannot run '/nonexistent/python3'"

@@ -24,7 +24,8 @@ for py in $pys; do
 		"$PERFLOOP_SRC/tests/cli/py_embed.c" -o "$root/tmp/perfloop-embed$v" "$lib" \
 		-Wl,--allow-shlib-undefined 2>"$T/cc.err" || fail "embed $v: $(cat "$T/cc.err")"
 	chroot_runner "$T/embed$v" "$root" "/tmp/perfloop-embed$v"
-	run "$PERFLOOP" profile -r 500 -o emb -- "$T/embed$v" "$PERFLOOP_SRC/examples/profile/split.py"
+	# (--mode python: the wrapper names no python, so auto would go native)
+	run "$PERFLOOP" profile --mode python -r 500 -o emb -- "$T/embed$v" "$PERFLOOP_SRC/examples/profile/split.py"
 	expect_rc 0
 	grep -q "CPython $v\." out || fail "embedded $v: $(cat out)"
 	has emb '^<module>;main;heavy [0-9]+$'
@@ -58,7 +59,7 @@ open(sys.argv[2], "wb").write(b)
 os.chmod(sys.argv[2], 0o755)
 PY
 		chroot_runner "$T/hidden$v" "$root" "/tmp/perfloop-hidden$v"
-		run "$PERFLOOP" profile -r 500 -o hid -- "$T/hidden$v" "$PERFLOOP_SRC/examples/profile/split.py" 1
+		run "$PERFLOOP" profile --mode python -r 500 -o hid -- "$T/hidden$v" "$PERFLOOP_SRC/examples/profile/split.py" 1
 		expect_rc 0
 		grep -q "CPython $v\." out || fail "$hide hidden, $v: $(cat out)"
 		has hid '^<module>;main;heavy [0-9]+$'

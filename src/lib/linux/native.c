@@ -25,6 +25,7 @@
 #include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -65,6 +66,8 @@ struct nproc {
 	int attached, dirty;
 	long frame; /* synthetic "process" frame, -1 none */
 	char comm[32];
+	char root[512]; /* where its "/" is on this host ("" for "/"), read once per exec */
+	int root_known;
 };
 
 /* (file, address) -> the frames it symbolizes to, innermost first */
@@ -275,6 +278,27 @@ static int die_decl_line(Dwarf_Die *die)
 	return line;
 }
 
+/* A path as the process sees it, as a path on this host: a program in a
+ * chroot or container maps its own /usr/lib/...; reading the host's file of
+ * that name would symbolize and unwind with the wrong library. */
+static int proc_file_index(struct nat *N, struct nproc *p, const char *name)
+{
+	if (!p->root_known) {
+		char link[64];
+		snprintf(link, sizeof(link), "/proc/%d/root", (int)p->pid);
+		ssize_t n = readlink(link, p->root, sizeof(p->root) - 1);
+		p->root[n > 0 ? n : 0] = '\0';
+		if (strcmp(p->root, "/") == 0)
+			p->root[0] = '\0';
+		p->root_known = n > 0;
+	}
+	if (!p->root[0])
+		return file_index(N, name);
+	char full[4096];
+	snprintf(full, sizeof(full), "%s%s", p->root, name);
+	return file_index(N, full);
+}
+
 /* The frames an address in a file stands for, innermost first: the
  * functions inlined there (marked), then the function holding them. */
 static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, size_t max)
@@ -461,6 +485,7 @@ static struct nproc *proc_get(struct nat *N, pid_t pid, int create)
 
 static void proc_reset(struct nproc *p)
 {
+	p->root_known = 0;
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
 	p->dwfl = NULL;
@@ -564,7 +589,7 @@ static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 		while (*name == ' ')
 			name++;
 		name[strcspn(name, "\n")] = '\0';
-		int fi = name[0] == '/' ? file_index(N, name) : NO_FILE;
+		int fi = name[0] == '/' ? proc_file_index(N, p, name) : NO_FILE;
 		map_add(N, p, s, e - s, off, fi);
 	}
 	fclose(f);
@@ -870,7 +895,17 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		struct nproc *p = proc_get(N, (pid_t)m.pid, 1);
 		if (!p)
 			break;
-		int fi = name[0] == '/' ? file_index(N, name) : NO_FILE;
+		int fi = name[0] == '/' ? proc_file_index(N, p, name) : NO_FILE;
+		/* the file at that path now is not the one mapped (replaced since,
+		 * or another mount namespace): its symbols and unwind tables would
+		 * be another program's, so none are used */
+		struct stat sb;
+		if (fi != NO_FILE && m.ino &&
+		    (stat(N->files[fi].path, &sb) != 0 || (uint64_t)sb.st_ino != m.ino)) {
+			char stale[4200];
+			snprintf(stale, sizeof(stale), "%s (not the mapped file)", N->files[fi].path);
+			fi = file_index(N, stale);
+		}
 		map_add(N, p, m.addr, m.len, m.pgoff, fi);
 		break;
 	}
@@ -996,7 +1031,7 @@ static int open_error(int e, pid_t pid, struct pl_error *err)
 				    "user's needs root or CAP_PERFMON and ptrace rights)",
 				    strerror(e), (int)pid, paranoid());
 	if (e == ESRCH)
-		return pl_error_set(err, PL_EINPUT, "no process %d", (int)pid);
+		return pl_error_set(err, PL_EINPUT, "no process with PID %d", (int)pid);
 	if (e == ENOSYS || e == ENOENT || e == ENODEV)
 		return pl_error_set(err, PL_EINPUT,
 				    "perf_event_open: %s (this kernel has no perf events for "
@@ -1274,7 +1309,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 		snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
 		DIR *d = opendir(path);
 		if (!d) {
-			rc = pl_error_set(err, PL_EINPUT, "no process %d", (int)pid);
+			rc = pl_error_set(err, PL_EINPUT, "no process with PID %d", (int)pid);
 			goto out;
 		}
 		struct dirent *de;
