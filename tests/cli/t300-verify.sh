@@ -148,4 +148,31 @@ run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --suite-exit-code 
 expect_rc 2
 run "$PERFLOOP" verify -b slow.json --suite true
 expect_rc 2
+
+# the machine's speed: the same summary with its speed probe 10% slower is
+# refused (a 10% slower machine explains any gain under 35%), but a gain of
+# 50% stands; summaries without a probe (older perfloop) are not compared
+python3 - <<'PY'
+import json
+for src, dst, f in (("fast.json", "fast-slowmachine.json", 1.10), ("fast.json", "fast-noprobe.json", None)):
+    d = json.load(open(src))
+    if f is None:
+        d["fingerprint"].pop("speed_probe", None)
+    else:
+        d["fingerprint"]["speed_probe"]["p25_s"] *= f
+    json.dump(d, open(dst, "w"))
+PY
+run "$PERFLOOP" verify -b fast.json -a fast-slowmachine.json --suite-exit-code 0 --json
+expect_rc 1
+check out "'machine_speed' in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
+run "$PERFLOOP" verify -b fast-noprobe.json -a fast.json --suite-exit-code 0 --json
+check out "'machine_speed' not in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
+python3 - <<'PY'
+import json
+a = json.load(open("fast.json")); b = json.load(open("slow.json"))
+b["fingerprint"]["speed_probe"]["p25_s"] = a["fingerprint"]["speed_probe"]["p25_s"] / 1.10
+json.dump(b, open("slow-fastmachine.json", "w"))
+PY
+run "$PERFLOOP" verify -b slow-fastmachine.json -a fast.json --suite-exit-code 0 --json
+check out "'machine_speed' not in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched'] and d['gain'] > 0.35"
 echo ok
