@@ -18,6 +18,16 @@ expect_rc 0
 check a.json "d['fingerprint']['pinned_cpu'] == $last and d['settings']['pin'] == 'auto'"
 check a.json "d['fingerprint']['pinned_by'] == '--pin auto'"
 grep -q "Runs pinned to CPU $last" out || fail "the pin is not shown: $(cat out)"
+# the summary, pin, quiet check and speed probe included, follows its schema
+if /usr/bin/python3 -c 'import jsonschema' 2>/dev/null; then
+	/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/bench-1.schema.json" a.json <<'PY' || fail "a.json does not follow docs/schemas/bench-1.schema.json"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id")  # a name, not a URL: local $refs resolve against the document
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+fi
+check a.json "d['fingerprint']['speed_probe'] is None"  # two samples: too few to say
 run "$PERFLOOP" bench -w 0 -r 2 --batch 1 --pin "$first" --shell --output o.txt -o b.json -- "$aff"
 expect_rc 0
 [ "$(sort -u o.txt)" = "[$first]" ] || fail "--pin $first: ran on $(sort -u o.txt)"
@@ -33,6 +43,7 @@ check d.json "d['fingerprint']['pinned_cpu'] == $first and d['fingerprint']['pin
 # verify: the same command pinned to two CPUs is not a comparison
 run "$PERFLOOP" bench -w 0 -r 5 --batch 1 --pin "$first" -o p1.json -- true
 run "$PERFLOOP" bench -w 0 -r 5 --batch 1 --pin "$last" -o p2.json -- true
+check p2.json "d['fingerprint']['speed_probe']['p25_s'] > 0 and d['fingerprint']['speed_probe']['n'] == 5"
 run "$PERFLOOP" verify --before p1.json --after p2.json --suite-exit-code 0 --ledger l.jsonl
 grep -q "FAIL fingerprint_match.*pinned_cpu ($first, then $last)" out ||
 	fail "verify compared runs on two CPUs: $(cat out)"
