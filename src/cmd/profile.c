@@ -32,6 +32,7 @@
 #include "fsio.h"
 #include "grow.h"
 #include "fingerprint.h"
+#include "linux/counters.h"
 #include "linux/native.h"
 #include "linux/pyproc.h"
 #include "monotime.h"
@@ -63,6 +64,10 @@ const char cmd_profile_usage[] =
     "                        (CFI over a copy of the stack: right without frame\n"
     "                        pointers), fp (the kernel's frame-pointer chain: cheaper,\n"
     "                        cut short where code has none)\n"
+    "      --event NAME      native: what a sample counts: cpu-clock (default, works\n"
+    "                        on VMs), task-clock, page-faults, context-switches, or\n"
+    "                        a hardware counter (cycles, instructions, cache-misses,\n"
+    "                        ...) where the machine has it\n"
     "  -r, --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds (default: when the program\n"
     "                        exits, or Ctrl-C); a launched program is then stopped\n"
@@ -107,7 +112,8 @@ enum {
 	OPT_TOP,
 	OPT_MINSHARE,
 	OPT_MODE,
-	OPT_UNWIND
+	OPT_UNWIND,
+	OPT_EVENT
 };
 
 static const struct option longopts[] = {
@@ -124,6 +130,7 @@ static const struct option longopts[] = {
     {"min-share", required_argument, NULL, OPT_MINSHARE},
     {"mode", required_argument, NULL, OPT_MODE},
     {"unwind", required_argument, NULL, OPT_UNWIND},
+    {"event", required_argument, NULL, OPT_EVENT},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -136,6 +143,7 @@ struct opts {
 	pid_t pid;
 	enum mode mode;
 	enum pl_unwind unwind;
+	int event; /* native mode: -1 the CPU clock, else a counter id */
 	double rate, duration, min_share;
 	int lines, idle, threads, subprocs, formats;
 	long top;
@@ -736,6 +744,7 @@ struct mixed {
 	pid_t pid;
 	int done;      /* the process ended */
 	int *status;
+	size_t approx; /* samples merged at the interpreter's boundary */
 	uint64_t pcs[MIXED_MAX_PCS];
 };
 
@@ -833,13 +842,38 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 						   t->stack_len, M->pcs, MIXED_MAX_PCS)
 				: 0;
 	size_t depth = 0, cap = PL_PYSTACK_MAX_DEPTH, py = 0;
-	int native_leaf = 0;
+	/* an interpreter that hides _PyEval_EvalFrameDefault (no symbol: Debian's
+	 * 3.13): all the Python frames go where the interpreter's code meets the
+	 * code it called, its innermost frame; right for one evaluation call,
+	 * approximate where C called back into Python */
+	size_t boundary = n;
+	if (t->npy) {
+		int eval = 0;
+		for (size_t i = 0; i < n && !eval; i++) {
+			const uint32_t *ids;
+			enum pl_native_kind kind;
+			pl_native_pc_frames(syms, M->pid, M->pcs[i], &ids, &kind);
+			eval = kind == PL_NATIVE_EVAL;
+			if (kind == PL_NATIVE_INTERP && boundary == n)
+				boundary = i;
+		}
+		if (eval)
+			boundary = n;
+		else if (boundary < n)
+			M->approx++;
+	}
 	for (size_t i = 0; i < n && depth < cap; i++) {
 		const uint32_t *ids;
 		enum pl_native_kind kind;
 		size_t k = pl_native_pc_frames(syms, M->pid, M->pcs[i], &ids, &kind);
 		if (kind == PL_NATIVE_UNMAPPED)
 			break;
+		if (i == boundary)
+			for (; py < t->npy && depth < cap; py++) {
+				long id = frame_id(P, &t->py[py]);
+				if (id >= 0)
+					P->ids[depth++] = (uint32_t)id;
+			}
 		if (kind == PL_NATIVE_EVAL && py < t->npy) {
 			for (; py < t->npy && depth < cap; py++) {
 				long id = frame_id(P, &t->py[py]);
@@ -856,7 +890,6 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 			continue; /* the interpreter's own code: its Python frames say it */
 		for (size_t j = 0; j < k && depth < cap; j++)
 			P->ids[depth++] = ids[j];
-		native_leaf |= i == 0;
 	}
 	if (py < t->npy)
 		P->stats.errors++; /* fewer eval frames unwound than Python calls */
@@ -865,7 +898,6 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 		if (id >= 0)
 			P->ids[depth++] = (uint32_t)id;
 	}
-	(void)native_leaf;
 	if (P->o.threads && depth < cap) {
 		long id = thread_frame(P, M->pid, (unsigned long)t->tid);
 		if (id >= 0)
@@ -1014,6 +1046,13 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 	}
 	if (M.done && child > 0)
 		*reaped = 1;
+	if (M.approx)
+		fprintf(stderr,
+			"perfloop: note: this interpreter hides _PyEval_EvalFrameDefault (no "
+			"symbol): in %zu samples the Python frames were placed at the "
+			"interpreter's innermost frame, exact unless C called back into "
+			"Python\n",
+			M.approx);
 	for (size_t i = 0; i < M.n; i++) {
 		free(M.th[i].stack);
 		free(M.th[i].py);
@@ -1108,6 +1147,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 				    .threads = o->threads,
 				    .subprocs = o->subprocs,
 				    .duration = o->duration,
+				    .event = o->event,
 				    .interrupted = ctx->interrupted};
 	struct pl_native_stats st;
 	struct pl_error err = {{0}};
@@ -1128,7 +1168,8 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	} else {
 		snprintf(title, sizeof title, "pid %d", (int)o->pid);
 	}
-	printf("perfloop profile: %s (native, %s unwinding)\n", title, pl_unwind_name(st.unwind));
+	printf("perfloop profile: %s (native, %s unwinding%s%s)\n", title, pl_unwind_name(st.unwind),
+	       o->event >= 0 ? ", event " : "", o->event >= 0 ? pl_counter_def(o->event)->name : "");
 	uint64_t complete = st.samples - st.truncated;
 	printf("  %llu samples in %.2f s of %llu process%s, %llu lost, %.1f%% of stacks complete "
 	       "to the entry point",
@@ -1185,6 +1226,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	struct opts *o = &P.o;
 	P.ca.fd = -1;
 	o->rate = 1000;
+	o->event = -1;
 	o->min_share = 0.05;
 	o->top = 15;
 	o->out = "profile";
@@ -1262,6 +1304,17 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 					      "--mode: expected auto, python, native or mixed, got "
 					      "'%s'",
 					      optarg);
+			break;
+		case OPT_EVENT:
+			if (strcmp(optarg, "cpu-clock") == 0) {
+				o->event = -1;
+			} else if ((o->event = pl_counter_lookup(optarg)) < 0) {
+				return pl_die(PL_EXIT_USAGE,
+					      "--event: expected cpu-clock or one of bench's counters "
+					      "(task-clock, page-faults, cycles, instructions, "
+					      "cache-misses...), got '%s'",
+					      optarg);
+			}
 			break;
 		case OPT_UNWIND:
 			if (strcmp(optarg, "auto") == 0)

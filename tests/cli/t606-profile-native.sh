@@ -133,8 +133,20 @@ for _ in range(30): zlib.compress(data, 9)'
 		fail "zlib: no deflate below the interpreter: $(names z.folded | sort -t' ' -k2 -n | tail -3)"
 fi
 
+# --event: page faults land where memory is first touched
+run "$PERFLOOP" profile --mode native --event page-faults --format folded -o pf -- "$PERFLOOP_BUILD/examples/distinct_sorted" 300000
+expect_rc 0
+grep -q "event page-faults" out || fail "--event: $(head -2 out)"
+names pf.folded | grep -q ';main' || fail "--event page-faults: $(head -3 pf.folded)"
+# a hardware counter: sampled where the machine has one, else one clear line
+run "$PERFLOOP" profile --mode native --event cycles --format none -- "$B/nativesplit_fp" 0.7 0.2
+if [ "$rc" -ne 0 ]; then
+	expect_rc 2
+	expect_err "cannot sample that event"
+fi
+
 # errors: one line, exit 2
-for bad in "--mode x" "--unwind x"; do
+for bad in "--mode x" "--unwind x" "--event x"; do
 	# shellcheck disable=SC2086
 	run "$PERFLOOP" profile $bad -- /bin/true
 	expect_rc 2

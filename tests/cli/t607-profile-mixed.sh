@@ -39,6 +39,24 @@ if names m.folded | grep -q '_PyEval_EvalFrameDefault'; then fail "an interprete
 c=$(names m.folded | awk '{n=$NF; t+=n; if ($0 ~ /;compress_all;/) s+=n} END {printf "%d", 100*s/t}')
 [ "$c" -ge 50 ] || fail "compress_all has $c% of the samples"
 
+# the 3.13+ interpreters of .deps/pyroots, run under chroot as in a
+# container: files are read through the process's root; their
+# _PyEval_EvalFrameDefault has no symbol, so the Python frames go at the
+# interpreter's innermost frame, and perfloop says so
+for rpy in $(pythons_rooted); do
+	root=$(pyroot "$rpy")
+	[ -n "$root" ] || continue
+	cp z.py "$root/tmp/perfloop-z.py"
+	run "$PERFLOOP" profile --mode mixed --format folded -o r -- "$rpy" /tmp/perfloop-z.py
+	rm -f "$root/tmp/perfloop-z.py"
+	expect_rc 0
+	names r.folded | grep -q ';<module>;compress_all;deflate' ||
+		fail "$rpy: no deflate under compress_all: $(names r.folded | sort -t' ' -k2 -n | tail -2)"
+	if names r.folded | grep -q '_PyEval_EvalFrameDefault'; then
+		grep -q "hides _PyEval_EvalFrameDefault" err && fail "$rpy: an eval frame left in"
+	fi
+done
+
 # -p: attach, profile a second, detach; the program carries on and ends well
 cat >long.py <<'PY'
 import time, zlib, os

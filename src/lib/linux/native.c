@@ -37,6 +37,7 @@
 
 #include "../hash.h"
 #include "../monotime.h"
+#include "counters.h"
 
 #define RING_PAGES 1024 /* the most tried: 4 MiB per CPU */
 #define MAX_DEPTH 1024
@@ -589,7 +590,12 @@ static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 		while (*name == ' ')
 			name++;
 		name[strcspn(name, "\n")] = '\0';
-		int fi = name[0] == '/' ? proc_file_index(N, p, name) : NO_FILE;
+		/* /proc/PID/maps shows paths as this process sees them (a
+		 * chrooted target's under its root already); another mount
+		 * namespace's may only make sense under /proc/PID/root */
+		int fi = NO_FILE;
+		if (name[0] == '/')
+			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
 		map_add(N, p, s, e - s, off, fi);
 	}
 	fclose(f);
@@ -1032,10 +1038,16 @@ static int open_error(int e, pid_t pid, struct pl_error *err)
 				    strerror(e), (int)pid, paranoid());
 	if (e == ESRCH)
 		return pl_error_set(err, PL_EINPUT, "no process with PID %d", (int)pid);
-	if (e == ENOSYS || e == ENOENT || e == ENODEV)
+	if (e == ENOSYS)
 		return pl_error_set(err, PL_EINPUT,
 				    "perf_event_open: %s (this kernel has no perf events for "
 				    "sampling: CONFIG_PERF_EVENTS)",
+				    strerror(e));
+	if (e == ENOENT || e == ENODEV || e == EOPNOTSUPP)
+		return pl_error_set(err, PL_EINPUT,
+				    "perf_event_open: %s: this machine cannot sample that event (a "
+				    "hardware counter on a VM without a PMU?); the default CPU clock "
+				    "works everywhere",
 				    strerror(e));
 	return pl_error_set(err, PL_ESYS, "perf_event_open: %s", strerror(e));
 }
@@ -1108,6 +1120,19 @@ static void init_attr(struct nat *N, struct perf_event_attr *a, int launched)
 	a->type = PERF_TYPE_SOFTWARE;
 	a->config = PERF_COUNT_SW_CPU_CLOCK;
 	a->sample_period = (uint64_t)(1e9 / N->o->rate);
+	if (N->o->event >= 0) {
+		const struct pl_counter_def *d = pl_counter_def(N->o->event);
+		a->type = d->type;
+		a->config = d->config;
+		if (d->type == PERF_TYPE_SOFTWARE && d->config == PERF_COUNT_SW_TASK_CLOCK) {
+			/* nanoseconds, like the CPU clock */
+		} else if (d->type == PERF_TYPE_SOFTWARE) {
+			a->sample_period = 1; /* page faults, switches, migrations: each one */
+		} else {
+			a->freq = 1; /* hardware counts: about --rate samples a second */
+			a->sample_freq = (uint64_t)N->o->rate;
+		}
+	}
 	a->sample_type = PERF_SAMPLE_IP | PERF_SAMPLE_TID | PERF_SAMPLE_TIME;
 	a->disabled = launched;
 	a->enable_on_exec = launched;

@@ -32,6 +32,7 @@ struct pl_native_opts {
 	int subprocs;	      /* a root frame per process */
 	uint32_t stack_bytes; /* user stack copied per sample (DWARF), default 16384 */
 	double duration;      /* 0: until the command exits */
+	int event;	      /* -1: the CPU clock; else a counter id (counters.h) */
 	const volatile sig_atomic_t *interrupted;
 };
 
