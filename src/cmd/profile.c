@@ -68,6 +68,9 @@ const char cmd_profile_usage[] =
     "                        on VMs), task-clock, page-faults, context-switches, or\n"
     "                        a hardware counter (cycles, instructions, cache-misses,\n"
     "                        ...) where the machine has it\n"
+    "      --kernel          native: the kernel's call chains above the user stack,\n"
+    "                        named from /proc/kallsyms (needs perf_event_paranoid 1\n"
+    "                        or lower, or root)\n"
     "  -r, --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds (default: when the program\n"
     "                        exits, or Ctrl-C); a launched program is then stopped\n"
@@ -113,7 +116,8 @@ enum {
 	OPT_MINSHARE,
 	OPT_MODE,
 	OPT_UNWIND,
-	OPT_EVENT
+	OPT_EVENT,
+	OPT_KERNEL
 };
 
 static const struct option longopts[] = {
@@ -131,6 +135,7 @@ static const struct option longopts[] = {
     {"mode", required_argument, NULL, OPT_MODE},
     {"unwind", required_argument, NULL, OPT_UNWIND},
     {"event", required_argument, NULL, OPT_EVENT},
+    {"kernel", no_argument, NULL, OPT_KERNEL},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -144,6 +149,7 @@ struct opts {
 	enum mode mode;
 	enum pl_unwind unwind;
 	int event; /* native mode: -1 the CPU clock, else a counter id */
+	int kernel;
 	double rate, duration, min_share;
 	int lines, idle, threads, subprocs, formats;
 	long top;
@@ -1148,6 +1154,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 				    .subprocs = o->subprocs,
 				    .duration = o->duration,
 				    .event = o->event,
+				    .kernel = o->kernel,
 				    .interrupted = ctx->interrupted};
 	struct pl_native_stats st;
 	struct pl_error err = {{0}};
@@ -1304,6 +1311,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 					      "--mode: expected auto, python, native or mixed, got "
 					      "'%s'",
 					      optarg);
+			break;
+		case OPT_KERNEL:
+			o->kernel = 1;
 			break;
 		case OPT_EVENT:
 			if (strcmp(optarg, "cpu-clock") == 0) {

@@ -145,6 +145,17 @@ if [ "$rc" -ne 0 ]; then
 	expect_err "cannot sample that event"
 fi
 
+# --kernel: the kernel's chain above the system call, named from kallsyms,
+# where perf_event_paranoid allows it; one clear line where not
+run "$PERFLOOP" profile --mode native --kernel --format folded -o k -- dd if=/dev/zero of=/dev/null bs=64k count=50000
+if [ "$rc" -eq 0 ]; then
+	names k.folded | grep -q '__libc_read;[^ ]*\[kernel\];.*read_zero \[kernel\]' ||
+		names k.folded | grep -q '\[kernel\]' || fail "--kernel: no kernel frames: $(names k.folded | sort -t' ' -k2 -n | tail -2)"
+else
+	expect_rc 2
+	expect_err "kernel call chains need kernel.perf_event_paranoid"
+fi
+
 # errors: one line, exit 2
 for bad in "--mode x" "--unwind x" "--event x"; do
 	# shellcheck disable=SC2086

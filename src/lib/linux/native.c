@@ -49,6 +49,8 @@ struct nfile {
 	int state;	  /* 0 not loaded, 1 loaded, -1 unreadable */
 	int is_exec;	  /* ET_EXEC: addresses are absolute */
 	int is_interp;	  /* python3.x or libpython3.x */
+	int exec_known;	  /* is_exec was read */
+	uint64_t entry;	  /* e_entry: where _start is, named or not */
 	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
 	Dwfl_Module *mod;
 };
@@ -78,6 +80,16 @@ struct fkey {
 	uint32_t off, n; /* in nat.fids */
 	int used;
 };
+
+/* a distinct stack as sampled: tokens leaf first, (file + 1) << 48 | file
+ * address, or TAG | a frame id already interned (synthetic, [kernel]...) */
+struct rawstk {
+	uint64_t hash, count;
+	uint32_t off, len;
+	int used;
+};
+#define TAG (0xffffULL << 48)
+#define ADDR_MASK ((1ULL << 48) - 1)
 
 /* the sample being unwound, for libdw's callbacks */
 struct unw {
@@ -115,11 +127,21 @@ struct nat {
 	size_t nregs;
 	uint8_t scratch[65536];
 	uint64_t pcs[MAX_DEPTH];
+	uint64_t kpcs[128]; /* this sample's kernel frames (--kernel), leaf first */
+	size_t nkpcs;
 	uint32_t ids[MAX_DEPTH * 4 + 4];
 	struct unw u;
 	long kernel_frame, unknown_frame, anon_frame;
 	size_t page;
 	int oom;
+	/* native mode's stacks as sampled, symbolized only at the end, so that
+	 * reading symbols and debug info (even from debuginfod) never keeps
+	 * perfloop from draining the rings */
+	struct rawstk *raw;
+	size_t nraw, capraw;
+	uint64_t *tok;
+	size_t ntok, captok;
+	uint64_t cur[MAX_DEPTH + 8];
 	struct pl_native_opts own_o; /* pl_native_syms_new's */
 	uint32_t fids_one;
 	uint64_t maps_hash;	     /* of /proc/PID/maps when last read */
@@ -164,6 +186,74 @@ static char *demangle(const char *name)
 		return NULL;
 	}
 	return out;
+}
+
+/* ---- the kernel's symbols (/proc/kallsyms), for --kernel ---- */
+
+struct ksym {
+	uint64_t addr;
+	char *name;
+};
+
+static int cmp_ksym(const void *a, const void *b)
+{
+	const struct ksym *x = a, *y = b;
+	return (x->addr > y->addr) - (x->addr < y->addr);
+}
+
+/* Loaded once; NULL names where kptr_restrict hides the addresses. */
+static size_t kallsyms(struct ksym **out)
+{
+	static struct ksym *tab;
+	static size_t n;
+	static int tried;
+	if (!tried) {
+		tried = 1;
+		FILE *f = fopen("/proc/kallsyms", "r");
+		size_t cap = 0;
+		char line[512];
+		while (f && fgets(line, sizeof(line), f)) {
+			unsigned long long a;
+			char type, name[256];
+			if (sscanf(line, "%llx %c %255s", &a, &type, name) != 3 || a == 0)
+				continue;
+			if (type != 't' && type != 'T' && type != 'w' && type != 'W')
+				continue;
+			if (n == cap) {
+				cap = cap ? cap * 2 : 65536;
+				struct ksym *g = realloc(tab, cap * sizeof(*g));
+				if (!g)
+					break;
+				tab = g;
+			}
+			tab[n].addr = a;
+			tab[n].name = strdup(name);
+			if (tab[n].name)
+				n++;
+		}
+		if (f)
+			fclose(f);
+		if (n)
+			qsort(tab, n, sizeof(*tab), cmp_ksym);
+	}
+	*out = tab;
+	return n;
+}
+
+static const char *ksym_name(uint64_t addr)
+{
+	struct ksym *t;
+	size_t n = kallsyms(&t), lo = 0, hi = n;
+	if (!n || addr < t[0].addr)
+		return NULL;
+	while (hi - lo > 1) {
+		size_t mid = (lo + hi) / 2;
+		if (t[mid].addr <= addr)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return t[lo].name;
 }
 
 /* ---- files and symbolization ---- */
@@ -224,8 +314,11 @@ static int file_load(struct nfile *f)
 		return -1;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
 	GElf_Ehdr eh;
-	if (e && gelf_getehdr(e, &eh))
+	if (e && gelf_getehdr(e, &eh)) {
 		f->is_exec = eh.e_type == ET_EXEC;
+		f->entry = eh.e_entry;
+	}
+	f->exec_known = 1;
 	if (e)
 		elf_end(e);
 	close(fd);
@@ -708,42 +801,109 @@ static long special(struct nat *N, long *id, const char *name)
 	return *id;
 }
 
-static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t *pcs, size_t n,
-		      int in_kernel, int truncated)
+static void raw_add(struct nat *N, const uint64_t *tok, size_t len)
 {
-	/* leaf first in pcs; ids are built leaf first, then reversed */
-	size_t depth = 0, cap = sizeof(N->ids) / sizeof(N->ids[0]) - 2;
-	if (in_kernel && special(N, &N->kernel_frame, "[kernel]") >= 0)
-		N->ids[depth++] = (uint32_t)N->kernel_frame;
+	if (N->nraw * 2 >= N->capraw) {
+		size_t cap = N->capraw ? N->capraw * 2 : 1024;
+		struct rawstk *t = calloc(cap, sizeof(*t));
+		if (!t) {
+			N->oom = 1;
+			return;
+		}
+		for (size_t i = 0; i < N->capraw; i++) {
+			if (!N->raw[i].used)
+				continue;
+			size_t j = N->raw[i].hash & (cap - 1);
+			while (t[j].used)
+				j = (j + 1) & (cap - 1);
+			t[j] = N->raw[i];
+		}
+		free(N->raw);
+		N->raw = t;
+		N->capraw = cap;
+	}
+	uint64_t h = pl_fnv1a_bytes(1469598103934665603ULL, tok, len * sizeof(*tok));
+	size_t j = h & (N->capraw - 1);
+	while (N->raw[j].used) {
+		struct rawstk *r = &N->raw[j];
+		if (r->hash == h && r->len == len &&
+		    memcmp(N->tok + r->off, tok, len * sizeof(*tok)) == 0) {
+			r->count++;
+			return;
+		}
+		j = (j + 1) & (N->capraw - 1);
+	}
+	if (N->ntok + len > N->captok) {
+		size_t cap = N->captok ? N->captok * 2 : 65536;
+		while (cap < N->ntok + len)
+			cap *= 2;
+		uint64_t *g = realloc(N->tok, cap * sizeof(*g));
+		if (!g) {
+			N->oom = 1;
+			return;
+		}
+		N->tok = g;
+		N->captok = cap;
+	}
+	memcpy(N->tok + N->ntok, tok, len * sizeof(*tok));
+	N->raw[j] = (struct rawstk){h, 1, (uint32_t)N->ntok, (uint32_t)len, 1};
+	N->ntok += len;
+	N->nraw++;
+}
+
+static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t *pcs, size_t n,
+		      int in_kernel)
+{
+	/* leaf first; symbolized in finish() */
+	size_t depth = 0, cap = MAX_DEPTH + 4;
+	uint64_t *t = N->cur;
+	/* the kernel's frames, where --kernel got them: named from kallsyms */
+	for (size_t i = 0; i < N->nkpcs && depth < cap; i++) {
+		const char *name = ksym_name(N->kpcs[i]);
+		char buf[300];
+		snprintf(buf, sizeof(buf), "%s [kernel]", name ? name : "?");
+		long id = pl_prof_frame(N->prof, buf, "[kernel.kallsyms]", 0, 0, 0);
+		if (id >= 0)
+			t[depth++] = TAG | (uint64_t)id;
+	}
+	if (in_kernel && !N->nkpcs && special(N, &N->kernel_frame, "[kernel]") >= 0)
+		t[depth++] = TAG | (uint64_t)N->kernel_frame;
 	for (size_t i = 0; i < n && depth < cap; i++) {
 		const struct nmap *m = p ? map_find(p, pcs[i]) : NULL;
 		if (!m) {
 			if (special(N, &N->unknown_frame, "[unknown]") >= 0)
-				N->ids[depth++] = (uint32_t)N->unknown_frame;
+				t[depth++] = TAG | (uint64_t)N->unknown_frame;
 			continue;
 		}
 		if (m->file == NO_FILE) {
 			if (special(N, &N->anon_frame, "[anonymous executable memory (JIT?)]") >= 0)
-				N->ids[depth++] = (uint32_t)N->anon_frame;
+				t[depth++] = TAG | (uint64_t)N->anon_frame;
 			continue;
 		}
 		struct nfile *f = &N->files[m->file];
-		file_load(f);
-		uint64_t addr = f->is_exec ? pcs[i] : pcs[i] - (m->start - m->pgoff);
-		const uint32_t *ids;
-		size_t k = frames_for(N, m->file, addr, &ids);
-		for (size_t j = 0; j < k && depth < cap; j++)
-			N->ids[depth++] = ids[j];
+		uint64_t base = m->start - m->pgoff;
+		if (!f->exec_known) { /* ET_EXEC (absolute addresses)? only the header */
+			int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+			Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
+			GElf_Ehdr eh;
+			if (e && gelf_getehdr(e, &eh))
+				f->is_exec = eh.e_type == ET_EXEC;
+			if (e)
+				elf_end(e);
+			if (fd >= 0)
+				close(fd);
+			f->exec_known = 1;
+		}
+		uint64_t addr = f->is_exec ? pcs[i] : pcs[i] - base;
+		t[depth++] = ((uint64_t)(m->file + 1) << 48) | (addr & ADDR_MASK);
 	}
-	if (truncated)
-		N->st->truncated++;
 	/* the synthetic roots: thread, then process */
 	char buf[96];
 	if (N->o->threads) {
 		snprintf(buf, sizeof(buf), "thread %d", (int)tid);
 		long id = pl_prof_frame(N->prof, buf, "", 0, 0, 1);
 		if (id >= 0)
-			N->ids[depth++] = (uint32_t)id;
+			t[depth++] = TAG | (uint64_t)id;
 	}
 	if (N->o->subprocs && p) {
 		if (p->frame < 0) {
@@ -751,19 +911,27 @@ static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t 
 			p->frame = pl_prof_frame(N->prof, buf, "", 0, 0, 1);
 		}
 		if (p->frame >= 0)
-			N->ids[depth++] = (uint32_t)p->frame;
+			t[depth++] = TAG | (uint64_t)p->frame;
 	}
-	for (size_t i = 0; i < depth / 2; i++) {
-		uint32_t t = N->ids[i];
-		N->ids[i] = N->ids[depth - 1 - i];
-		N->ids[depth - 1 - i] = t;
-	}
-	if (depth && pl_prof_add(N->prof, N->ids, depth, 1) < 0)
-		N->oom = 1;
+	if (depth)
+		raw_add(N, t, depth);
 }
 
-/* Is pc in the program's entry (_start) or libc's start routines: the
- * bottom of a complete user stack? */
+/* Is a file address in the program's entry (_start) or libc's or a
+ * thread's start routines: the bottom of a complete user stack? */
+static int entry_fileaddr(struct nat *N, int fi, uint64_t addr)
+{
+	struct nfile *f = &N->files[fi];
+	if (file_load(f) < 0)
+		return 0;
+	const char *s = dwfl_module_addrname(f->mod, addr);
+	if (!s) /* stripped: _start is at the entry point (a few dozen bytes) */
+		return f->entry && addr >= f->entry && addr < f->entry + 64;
+	return (strcmp(s, "_start") == 0 || strcmp(s, "__libc_start_main") == 0 ||
+		     strcmp(s, "__libc_start_call_main") == 0 || strcmp(s, "clone3") == 0 ||
+		     strcmp(s, "clone") == 0 || strcmp(s, "start_thread") == 0);
+}
+
 static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
 {
 	const struct nmap *m = p ? map_find(p, pc) : NULL;
@@ -772,11 +940,46 @@ static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
 	struct nfile *f = &N->files[m->file];
 	if (file_load(f) < 0)
 		return 0;
-	uint64_t addr = f->is_exec ? pc : pc - (m->start - m->pgoff);
-	const char *s = dwfl_module_addrname(f->mod, addr);
-	return s && (strcmp(s, "_start") == 0 || strcmp(s, "__libc_start_main") == 0 ||
-		     strcmp(s, "__libc_start_call_main") == 0 || strcmp(s, "clone3") == 0 ||
-		     strcmp(s, "clone") == 0 || strcmp(s, "start_thread") == 0);
+	return entry_fileaddr(N, m->file, f->is_exec ? pc : pc - (m->start - m->pgoff));
+}
+
+/* The sampled stacks into the profile, symbolized now that sampling is over. */
+static void finish(struct nat *N)
+{
+	for (size_t i = 0; i < N->capraw && !N->oom; i++) {
+		struct rawstk *r = &N->raw[i];
+		if (!r->used)
+			continue;
+		const uint64_t *t = N->tok + r->off;
+		size_t depth = 0, cap = sizeof(N->ids) / sizeof(N->ids[0]);
+		int root_entry = 0, seen_file = 0;
+		for (size_t k = r->len; k-- > 0;) { /* root first: find the root-most file frame */
+			if ((t[k] & TAG) == TAG)
+				continue;
+			root_entry = entry_fileaddr(N, (int)(t[k] >> 48) - 1, t[k] & ADDR_MASK);
+			seen_file = 1;
+			break;
+		}
+		if (!seen_file || !root_entry)
+			N->st->truncated += r->count;
+		for (size_t k = 0; k < r->len && depth < cap; k++) {
+			if ((t[k] & TAG) == TAG) {
+				N->ids[depth++] = (uint32_t)(t[k] & ADDR_MASK);
+				continue;
+			}
+			const uint32_t *ids;
+			size_t n = frames_for(N, (int)(t[k] >> 48) - 1, t[k] & ADDR_MASK, &ids);
+			for (size_t j = 0; j < n && depth < cap; j++)
+				N->ids[depth++] = ids[j];
+		}
+		for (size_t a = 0; a < depth / 2; a++) {
+			uint32_t x = N->ids[a];
+			N->ids[a] = N->ids[depth - 1 - a];
+			N->ids[depth - 1 - a] = x;
+		}
+		if (depth && pl_prof_add(N->prof, N->ids, depth, r->count) < 0)
+			N->oom = 1;
+	}
 }
 
 static void on_sample(struct nat *N, const struct perf_event_header *h)
@@ -803,7 +1006,7 @@ static void on_sample(struct nat *N, const struct perf_event_header *h)
 	if (in_kernel)
 		N->st->kernel++;
 	size_t n = 0;
-	int truncated = 1;
+	N->nkpcs = 0;
 	if (N->sample_type & PERF_SAMPLE_CALLCHAIN) {
 		TAKE(nr);
 		const uint8_t *chain = p;
@@ -818,12 +1021,16 @@ static void on_sample(struct nat *N, const struct perf_event_header *h)
 				ctx = v;
 				continue;
 			}
-			if (ctx != PERF_CONTEXT_USER)
+			if (ctx == PERF_CONTEXT_KERNEL) {
+				if (N->nkpcs < sizeof(N->kpcs) / sizeof(N->kpcs[0]))
+					N->kpcs[N->nkpcs++] = v;
+				continue;
+			}
+			if (ctx != PERF_CONTEXT_USER || N->st->unwind != PL_UNWIND_FP)
 				continue;
 			N->pcs[n] = n == 0 ? v : v - 1;
 			n++;
 		}
-		truncated = !(n > 0 && is_entry(N, proc, N->pcs[n - 1]));
 	}
 #if defined(__x86_64__)
 	if (N->sample_type & PERF_SAMPLE_REGS_USER) {
@@ -845,7 +1052,6 @@ static void on_sample(struct nat *N, const struct perf_event_header *h)
 			TAKE(dyn);
 		}
 		n = 0;
-		truncated = 1;
 		if (abi != PERF_SAMPLE_REGS_ABI_NONE && proc_dwfl(N, proc) == 0) {
 			struct unw *u = &N->u;
 			/* perf's order: ax bx cx dx si di bp sp ip r8..r15 */
@@ -866,13 +1072,12 @@ static void on_sample(struct nat *N, const struct perf_event_header *h)
 				N->pcs[0] = regs[8];
 				n = 1;
 			}
-			truncated = !is_entry(N, proc, N->pcs[n - 1]);
 		}
 	}
 #endif
 	(void)ip;
 	(void)t;
-	add_stack(N, proc, (pid_t)tid, N->pcs, n, in_kernel, truncated);
+	add_stack(N, proc, (pid_t)tid, N->pcs, n, in_kernel);
 #undef TAKE
 }
 
@@ -1073,6 +1278,12 @@ static int open_task(struct nat *N, struct perf_event_attr *a, pid_t pid, int nc
 {
 	for (int c = 0; c < ncpu; c++) {
 		long fd = perf_open(a, pid, c, -1);
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && N->o->kernel)
+			return pl_error_set(err, PL_EINPUT,
+					    "--kernel: perf_event_open: %s (kernel call chains need "
+					    "kernel.perf_event_paranoid 1 or lower, root or "
+					    "CAP_PERFMON; it is %d)",
+					    strerror(errno), paranoid());
 		if (fd < 0 && (errno == EACCES || errno == EPERM) && !a->exclude_kernel) {
 			a->exclude_kernel = 1; /* paranoid 2: user space only */
 			N->st->kernel_sampled = 0;
@@ -1147,6 +1358,13 @@ static void init_attr(struct nat *N, struct perf_event_attr *a, int launched)
 	a->exclude_callchain_kernel = 1;
 	a->wakeup_watermark = 64 * N->page;
 	a->watermark = 1;
+	if (N->o->kernel) {
+		/* the kernel's part of the chain; the user part as --unwind says */
+		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
+		a->exclude_callchain_kernel = 0;
+		a->exclude_callchain_user = N->st->unwind != PL_UNWIND_FP;
+		a->sample_max_stack = 127;
+	}
 	if (N->st->unwind == PL_UNWIND_FP) {
 		a->sample_type |= PERF_SAMPLE_CALLCHAIN;
 		/* at most the kernel's limit (perf_event_max_stack, 127 by default) */
@@ -1217,6 +1435,8 @@ static void release(struct nat *N)
 	free(N->files);
 	free(N->keys);
 	free(N->fids);
+	free(N->raw);
+	free(N->tok);
 }
 
 int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
@@ -1389,6 +1609,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 		if (N->rings[c].base)
 			drain(N, &N->rings[c]);
 	st->elapsed_s = pl_now_s() - t0;
+	finish(N);
 	st->cpu_s = cpu_now() - c0;
 	if (N->oom)
 		rc = PL_ENOMEM;

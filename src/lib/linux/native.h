@@ -33,6 +33,7 @@ struct pl_native_opts {
 	uint32_t stack_bytes; /* user stack copied per sample (DWARF), default 16384 */
 	double duration;      /* 0: until the command exits */
 	int event;	      /* -1: the CPU clock; else a counter id (counters.h) */
+	int kernel;	      /* kernel call chains too (where perf_event_paranoid allows) */
 	const volatile sig_atomic_t *interrupted;
 };
 
