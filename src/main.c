@@ -44,6 +44,8 @@ static const struct command commands[] = {
     {"try", cmd_try, cmd_try_usage, "one turn: measure, verify, then commit or revert"},
     {"status", cmd_status, cmd_status_usage, "the loop's baseline, iterations and verdicts"},
     {"history", cmd_history, cmd_history_usage, "benchmark history over commits; regressions"},
+    {"steps", cmd_steps, cmd_steps_usage,
+     "a training loop's data vs compute split from its step-time log"},
     {"system", cmd_system, cmd_system_usage,
      "what disturbs measurements here; tune and reset it (root)"},
 };

@@ -51,6 +51,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_profile_usage[];
 int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_scan_usage[];
+int cmd_steps(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_steps_usage[];
 int cmd_system(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_system_usage[];
 

@@ -1,0 +1,53 @@
+/*
+ * Per-step timing logs of a training loop (`perfloop steps`): JSON lines or
+ * CSV with a data-wait time and a step time per row, read into the data vs
+ * compute split: shares, per-step distributions, the warm-up steps apart,
+ * and the `ml.data-loading-bound` finding when waiting for data is more
+ * than 0.3 of the time.
+ */
+#ifndef PL_STEPS_H
+#define PL_STEPS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+#include "findings.h"
+
+struct pl_steps_opts {
+	const char *data_field;	   /* default "data_time" */
+	const char *total_field;   /* the whole step, data included; default step_time, or
+				    * batch_time / iter_time when those are what the log has */
+	const char *compute_field; /* instead of total: the step without the data wait */
+	long warmup;		   /* first steps reported apart; -1: auto (3, fewer on
+				    * short logs) */
+};
+
+struct pl_steps_dist {
+	double sum, p50, p90, max;
+};
+
+struct pl_steps {
+	size_t n, warmup;	 /* rows read; of them, warm-up */
+	char data_field[64], total_field[64], compute_field[64];
+	int format_csv;
+	/* over the steps after warm-up */
+	struct pl_steps_dist data, compute, total;
+	double data_share;
+	/* the warm-up steps */
+	struct pl_steps_dist w_data, w_total;
+	double w_data_share;
+};
+
+/* Read path and compute. PL_EINPUT with "FILE:LINE: field 'x': ..." for
+ * bad input. */
+int pl_steps_read(const char *path, const struct pl_steps_opts *o, struct pl_steps *out,
+		  struct pl_error *err);
+
+json_t *pl_steps_to_json(const struct pl_steps *s, const char *path);
+
+/* The ml.data-loading-bound finding when the data share is above 0.3
+ * (0 or 1 added to *out). */
+int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_findings *out);
+
+#endif
