@@ -42,6 +42,10 @@ else
 fi
 echo
 
+echo "== T. a training loop: waiting for data or computing? (its own step log)"
+"$PLR" steps --findings "$OUT/steps.findings.json" "$SRC/train/train_log.jsonl"
+echo
+
 echo "== 0. select: which finding first? (examples/distinct/findings.json)"
 pl select --findings "$SRC/distinct/findings.json" --explain -o "$OUT/candidate.json" >/dev/null
 echo
