@@ -777,10 +777,16 @@ static int proc_dwfl(struct nat *N, struct nproc *p)
 		m->reported = 1;
 		struct nfile *f = &N->files[m->file];
 		uint64_t base = m->start - m->pgoff;
-		/* a module already reported over this range stays */
-		if (dwfl_addrmodule(p->dwfl, m->start))
-			continue;
-		dwfl_report_elf(p->dwfl, f->name, f->path, -1, base, false);
+		/* a file with two executable mappings is one module (asking the
+		 * Dwfl which module covers an address while modules are being
+		 * reported answers from a stale table: it once hid libblas
+		 * behind libonnx) */
+		int dup = 0;
+		for (size_t j = 0; j < p->n && !dup; j++)
+			dup = j != i && p->maps[j].file == m->file && p->maps[j].reported &&
+			      p->maps[j].start - p->maps[j].pgoff == base && j < i;
+		if (!dup)
+			dwfl_report_elf(p->dwfl, f->name, f->path, -1, base, false);
 	}
 	dwfl_report_end(p->dwfl, NULL, NULL);
 	p->dirty = 0;
