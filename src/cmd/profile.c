@@ -732,6 +732,7 @@ static void release(struct profiler *P)
 
 struct mthread {
 	pid_t tid;
+	int asked;    /* interrupted this tick, its stop not seen yet */
 	int stopped;  /* in the interrupt stop we asked for */
 	int listen;   /* a group stop: resume with PTRACE_LISTEN */
 	int gone;
@@ -778,11 +779,13 @@ static void mt_refresh(struct mixed *M)
 		struct mthread *t = mt_find(M, tid);
 		if (t && !t->gone)
 			continue;
+		/* room first: a thread seized but not recorded would have its
+		 * stops ignored and stay stopped */
+		if (!t && pl_grow((void **)&M->th, &M->cap, M->n + 1, sizeof *M->th, 16) < 0)
+			break;
 		if (ptrace(PTRACE_SEIZE, tid, NULL, NULL) != 0)
 			continue;
 		if (!t) {
-			if (pl_grow((void **)&M->th, &M->cap, M->n + 1, sizeof *M->th, 16) < 0)
-				break;
 			t = &M->th[M->n++];
 			memset(t, 0, sizeof *t);
 		}
@@ -809,12 +812,47 @@ static void mt_event(struct mixed *M, pid_t w, int st)
 		return;
 	int sig = WSTOPSIG(st), event = st >> 16;
 	if (event == PTRACE_EVENT_STOP) {
-		t->stopped = 1;
-		t->listen = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+		int group = sig == SIGSTOP || sig == SIGTSTP || sig == SIGTTIN || sig == SIGTTOU;
+		if (t->asked) {
+			t->asked = 0;
+			t->stopped = 1;
+			t->listen = group;
+			return;
+		}
+		/* a stop we did not ask for this tick (a late one, or the program
+		 * stopped by Ctrl-Z): never leave it there; LISTEN keeps a group
+		 * stop a stop that SIGCONT ends */
+		ptrace(group ? PTRACE_LISTEN : PTRACE_CONT, w, NULL, NULL);
 		return;
 	}
 	/* a signal on its way to the program: let it through */
 	ptrace(PTRACE_CONT, w, NULL, (void *)(long)sig);
+}
+
+/* Wait up to limit_s for the asked threads' stops (handling whatever else
+ * comes); the ones that do not come are given up for this tick. */
+static void mt_wait(struct mixed *M, double limit_s)
+{
+	double end = pl_now_s() + limit_s;
+	for (;;) {
+		size_t pending = 0;
+		for (size_t i = 0; i < M->n; i++)
+			pending += M->th[i].asked && !M->th[i].gone;
+		if (!pending || M->done)
+			return;
+		int st;
+		pid_t w = waitpid(-1, &st, WNOHANG | __WALL);
+		if (w > 0) {
+			mt_event(M, w, st);
+			continue;
+		}
+		if (w < 0 || pl_now_s() > end)
+			break;
+		struct timespec ts = {0, 50000};
+		nanosleep(&ts, NULL);
+	}
+	for (size_t i = 0; i < M->n; i++)
+		M->th[i].asked = 0; /* a stop that comes later is resumed by mt_event */
 }
 
 static int running(pid_t pid, pid_t tid)
@@ -970,27 +1008,16 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 			pl_native_syms_maps(syms, M.pid);
 		}
 		/* stop the threads that are running (all of them with --idle) */
-		size_t asked = 0;
 		for (size_t i = 0; i < M.n; i++) {
 			struct mthread *t = &M.th[i];
-			t->stopped = t->has_py = 0;
+			t->stopped = t->has_py = t->asked = 0; /* every stopped one was resumed */
 			t->npy = 0;
 			t->stack_len = 0;
 			if (t->gone || (!o->idle && !running(M.pid, t->tid)))
 				continue;
-			if (ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) == 0)
-				asked++;
+			t->asked = ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) == 0;
 		}
-		for (size_t got = 0; got < asked && !M.done;) {
-			w = waitpid(-1, &st, __WALL);
-			if (w < 0)
-				break;
-			struct mthread *t = mt_find(&M, w);
-			int was = t ? t->stopped : 0;
-			mt_event(&M, w, st);
-			if (t && (t->stopped != was || t->gone))
-				got++;
-		}
+		mt_wait(&M, 0.1);
 		if (M.done)
 			break;
 		/* Python stacks, registers and stacks while they stand still */
@@ -1033,22 +1060,19 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 		if (o->duration > 0 && pl_now_s() - start >= o->duration)
 			break;
 	}
-	/* let the program go: stop, then detach, each thread still traced */
+	/* let the program go: stop each thread still traced and detach it (a
+	 * tracee must be stopped to be detached); a thread that does not stop
+	 * within the time is detached by the kernel when perfloop exits */
 	if (!M.done) {
-		for (size_t i = 0; i < M.n; i++)
-			if (!M.th[i].gone)
-				ptrace(PTRACE_INTERRUPT, M.th[i].tid, NULL, NULL);
 		for (size_t i = 0; i < M.n; i++) {
 			struct mthread *t = &M.th[i];
-			int st;
-			while (!t->gone && waitpid(t->tid, &st, __WALL) == t->tid) {
-				if (WIFSTOPPED(st) && (st >> 16) == PTRACE_EVENT_STOP) {
-					ptrace(PTRACE_DETACH, t->tid, NULL, NULL);
-					break;
-				}
-				mt_event(&M, t->tid, st);
-			}
+			t->stopped = 0;
+			t->asked = !t->gone && ptrace(PTRACE_INTERRUPT, t->tid, NULL, NULL) == 0;
 		}
+		mt_wait(&M, 1.0);
+		for (size_t i = 0; i < M.n; i++)
+			if (M.th[i].stopped && !M.th[i].gone)
+				ptrace(PTRACE_DETACH, M.th[i].tid, NULL, NULL);
 	}
 	if (M.done && child > 0)
 		*reaped = 1;
@@ -1162,8 +1186,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	int rc = pl_native_profile(o->argv, o->pid, &no, &P->prof, &st, &status, &err);
 	if (rc != PL_OK) {
 		pl_prof_release(&P->prof);
-		return pl_die(rc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
-			      rc == PL_ENOMEM ? "out of memory" : err.msg);
+		return pl_die(pl_exit_code(rc), "%s", rc == PL_ENOMEM ? "out of memory" : err.msg);
 	}
 	char title[512];
 	if (o->argv) {
@@ -1207,16 +1230,15 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
 		return PL_EXIT_INTERRUPTED;
 	}
+	if (o->argv && st.stopped) {
+		fprintf(stderr, "perfloop: stopped '%s' after %.0f s (--duration)\n", o->argv[0],
+			o->duration);
+		return PL_EXIT_OK;
+	}
 	if (o->argv && WIFSIGNALED(status)) {
 		char sig[32];
-		int s = WTERMSIG(status);
-		if (o->duration > 0 && (s == SIGTERM || s == SIGKILL)) {
-			fprintf(stderr, "perfloop: stopped '%s' after %.0f s (--duration)\n",
-				o->argv[0], o->duration);
-			return PL_EXIT_OK;
-		}
 		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
-			pl_signal_name(s, sig, sizeof sig));
+			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
 		return PL_EXIT_FAILED;
 	}
 	if (o->argv && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
@@ -1423,7 +1445,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			if (child > 0 && !reaped)
 				stop_child(child, &status);
 			release(&P);
-			return pl_die(mrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+			return pl_die(pl_exit_code(mrc), "%s",
 				      mrc == PL_ENOMEM ? "out of memory" : err.msg);
 		}
 	}

@@ -51,6 +51,12 @@ static int read_value(const char *path, char *out, size_t len)
 /* Write "value\n" to an existing file below the root. */
 static int write_value(const char *path, const char *value, char *why, size_t len)
 {
+	char buf[256];
+	int n = snprintf(buf, sizeof(buf), "%s\n", value);
+	if (n < 0 || (size_t)n >= sizeof(buf)) {
+		snprintf(why, len, "%s: a value of %zu bytes is not a setting", path, strlen(value));
+		return -1;
+	}
 	char p[4096];
 	rooted(p, sizeof(p), path);
 	int fd = open(p, O_WRONLY | O_TRUNC);
@@ -59,8 +65,6 @@ static int write_value(const char *path, const char *value, char *why, size_t le
 			 errno == EACCES || errno == EPERM ? " (needs root)" : "");
 		return -1;
 	}
-	char buf[256];
-	int n = snprintf(buf, sizeof(buf), "%s\n", value);
 	int rc = write(fd, buf, (size_t)n) == n ? 0 : -1;
 	int e = errno;
 	if (close(fd) != 0 && rc == 0) {
@@ -287,6 +291,7 @@ static size_t read_procs(struct proc_cpu **out)
 static int read_irqs(unsigned long long *per_cpu, int max)
 {
 	char p[4096];
+	memset(per_cpu, 0, (size_t)max * sizeof(*per_cpu));
 	rooted(p, sizeof(p), "/proc/interrupts");
 	FILE *f = fopen(p, "r");
 	if (!f)
@@ -294,7 +299,6 @@ static int read_irqs(unsigned long long *per_cpu, int max)
 	char *line = NULL;
 	size_t cap = 0;
 	int ncol = 0;
-	memset(per_cpu, 0, (size_t)max * sizeof(*per_cpu));
 	if (getline(&line, &cap, f) > 0)
 		for (char *s = line; (s = strstr(s, "CPU")); s += 3)
 			ncol++;
@@ -639,8 +643,9 @@ static void inventory_activity(json_t *items, int ncpu, double window_s)
 		for (int c = 0; c < ncol; c++) {
 			char key[16];
 			snprintf(key, sizeof(key), "cpu%d", c);
-			json_object_set_new(rate, key,
-					    json_real((double)(irq1[c] - irq0[c]) / (dt > 0 ? dt : 1)));
+			/* a row gone between the readings must not wrap the count */
+			double d = irq1[c] >= irq0[c] ? (double)(irq1[c] - irq0[c]) : 0;
+			json_object_set_new(rate, key, json_real(d / (dt > 0 ? dt : 1)));
 		}
 		add(items, "interrupts per second", rate, "info",
 		    "each interrupt takes the CPU from the measured command for a moment",
@@ -775,23 +780,49 @@ int pl_machine_tune(const char *state_path, json_t **changed, json_t **failed,
 	json_t *files = json_object_get(st, "files");
 	struct setting s[1100];
 	size_t n = tunable(s, sizeof(s) / sizeof(s[0]));
-	int dirty = 0;
+	/* the old values are recorded before anything is written: a record
+	 * that cannot be saved leaves the machine as it was */
+	char (*old)[128] = calloc(n ? n : 1, sizeof(*old));
+	if (!old) {
+		json_decref(st);
+		return PL_ENOMEM;
+	}
+	int todo = 0;
 	for (size_t i = 0; i < n; i++) {
-		char old[128], why[512];
-		if (read_value(s[i].path, old, sizeof(old)) != 0 || strcmp(old, s[i].want) == 0)
+		if (read_value(s[i].path, old[i], sizeof(old[i])) != 0 ||
+		    strcmp(old[i], s[i].want) == 0) {
+			old[i][0] = '\0';
+			continue;
+		}
+		todo = 1;
+		if (!json_object_get(files, s[i].path)) /* a second tune keeps the first's */
+			json_object_set_new(files, s[i].path, json_string(old[i]));
+	}
+	rc = todo ? save_state(sp, st, err) : PL_OK;
+	int dropped = 0;
+	for (size_t i = 0; i < n && rc == PL_OK; i++) {
+		char why[512];
+		if (!old[i][0])
 			continue;
 		if (write_value(s[i].path, s[i].want, why, sizeof(why)) != 0) {
 			json_array_append_new(*failed, json_string(why));
+			/* never written: nothing for reset to undo there */
+			if (strcmp(json_string_value(json_object_get(files, s[i].path)), old[i]) == 0) {
+				json_object_del(files, s[i].path);
+				dropped = 1;
+			}
 			continue;
 		}
-		/* a second tune keeps the first one's old value */
-		if (!json_object_get(files, s[i].path))
-			json_object_set_new(files, s[i].path, json_string(old));
-		dirty = 1;
 		json_array_append_new(*changed, json_pack("{s:s, s:s, s:s}", "path", s[i].path,
-							  "old", old, "new", s[i].want));
+							  "old", old[i], "new", s[i].want));
 	}
-	rc = dirty ? save_state(sp, st, err) : PL_OK;
+	if (rc == PL_OK && dropped) {
+		if (json_object_size(files) == 0)
+			unlink(sp);
+		else
+			rc = save_state(sp, st, err);
+	}
+	free(old);
 	json_decref(st);
 	return rc;
 }

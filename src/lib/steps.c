@@ -46,9 +46,10 @@ static int number(const char *path, long line, const char *field, const char *te
 	char *end;
 	errno = 0;
 	double v = strtod(text, &end);
+	int none = end == text;
 	while (*end == ' ' || *end == '\t' || *end == '\r' || *end == '"')
 		end++;
-	if (end == text || *end || errno || !isfinite(v) || v < 0)
+	if (none || *end || errno || !isfinite(v) || v < 0)
 		return pl_error_set(err, PL_EINPUT,
 				    "%s:%ld: field '%s': expected seconds >= 0, got '%s'", path,
 				    line, field, text);

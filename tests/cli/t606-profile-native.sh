@@ -24,8 +24,10 @@ CHAIN_B='_start;__libc_start_main_impl;__libc_start_call_main;main;run;phase_b;m
 # stops above main's caller: what frame-pointer unwinding can see
 FP_A=';main;run;phase_a;middle_a;leaf_a '
 FP_B=';main;run;phase_b;middle_b;leaf_b '
-# names only: "leaf_a (file:line)" -> "leaf_a"
-names() { sed -e 's/ ([^;]*)//g' "$1"; }
+# names only: "leaf_a (file:line)" -> "leaf_a"; a sample taken while the
+# leaf was in the kernel (an interrupt, a page fault) ends in [kernel]: the
+# chain is the same
+names() { sed -e 's/ ([^;]*)//g' -e 's/;\[kernel\] / /' "$1"; }
 # share STACK FOLDED: the share of samples whose stack is exactly STACK
 # (a root-first prefix for the whole chain, or a tail starting with ';')
 share() { names "$2" | awk -v p="$1" '{n=$NF; t+=n; i=index($0, p); if (i == 1 || (i > 1 && substr(p, 1, 1) == ";" && i + length(p) - 1 == length($0) - length(n))) s+=n} END {printf "%.1f", t ? 100*s/t : 0}'; }

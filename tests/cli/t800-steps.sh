@@ -59,6 +59,7 @@ printf '{"data_time": 0.1, "step_time": 0.2}\n{"data_time": "x", "step_time": 0.
 printf '{"data_time": 0.3, "step_time": 0.2}\n' >over.jsonl
 printf 'data_time,step_time\n0.1,0.2\n0.1,-1\n' >neg.csv
 printf 'data_time,loss\n0.1,2\n' >nocol.csv
+printf 'data_time,step_time\n0.1,0.2\n"",0.2\n' >blank.csv
 printf '{"data_time": 0.1, "step_time": 0.2}\n[1, 2]\n' >array.jsonl
 : >empty.jsonl
 check_bad() {
@@ -71,6 +72,7 @@ check_bad missing.jsonl "missing.jsonl:2: field 'step_time': missing"
 check_bad text.jsonl "text.jsonl:2: field 'data_time': expected seconds"
 check_bad over.jsonl "over.jsonl:1: field 'data_time': .*--compute step_time"
 check_bad neg.csv "neg.csv:3: field 'step_time': expected seconds >= 0, got '-1'"
+check_bad blank.csv "blank.csv:3: field 'data_time': expected seconds"
 check_bad nocol.csv "nocol.csv:1: field 'step_time': no such column"
 check_bad array.jsonl "array.jsonl:2: not a JSON object"
 check_bad empty.jsonl "empty.jsonl: no steps in it"

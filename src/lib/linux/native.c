@@ -26,6 +26,7 @@
 #include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -51,6 +52,10 @@ struct nfile {
 	int is_interp;	  /* python3.x or libpython3.x */
 	int exec_known;	  /* is_exec was read */
 	uint64_t entry;	  /* e_entry: where _start is, named or not */
+	struct {
+		uint64_t vaddr, offset, filesz;
+	} load[16]; /* PT_LOAD segments: a mapping's file offset -> address */
+	int nload;
 	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
 	Dwfl_Module *mod;
 };
@@ -304,6 +309,42 @@ static int file_index(struct nat *N, const char *path)
 	return (int)N->nfiles++;
 }
 
+/* The ELF type, entry point and PT_LOAD table. */
+static void read_header(struct nfile *f, Elf *e)
+{
+	GElf_Ehdr eh;
+	size_t n = 0;
+	f->exec_known = 1;
+	if (!e || !gelf_getehdr(e, &eh) || elf_getphdrnum(e, &n) != 0)
+		return;
+	f->is_exec = eh.e_type == ET_EXEC;
+	f->entry = eh.e_entry;
+	f->nload = 0;
+	for (size_t i = 0; i < n && f->nload < 16; i++) {
+		GElf_Phdr ph;
+		if (!gelf_getphdr(e, (int)i, &ph) || ph.p_type != PT_LOAD)
+			continue;
+		f->load[f->nload].vaddr = ph.p_vaddr;
+		f->load[f->nload].offset = ph.p_offset;
+		f->load[f->nload].filesz = ph.p_filesz;
+		f->nload++;
+	}
+}
+
+/* The load bias of a mapping: runtime address - file address. The
+ * segment holding the mapping's file offset says which address that
+ * offset has (lld puts code at p_vaddr = p_offset + 0x1000, so start -
+ * pgoff alone would be a page off). */
+static uint64_t map_bias(const struct nfile *f, const struct nmap *m)
+{
+	for (int i = 0; i < f->nload; i++) {
+		uint64_t off = f->load[i].offset & ~(uint64_t)0xfff;
+		if (m->pgoff >= off && m->pgoff < f->load[i].offset + f->load[i].filesz)
+			return m->start - (f->load[i].vaddr - f->load[i].offset + m->pgoff);
+	}
+	return f->is_exec ? 0 : m->start - m->pgoff;
+}
+
 static int file_load(struct nfile *f)
 {
 	if (f->state)
@@ -313,12 +354,7 @@ static int file_load(struct nfile *f)
 	if (fd < 0)
 		return -1;
 	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	GElf_Ehdr eh;
-	if (e && gelf_getehdr(e, &eh)) {
-		f->is_exec = eh.e_type == ET_EXEC;
-		f->entry = eh.e_entry;
-	}
-	f->exec_known = 1;
+	read_header(f, e);
 	if (e)
 		elf_end(e);
 	close(fd);
@@ -733,7 +769,8 @@ static bool cb_memory_read(Dwfl *dwfl, Dwarf_Addr addr, Dwarf_Word *result, void
 {
 	(void)dwfl;
 	struct unw *u = arg;
-	if (addr < u->sp || addr + sizeof(*result) > u->sp + u->stack_len)
+	if (addr < u->sp || u->stack_len < sizeof(*result) ||
+	    addr - u->sp > u->stack_len - sizeof(*result))
 		return false;
 	memcpy(result, u->stack + (addr - u->sp), sizeof(*result));
 	return true;
@@ -776,15 +813,16 @@ static int proc_dwfl(struct nat *N, struct nproc *p)
 			continue;
 		m->reported = 1;
 		struct nfile *f = &N->files[m->file];
-		uint64_t base = m->start - m->pgoff;
+		file_load(f);
+		uint64_t base = map_bias(f, m);
 		/* a file with two executable mappings is one module (asking the
 		 * Dwfl which module covers an address while modules are being
 		 * reported answers from a stale table: it once hid libblas
 		 * behind libonnx) */
 		int dup = 0;
 		for (size_t j = 0; j < p->n && !dup; j++)
-			dup = j != i && p->maps[j].file == m->file && p->maps[j].reported &&
-			      p->maps[j].start - p->maps[j].pgoff == base && j < i;
+			dup = j < i && p->maps[j].file == m->file && p->maps[j].reported &&
+			      map_bias(f, &p->maps[j]) == base;
 		if (!dup)
 			dwfl_report_elf(p->dwfl, f->name, f->path, -1, base, false);
 	}
@@ -887,20 +925,10 @@ static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t 
 			continue;
 		}
 		struct nfile *f = &N->files[m->file];
-		uint64_t base = m->start - m->pgoff;
-		if (!f->exec_known) { /* ET_EXEC (absolute addresses)? only the header */
-			int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-			Elf *e = fd >= 0 ? elf_begin(fd, ELF_C_READ_MMAP, NULL) : NULL;
-			GElf_Ehdr eh;
-			if (e && gelf_getehdr(e, &eh))
-				f->is_exec = eh.e_type == ET_EXEC;
-			if (e)
-				elf_end(e);
-			if (fd >= 0)
-				close(fd);
-			f->exec_known = 1;
-		}
-		uint64_t addr = f->is_exec ? pcs[i] : pcs[i] - base;
+		/* opened at first sight, kept open: a program deleted when it
+		 * exits is still read at the end (symbols load only then) */
+		file_load(f);
+		uint64_t addr = pcs[i] - map_bias(f, m);
 		t[depth++] = ((uint64_t)(m->file + 1) << 48) | (addr & ADDR_MASK);
 	}
 	/* the synthetic roots: thread, then process */
@@ -946,7 +974,7 @@ static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
 	struct nfile *f = &N->files[m->file];
 	if (file_load(f) < 0)
 		return 0;
-	return entry_fileaddr(N, m->file, f->is_exec ? pc : pc - (m->start - m->pgoff));
+	return entry_fileaddr(N, m->file, pc - map_bias(f, m));
 }
 
 /* The sampled stacks into the profile, symbolized now that sampling is over. */
@@ -1118,7 +1146,8 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		 * be another program's, so none are used */
 		struct stat sb;
 		if (fi != NO_FILE && m.ino &&
-		    (stat(N->files[fi].path, &sb) != 0 || (uint64_t)sb.st_ino != m.ino)) {
+		    (stat(N->files[fi].path, &sb) != 0 || (uint64_t)sb.st_ino != m.ino ||
+		     major(sb.st_dev) != m.maj || minor(sb.st_dev) != m.min)) {
 			char stale[4200];
 			snprintf(stale, sizeof(stale), "%s (not the mapped file)", N->files[fi].path);
 			fi = file_index(N, stale);
@@ -1127,10 +1156,11 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		break;
 	}
 	case PERF_RECORD_COMM: {
-		uint32_t pid;
+		uint32_t pid, tid;
 		if (h->size < sizeof(*h) + 9)
 			break;
 		memcpy(&pid, body, 4);
+		memcpy(&tid, body + 4, 4);
 		struct nproc *p = proc_get(N, (pid_t)pid, 1);
 		if (!p)
 			break;
@@ -1138,7 +1168,7 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 			proc_reset(p); /* a new program: its maps follow */
 		const char *c = (const char *)body + 8;
 		size_t room = h->size - sizeof(*h) - 8;
-		if (memchr(c, '\0', room))
+		if (pid == tid && memchr(c, '\0', room)) /* a thread's name is not the process's */
 			snprintf(p->comm, sizeof(p->comm), "%s", c);
 		break;
 	}
@@ -1296,9 +1326,23 @@ static int open_task(struct nat *N, struct perf_event_attr *a, pid_t pid, int nc
 			fd = perf_open(a, pid, c, -1);
 		}
 		if (fd < 0) {
-			if (errno == ENODEV || errno == EINVAL) /* an offline CPU */
-				continue;
-			return open_error(errno, pid, err);
+			int e = errno;
+			char path[64], on[8] = "1";
+			snprintf(path, sizeof(path), "/sys/devices/system/cpu/cpu%d/online", c);
+			FILE *f = fopen(path, "r");
+			if (f) {
+				if (!fgets(on, sizeof(on), f))
+					on[0] = '1';
+				fclose(f);
+			}
+			if ((e == ENODEV || e == EINVAL) && on[0] == '0')
+				continue; /* an offline CPU */
+			if (e == EINVAL)
+				return pl_error_set(err, PL_EINPUT,
+						    "perf_event_open: %s (is --rate above "
+						    "kernel.perf_event_max_sample_rate?)",
+						    strerror(e));
+			return open_error(e, pid, err);
 		}
 		if (add_fd(N, (int)fd) < 0) {
 			close((int)fd);
@@ -1471,6 +1515,13 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 	st->unwind = PL_UNWIND_FP;
 #endif
 	N->kernel_frame = N->unknown_frame = N->anon_frame = -2; /* interned when first seen */
+	/* every mapped file stays open until the end (a deleted program stays
+	 * readable): a program with hundreds of libraries needs the fds */
+	struct rlimit rl;
+	if (getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+		rl.rlim_cur = rl.rlim_max;
+		setrlimit(RLIMIT_NOFILE, &rl);
+	}
 	long ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (ncpu < 1)
 		ncpu = 1;
@@ -1610,6 +1661,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 	if (child > 0 && stopped) {
 		stop(child, status);
 		child = -1;
+		st->stopped = 1;
 	}
 	for (long c = 0; c < ncpu; c++) /* what arrived while it ended */
 		if (N->rings[c].base)
@@ -1736,7 +1788,7 @@ size_t pl_native_pc_frames(struct pl_native_syms *s, pid_t pid, uint64_t pc, con
 	}
 	struct nfile *f = &N->files[m->file];
 	file_load(f);
-	uint64_t addr = f->is_exec ? pc : pc - (m->start - m->pgoff);
+	uint64_t addr = pc - map_bias(f, m);
 	size_t k = frames_for(N, m->file, addr, ids);
 	if (f->is_interp) {
 		*kind = PL_NATIVE_INTERP;

@@ -45,6 +45,7 @@ struct pl_native_stats {
 	uint64_t processes; /* distinct processes seen */
 	enum pl_unwind unwind; /* what was used */
 	int kernel_sampled;    /* 0: perf_event_paranoid kept kernel time out */
+	int stopped;	       /* perfloop stopped the command (--duration, Ctrl-C) */
 	double elapsed_s, cpu_s; /* wall time, perfloop's own CPU time */
 };
 
