@@ -557,6 +557,7 @@ static int calibrate(struct pl_bench_run *run, struct pl_bench *b, const struct 
 		double samples = cfg->runs > 0 ? cfg->runs : cfg->min_runs > 5 ? cfg->min_runs : 5;
 		double room = cfg->max_time_s > 0 ? cfg->max_time_s / (samples * per) : 1e9;
 		size_t max_batch = room < 1 ? 1 : room > 1e6 ? 1000000 : (size_t)room;
+		b->max_batch = max_batch;
 		*k = pl_bench_batch_for(b->exec_cv, max_batch);
 		snprintf(b->batch_why, sizeof(b->batch_why),
 			 "per-execution CV %.1f%% in %zu calibration runs%s", b->exec_cv * 100, n,
@@ -703,6 +704,7 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 	for (size_t i = 0; i < run->nbench; i++) {
 		run->bench[i].batch = run->cfg.batch > 0 ? (size_t)run->cfg.batch : 1;
 		run->bench[i].exec_cv = NAN;
+		run->bench[i].max_batch = 0;
 		if (run->cfg.batch > 0)
 			snprintf(run->bench[i].batch_why, sizeof(run->bench[i].batch_why),
 				 "--batch %d", run->cfg.batch);
@@ -750,11 +752,30 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 				which = i;
 			}
 		}
+		/* ... but within every command's --max-time: the noisiest is often
+		 * the fastest, and its batch would make a slow command's samples
+		 * take minutes (seen: a 1 ms command's batch of 144 on a 50 ms one) */
+		size_t capped = 0;
+		for (size_t i = 0; i < run->nbench && run->cfg.batch == 0; i++) {
+			size_t mb = run->bench[i].max_batch;
+			if (mb && common > mb) {
+				common = mb;
+				capped = i + 1;
+			}
+		}
 		for (size_t i = 0; i < run->nbench && rc == PL_OK && run->cfg.batch == 0; i++) {
 			char why[320];
-			snprintf(why, sizeof(why), "%.200s; the batch of '%.60s', the noisiest, for all",
-				 run->bench[which].batch_why, run->bench[which].name);
-			set_batch(&run->bench[i], common, i == which ? NULL : why);
+			if (capped)
+				snprintf(why, sizeof(why),
+					 "%.160s; the batch of '%.40s', the noisiest, capped by "
+					 "--max-time for '%.40s'",
+					 run->bench[which].batch_why, run->bench[which].name,
+					 run->bench[capped - 1].name);
+			else
+				snprintf(why, sizeof(why),
+					 "%.200s; the batch of '%.60s', the noisiest, for all",
+					 run->bench[which].batch_why, run->bench[which].name);
+			set_batch(&run->bench[i], common, i == which && !capped ? NULL : why);
 		}
 		for (size_t round = 0; rc == PL_OK && !interrupted(run); round++) {
 			int any = 0;

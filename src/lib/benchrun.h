@@ -84,6 +84,7 @@ struct pl_bench {
 	unsigned char *outlier; /* per execution, wall time */
 	size_t batch;		/* executions per sample (>= 1) */
 	double exec_cv;		/* the calibration's per-execution CV; NAN if none */
+	size_t max_batch;	/* the largest batch its planned samples fit in --max-time */
 	char batch_why[320];	/* how the batch was chosen */
 	long rss_floor_kb;	/* perfloop's own peak RSS when it started a run */
 };
