@@ -191,11 +191,7 @@ int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx)
 					strings(r.displaced, r.ndisplaced), "not_restored",
 					strings(r.kept, r.nkept), "index_restored", r.index_restored,
 					"saved", r.saved[0] ? r.saved : NULL);
-		char *text = pl_json_text(doc);
-		if (text)
-			fputs(text, stdout);
-		free(text);
-		json_decref(doc);
+		pl_json_print(doc);
 	} else {
 		printf("%s %zu path%s%s\n", dry ? "would restore" : "restored", r.nrestored,
 		       r.nrestored == 1 ? "" : "s", r.nrestored ? ":" : "");

@@ -116,11 +116,7 @@ static int print_changes(const char *what, json_t *done, json_t *failed, int jso
 	if (json) {
 		json_t *doc = json_pack("{s:s, s:s, s:O, s:O}", "schema", "perfloop.system/1",
 					"action", what, "changed", done, "failed", failed);
-		char *text = pl_json_text(doc);
-		if (text)
-			fputs(text, stdout);
-		free(text);
-		json_decref(doc);
+		pl_json_print(doc);
 	} else {
 		size_t i;
 		json_t *c;
@@ -197,11 +193,7 @@ int cmd_system(int argc, char **argv, const struct pl_ctx *ctx)
 		if (json) {
 			json_t *doc = json_pack("{s:s, s:o}", "schema", "perfloop.system/1",
 						"items", items);
-			char *text = pl_json_text(doc);
-			if (text)
-				fputs(text, stdout);
-			free(text);
-			json_decref(doc);
+			pl_json_print(doc);
 		} else {
 			print_show(items);
 			json_decref(items);

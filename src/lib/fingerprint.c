@@ -17,21 +17,10 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "fsio.h"
 #include "hash.h"
 #include "spawn.h"
 
-static int read_first_line(const char *path, char *out, size_t len)
-{
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return -1;
-	int ok = fgets(out, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
-}
 
 static void cpuinfo(struct pl_fingerprint *fp)
 {
@@ -77,7 +66,7 @@ void pl_fingerprint_read(struct pl_fingerprint *fp)
 	cpuinfo(fp);
 
 	char buf[128];
-	if (read_first_line("/sys/devices/system/cpu/smt/active", buf, sizeof(buf)) == 0)
+	if (pl_fsio_first_line("/sys/devices/system/cpu/smt/active", buf, sizeof(buf)) == 0)
 		snprintf(fp->smt, sizeof(fp->smt), "%s", atoi(buf) ? "on" : "off");
 	else
 		snprintf(fp->smt, sizeof(fp->smt), "%s",
@@ -89,14 +78,14 @@ void pl_fingerprint_read(struct pl_fingerprint *fp)
 	else
 		snprintf(fp->kernel, sizeof(fp->kernel), "unknown");
 
-	if (read_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", fp->governor,
+	if (pl_fsio_first_line("/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor", fp->governor,
 			    sizeof(fp->governor)) != 0)
 		snprintf(fp->governor, sizeof(fp->governor), "unknown");
 
 	snprintf(fp->turbo, sizeof(fp->turbo), "unknown");
-	if (read_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
+	if (pl_fsio_first_line("/sys/devices/system/cpu/intel_pstate/no_turbo", buf, sizeof(buf)) == 0)
 		snprintf(fp->turbo, sizeof(fp->turbo), "%s", atoi(buf) ? "off" : "on");
-	else if (read_first_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
+	else if (pl_fsio_first_line("/sys/devices/system/cpu/cpufreq/boost", buf, sizeof(buf)) == 0)
 		snprintf(fp->turbo, sizeof(fp->turbo), "%s", atoi(buf) ? "on" : "off");
 
 	double la[1];
@@ -155,7 +144,7 @@ int pl_elf_compiler(const char *path, char *out, size_t len)
 static char *shebang_interpreter(const char *path)
 {
 	char line[256];
-	if (read_first_line(path, line, sizeof(line)) != 0 || strncmp(line, "#!", 2) != 0)
+	if (pl_fsio_first_line(path, line, sizeof(line)) != 0 || strncmp(line, "#!", 2) != 0)
 		return NULL;
 	char *p = line + 2;
 	while (*p == ' ')

@@ -238,3 +238,25 @@ int pl_fsio_write_json(const char *path, json_t *doc, struct pl_error *err)
 	free(text);
 	return rc;
 }
+
+void pl_json_print(json_t *doc)
+{
+	char *text = doc ? pl_json_text(doc) : NULL;
+	if (text)
+		fputs(text, stdout);
+	free(text);
+	json_decref(doc);
+}
+
+int pl_fsio_first_line(const char *path, char *out, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	int ok = fgets(out, (int)len, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -1;
+	out[strcspn(out, "\n")] = '\0';
+	return 0;
+}

@@ -42,6 +42,10 @@ int pl_json_load(const char *path, json_t **out, struct pl_error *err);
 /* perfloop's JSON text: one-space indent, 12 significant digits, a final
  * newline. malloc'd; NULL when out of memory. */
 char *pl_json_text(json_t *doc);
+/* pl_json_text on stdout; takes the reference to doc. */
+void pl_json_print(json_t *doc);
+/* The first line of a file, without its newline; 0, or -1 if unreadable. */
+int pl_fsio_first_line(const char *path, char *out, size_t len);
 /* pl_json_text written atomically. */
 int pl_fsio_write_json(const char *path, json_t *doc, struct pl_error *err);
 

@@ -29,7 +29,7 @@ static const char *sysroot(void)
 
 static void rooted(char *out, size_t len, const char *path)
 {
-	snprintf(out, len, "%s%s", sysroot(), path);
+	snprintf(out, len, "%.2047s%.2047s", sysroot(), path);
 }
 
 /* The first line of a file below the root, without its newline. */
@@ -37,15 +37,7 @@ static int read_value(const char *path, char *out, size_t len)
 {
 	char p[4096];
 	rooted(p, sizeof(p), path);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return -1;
-	int ok = fgets(out, (int)len, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -1;
-	out[strcspn(out, "\n")] = '\0';
-	return 0;
+	return pl_fsio_first_line(p, out, len);
 }
 
 /* Write "value\n" to an existing file below the root. */
