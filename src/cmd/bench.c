@@ -57,6 +57,10 @@ const char cmd_bench_usage[] =
     "                          allowed CPU, the same one every time\n"
     "      --wait-quiet S      first wait up to S seconds for that CPU to be idle\n"
     "                          (default 5; 0: do not wait)\n"
+    "      --contention leave-out|keep\n"
+    "                          runs measured while the host slowed the CPU (a\n"
+    "                          speed probe around each run says): left out and\n"
+    "                          measured again (default), or counted\n"
     "  -i, --ignore-failure    keep measuring commands that exit non-zero or crash\n"
     "\n"
     "Commands and hooks:\n"
@@ -133,6 +137,7 @@ enum {
 	OPT_NO_HISTORY,
 	OPT_PIN,
 	OPT_WAIT_QUIET,
+	OPT_CONTENTION,
 };
 
 static const struct option longopts[] = {
@@ -153,6 +158,7 @@ static const struct option longopts[] = {
     {"max-time", required_argument, NULL, OPT_MAX_TIME},
     {"pin", required_argument, NULL, OPT_PIN},
     {"wait-quiet", required_argument, NULL, OPT_WAIT_QUIET},
+    {"contention", required_argument, NULL, OPT_CONTENTION},
     {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"name", required_argument, NULL, 'n'},
@@ -492,6 +498,14 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				goto out;
 			}
 			break;
+		case OPT_CONTENTION:
+			if (strcmp(optarg, "leave-out") == 0 || strcmp(optarg, "keep") == 0) {
+				cfg->contention_keep = strcmp(optarg, "keep") == 0;
+				break;
+			}
+			pl_die(PL_EXIT_USAGE,
+			       "option '--contention': expected leave-out or keep, got '%s'", optarg);
+			goto out;
 		case OPT_WAIT_QUIET: {
 			char *end;
 			errno = 0;

@@ -30,6 +30,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -313,8 +314,8 @@ double pl_bench_current_median(const struct pl_bench *b)
 
 static int precision_reached(const struct pl_bench_config *cfg, const struct pl_bench *b)
 {
-	size_t per = b->batch ? b->batch : 1, ns = b->n / per; /* samples so far */
-	if (b->n % per != 0 || ns < (size_t)cfg->min_runs || ns < 3)
+	size_t per = b->batch ? b->batch : 1, nc = b->n - b->replaced, ns = nc / per;
+	if (nc % per != 0 || ns < (size_t)cfg->min_runs || ns < 3)
 		return 0;
 	/* checking costs a bootstrap: every sample early, every ~10% later */
 	if (ns > 30 && ns % (ns / 10) != 0)
@@ -438,10 +439,11 @@ static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b,
 {
 	if (b->state != PL_BENCH_PENDING)
 		return 1;
-	if (b->target && b->n >= b->target)
+	if (b->target && b->n - b->replaced >= b->target)
 		return 1;
 	size_t k = b->batch ? b->batch : 1;
-	if (alone && cfg->precision_pct > 0 && b->n % k == 0 && precision_reached(cfg, b))
+	if (alone && cfg->precision_pct > 0 && (b->n - b->replaced) % k == 0 &&
+	    precision_reached(cfg, b))
 		return 1;
 	return 0;
 }
@@ -461,64 +463,83 @@ static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io
 
 static int interrupted(const struct pl_bench_run *run);
 
-/* One sample: a batch of executions in a row. */
-/* The speed probe: a fixed xorshift loop (about 0.5 ms here), run in
- * perfloop itself on the pinned CPU just before each sample. A virtual
- * machine's host can slow a CPU down for seconds at a time (measured here:
- * 1.8x), invisibly to the guest and to a run's own CV; a before and an
- * after measured in different such phases differ by the phase, not the
- * change. The median probe time of each summary lets verify refuse to
- * compare two measurements the machine ran at different speeds. */
-#define PROBE_ITERS 400000
+/* The longest bench waits, before one sample, for a contended CPU to
+ * recover: the host's phases measured here last 1 to 10 s */
+#define PROBE_MAX_WAIT_S 2.0
 
-static int cmp_dbl(const void *a, const void *b)
+static int contended_reading(const struct pl_speedprobe *sp, struct pl_probe_reading r)
 {
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
+	return pl_speedprobe_slowdown(sp, r) > PL_PROBE_CONTENDED;
 }
 
-static void probe(struct pl_bench_run *run)
+/* Executions between two probes: about this much of the command's time,
+ * so that probing costs at most a few percent and a segment stays short
+ * beside the host's phases */
+#define PROBE_SEGMENT_S 0.010
+
+/* Judge the executions [from, b->n) by the probes around them. Returns how
+ * many counted executions it took out. */
+static size_t judge_segment(struct pl_bench_run *run, struct pl_bench *b, size_t from,
+			    struct pl_probe_reading pre, struct pl_probe_reading post)
 {
-	if (run->nprobe == run->capprobe) {
-		size_t cap = run->capprobe ? run->capprobe * 2 : 64;
-		double *g = realloc(run->probe, cap * sizeof(*g));
-		if (!g)
-			return;
-		run->probe = g;
-		run->capprobe = cap;
+	struct pl_probe_reading worst = {fmax(pre.lat_s, post.lat_s), fmax(pre.thr_s, post.thr_s)};
+	int slow = contended_reading(&run->sp, worst);
+	/* past the cap (half the planned runs measured again), contended runs
+	 * are counted: a machine contended throughout must not make the run
+	 * last for ever */
+	int replace = !run->cfg.contention_keep && b->replaced < b->target / 2;
+	size_t out = 0;
+	for (size_t i = from; i < b->n; i++) {
+		struct pl_sample *s = &b->samples[i];
+		s->probe = worst;
+		if (!slow || !s->counted)
+			continue;
+		s->contended = 1;
+		if (replace) {
+			s->counted = 0;
+			b->replaced++;
+			out++;
+		}
 	}
-	volatile uint64_t sink;
-	uint64_t x = 88172645463325252ULL;
-	struct timespec a, z;
-	clock_gettime(CLOCK_MONOTONIC, &a);
-	for (int i = 0; i < PROBE_ITERS; i++) {
-		x ^= x << 13;
-		x ^= x >> 7;
-		x ^= x << 17;
-	}
-	sink = x;
-	(void)sink;
-	clock_gettime(CLOCK_MONOTONIC, &z);
-	run->probe[run->nprobe++] =
-	    (double)(z.tv_sec - a.tv_sec) + (double)(z.tv_nsec - a.tv_nsec) * 1e-9;
+	return out;
 }
 
+/* One sample: a batch of k executions on a CPU that was not contended.
+ * Probes taken every PROBE_SEGMENT_S of the command's time (and before and
+ * after the batch) judge the executions between them; contended ones are
+ * kept but not counted, and measured again. */
 static int measured_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
 			size_t idx, int alone, struct pl_error *err)
 {
-	size_t k = b->batch ? b->batch : 1;
-	probe(run);
-	for (size_t e = 0; e < k && b->state == PL_BENCH_PENDING && !interrupted(run); e++) {
+	size_t k = b->batch ? b->batch : 1, got = 0;
+	double wait = run->cfg.wait_quiet_s > 0 && !run->cfg.contention_keep ? PROBE_MAX_WAIT_S : 0;
+	double seg_s = 0;
+	struct pl_probe_reading pre = pl_speedprobe_wait(&run->sp, wait, run->interrupt_flag);
+	size_t seg = b->n;
+	while (got < k && b->state == PL_BENCH_PENDING && !interrupted(run)) {
 		int rc = one_run(run, b, io, 1, err);
 		if (rc != PL_OK)
 			return rc;
-		if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b, alone))
-			b->state = PL_BENCH_DONE;
-		if (run->progress)
-			run->progress(run->progress_arg, b, idx,
-				      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN
-								   : PL_PROGRESS_END);
+		const struct pl_sample *s = &b->samples[b->n - 1];
+		got += s->counted;
+		seg_s += s->wall_s;
+		if (got < k && seg_s < PROBE_SEGMENT_S && b->state == PL_BENCH_PENDING)
+			continue;
+		struct pl_probe_reading post = pl_speedprobe_take(&run->sp);
+		got -= judge_segment(run, b, seg, pre, post);
+		seg = b->n;
+		seg_s = 0;
+		pre = run->sp.last_contended && got < k
+			  ? pl_speedprobe_wait(&run->sp, wait, run->interrupt_flag)
+			  : post;
+		if (run->progress && got < k && b->state == PL_BENCH_PENDING)
+			run->progress(run->progress_arg, b, idx, PL_PROGRESS_RUN);
 	}
+	if (b->state == PL_BENCH_PENDING && finished(&run->cfg, b, alone))
+		b->state = PL_BENCH_DONE;
+	if (run->progress)
+		run->progress(run->progress_arg, b, idx,
+			      b->state == PL_BENCH_PENDING ? PL_PROGRESS_RUN : PL_PROGRESS_END);
 	return PL_OK;
 }
 
@@ -579,6 +600,7 @@ static void set_batch(struct pl_bench *b, size_t k, const char *why)
 	if (k > 1 && b->batch != k) {
 		b->n = 0;
 		b->target = 0;
+		b->contended = b->replaced = 0;
 		if (b->state == PL_BENCH_DONE)
 			b->state = PL_BENCH_PENDING;
 	}
@@ -691,6 +713,10 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 	struct tm tm;
 	gmtime_r(&t, &tm);
 	strftime(run->started, sizeof(run->started), "%Y-%m-%dT%H:%M:%SZ", &tm);
+	/* waiting out a contended CPU: up to twice the wait for an idle one in
+	 * all (--wait-quiet 0: never) */
+	pl_speedprobe_release(&run->sp);
+	pl_speedprobe_init(&run->sp, 2 * run->cfg.wait_quiet_s);
 
 	/* A command that cannot be started is bad input: say so before
 	 * anything runs. */
@@ -829,6 +855,23 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 {
 	size_t k = b->batch ? b->batch : 1;
 	double cv = b->wall.d.cv;
+	if (b->contended_kept && !cfg->contention_keep) {
+		snprintf(out, len,
+			 "the host's other work slowed this CPU during %zu of the runs, too many "
+			 "to leave out (perfloop's speed probe, measured around every run: a "
+			 "busy sibling hyperthread or stolen time, for seconds at a time); "
+			 "measure when the host is idle, or on a machine with dedicated CPUs",
+			 b->contended);
+		return;
+	}
+	if (b->contended) {
+		int w = snprintf(out, len, "with %zu runs on a contended CPU left out, ",
+				 b->contended);
+		if (w > 0 && (size_t)w < len) {
+			out += w;
+			len -= (size_t)w;
+		}
+	}
 	double *x = malloc((b->n + 1) * sizeof(*x));
 	size_t n = x ? pl_bench_values(b, -1, k, x) : 0;
 	double trend = n >= 5 ? pl_stats_trend(x, n) : NAN;
@@ -907,6 +950,101 @@ int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr
 	return PL_OK;
 }
 
+/* Judge every execution again against the fastest probes of the whole run
+ * (during the run, against the fastest so far): those found only now are
+ * left out where the planned samples remain without them, and contended
+ * ones are counted back in where fewer than three samples would be left. */
+void pl_bench_judge_contention(const struct pl_speedprobe *sp, struct pl_bench *b, int keep)
+{
+	size_t k = b->batch ? b->batch : 1, counted = 0, newly = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct pl_sample *s = &b->samples[i];
+		counted += s->counted != 0;
+		newly += s->counted && !s->contended && s->probe.lat_s > 0 &&
+			 contended_reading(sp, s->probe);
+	}
+	/* leave the newly found out only where the planned samples remain */
+	size_t planned = b->target / k > 3 ? b->target / k : 3;
+	int leave_out = !keep && (counted - newly) / k >= planned;
+	for (size_t i = 0; i < b->n; i++) {
+		struct pl_sample *s = &b->samples[i];
+		if (s->counted && !s->contended && s->probe.lat_s > 0 &&
+		    contended_reading(sp, s->probe)) {
+			s->contended = 1;
+			s->counted = !leave_out;
+			counted -= leave_out;
+		}
+	}
+	/* too few left to stand on their own: count them all */
+	if (counted / k < 3)
+		for (size_t i = 0; i < b->n; i++)
+			if (b->samples[i].contended)
+				b->samples[i].counted = 1;
+	b->contended = b->contended_kept = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		b->contended += b->samples[i].contended != 0;
+		b->contended_kept += b->samples[i].contended && b->samples[i].counted;
+	}
+}
+
+/* The CV of wall-time samples of batch k. */
+static double cv_at(const struct pl_bench *b, size_t k, double *scratch, size_t *n)
+{
+	struct pl_describe d;
+	*n = pl_bench_values(b, -1, k, scratch);
+	return *n >= 2 && pl_stats_describe(scratch, *n, &d) == PL_OK ? d.cv : NAN;
+}
+
+/* The calibration sees a fraction of a second of the machine; the run sees
+ * all of it. Where its samples are over the noise gate, consecutive
+ * batches are taken together (all commands alike, so that compared
+ * samples still cover the same stretches of time) in the fewest that
+ * bring every command under the gate while leaving each its --min-runs
+ * samples; where none does, the batches stay as they were. Larger samples
+ * of the same executions: nothing is dropped but the last incomplete one,
+ * and a noise that does not average out (drift, phases) stays refused. */
+size_t pl_bench_regroup(struct pl_bench_run *run, double *scratch)
+{
+	if (run->cfg.batch != 0 || run->nbench == 0)
+		return 1;
+	size_t k = run->bench[0].batch ? run->bench[0].batch : 1, least = SIZE_MAX;
+	int over = 0;
+	for (size_t i = 0; i < run->nbench; i++) {
+		const struct pl_bench *b = &run->bench[i];
+		size_t n;
+		double cv = cv_at(b, k, scratch, &n);
+		if (b->state == PL_BENCH_FAILED || (b->batch ? b->batch : 1) != k || !(cv == cv))
+			return 1;
+		over |= cv > PL_NOISE_CV_MAX;
+		if (n < least)
+			least = n;
+	}
+	size_t floor = run->cfg.min_runs > 5 ? (size_t)run->cfg.min_runs : 5;
+	for (size_t m = 2; over && least / m >= floor; m++) {
+		int ok = 1;
+		for (size_t i = 0; i < run->nbench && ok; i++) {
+			size_t n;
+			double cv = cv_at(&run->bench[i], k * m, scratch, &n);
+			ok = cv == cv && cv <= PL_NOISE_CV_MAX;
+		}
+		if (!ok)
+			continue;
+		for (size_t i = 0; i < run->nbench; i++) {
+			struct pl_bench *b = &run->bench[i];
+			size_t n;
+			double was = cv_at(b, k, scratch, &n);
+			size_t len = strlen(b->batch_why);
+			snprintf(b->batch_why + len, sizeof(b->batch_why) - len,
+				 "; then %zu batches taken together after the run (samples of %zu "
+				 "runs had CV %.1f%%)",
+				 m, k, was * 100);
+			b->batch = k * m;
+		}
+		return m;
+	}
+	return 1;
+}
+
 int pl_bench_finish(struct pl_bench_run *run)
 {
 	size_t maxn = 1;
@@ -916,21 +1054,17 @@ int pl_bench_finish(struct pl_bench_run *run)
 	double *scratch = malloc(maxn * sizeof(*scratch));
 	if (!scratch)
 		return PL_ENOMEM;
-	run->probe_s = run->probe_cv = 0;
-	struct pl_describe pd;
-	if (run->nprobe >= 3 && pl_stats_describe(run->probe, run->nprobe, &pd) == PL_OK) {
-		/* the lower quartile: the loop's time when nothing interrupted it
-		 * (an interrupt or a wake-up only ever adds), more stable from run
-		 * to run than the median, and still raised by a slower machine */
-		double *s = malloc(run->nprobe * sizeof(*s));
-		if (s) {
-			memcpy(s, run->probe, run->nprobe * sizeof(*s));
-			qsort(s, run->nprobe, sizeof(*s), cmp_dbl);
-			run->probe_s = pl_stats_quantile_sorted(s, run->nprobe, 0.25);
-			free(s);
-		}
-		run->probe_cv = pd.cv;
-	}
+	/* the lower quartile: the loops' time when nothing interrupted them
+	 * (an interrupt or a wake-up only ever adds), more stable from run to
+	 * run than the median, and still raised by a slower machine */
+	run->probe_p25 = pl_speedprobe_p25(&run->sp);
+	run->probe_slowest = 1;
+	for (size_t i = 0; i < run->sp.n; i++)
+		run->probe_slowest = fmax(run->probe_slowest,
+					  pl_speedprobe_slowdown(&run->sp, run->sp.r[i]));
+	for (size_t i = 0; i < run->nbench; i++)
+		pl_bench_judge_contention(&run->sp, &run->bench[i], run->cfg.contention_keep);
+	pl_bench_regroup(run, scratch);
 	for (size_t i = 0; i < run->nbench; i++) {
 		struct pl_bench *b = &run->bench[i];
 		uint64_t seed = run->cfg.seed + i;
@@ -1010,7 +1144,7 @@ void pl_bench_run_release(struct pl_bench_run *run)
 	}
 	free(run->bench);
 	free(run->cmp);
-	free(run->probe);
+	pl_speedprobe_release(&run->sp);
 	run->bench = NULL;
 	run->cmp = NULL;
 	run->nbench = run->ncmp = 0;

@@ -14,6 +14,7 @@
 
 #include "error.h"
 #include "fingerprint.h"
+#include "speedprobe.h"
 #include "machine.h"
 #include "linux/counters.h"
 #include "stats.h"
@@ -43,7 +44,11 @@ struct pl_bench_config {
 	int pin;	   /* a CPU, PL_PIN_AUTO (default) or PL_PIN_NONE (machine.h) */
 	double wait_quiet_s; /* wait up to this long for the CPU to be idle; default 5
 			      * (PERFLOOP_WAIT_QUIET sets the default) */
+	int contention_keep; /* count runs on a contended CPU (--contention keep) */
 };
+
+/* A dimension is scored (comparable) only when its CV is at most this. */
+#define PL_NOISE_CV_MAX 0.05
 
 /* A calibrated batch aims at this CV of a sample, half the noise gate. */
 #define PL_BATCH_TARGET_CV 0.025
@@ -52,7 +57,10 @@ struct pl_sample {
 	double wall_s, user_s, sys_s;
 	long max_rss_kb;
 	int exit_code, signal, timed_out;
-	int counted; /* in the statistics: a measured run that did not fail */
+	int counted; /* in the statistics: a measured run that did not fail,
+		      * on a CPU that was not contended */
+	int contended;	/* measured while the CPU ran slow (see speedprobe.c) */
+	struct pl_probe_reading probe; /* the slower of the probes around its batch */
 	double counter[PL_CTR_COUNT];
 	unsigned char counter_ok[PL_CTR_COUNT];
 };
@@ -87,6 +95,9 @@ struct pl_bench {
 	size_t max_batch;	/* the largest batch its planned samples fit in --max-time */
 	char batch_why[320];	/* how the batch was chosen */
 	long rss_floor_kb;	/* perfloop's own peak RSS when it started a run */
+	size_t contended;	/* executions measured on a contended CPU */
+	size_t replaced;	/* ... left out and measured again, during the run */
+	size_t contended_kept;	/* ... counted anyway: past the cap or too few others */
 };
 
 struct pl_comparison {
@@ -109,11 +120,11 @@ struct pl_bench_run {
 	struct pl_fingerprint fp;
 	struct pl_quiet quiet; /* what the wait for a quiet CPU found */
 	char pinned_by[32];    /* "--pin auto", "--pin N" or "the caller" (taskset) */
-	/* the machine's speed over the run: a fixed in-process loop timed on
-	 * the measured CPU before each sample (see benchrun.c) */
-	double *probe;
-	size_t nprobe, capprobe;
-	double probe_s, probe_cv; /* after pl_bench_finish: median, CV; 0 if none */
+	/* the machine's speed over the run: fixed in-process loops timed on
+	 * the measured CPU around each sample (see speedprobe.c) */
+	struct pl_speedprobe sp;
+	struct pl_probe_reading probe_p25; /* after pl_bench_finish; 0 if none */
+	double probe_slowest;		   /* the largest slow-down seen */
 	int interrupted;
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];
@@ -127,6 +138,18 @@ void pl_bench_config_defaults(struct pl_bench_config *cfg);
 /* Add a benchmark for a command string (parameters already substituted). */
 int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command, size_t nparams,
 		 const char **param_names, char **param_values, struct pl_error *err);
+
+/* Judge b's executions by their probes against the run's fastest (sp):
+ * contended ones are left out of the statistics where the planned samples
+ * remain without them (never with keep: --contention keep), and counted
+ * back in where fewer than three samples would be left. */
+void pl_bench_judge_contention(const struct pl_speedprobe *sp, struct pl_bench *b, int keep);
+
+/* Where the samples are over the noise gate (PL_NOISE_CV_MAX), take m
+ * consecutive batches together, the least m that brings every command
+ * under it with --min-runs samples left (--batch auto only). Returns m, 1
+ * if none. scratch holds the largest bench's executions. */
+size_t pl_bench_regroup(struct pl_bench_run *run, double *scratch);
 
 /* Run every benchmark. Returns PL_OK, PL_EINTR (summary still valid),
  * PL_ENOEXEC (a command could not be started), PL_EFAILED (a hook failed).

@@ -35,6 +35,13 @@ void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_be
 			   "anyway (perfloop system show lists what runs)",
 			where, q->busy * 100, q->waited_s);
 	fprintf(f, "%s\n", pl_c(st, PL_RESET));
+	const struct pl_speedprobe *sp = &run->sp;
+	if (run->probe_slowest > PL_PROBE_CONTENDED)
+		fprintf(f,
+			"%sThe CPU ran up to %.1fx slower at times (speed probe: the host's other "
+			"work); waited %.1f s in all for it to recover, and left out what was "
+			"measured while it was slow%s\n",
+			pl_c(st, PL_DIM), run->probe_slowest, sp->waited_s, pl_c(st, PL_RESET));
 }
 
 static void verdict_line(FILE *f, const struct pl_style *st, const char *name, const char *refname,
@@ -94,6 +101,13 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		if (w->n_outliers)
 			fprintf(f, ", %s%zu outlier%s%s", pl_c(st, PL_YELLOW), w->n_outliers,
 				w->n_outliers > 1 ? "s" : "", pl_c(st, PL_RESET));
+		if (bn->contended > bn->contended_kept)
+			fprintf(f, ", %s%zu runs on a contended CPU left out%s",
+				pl_c(st, PL_YELLOW), bn->contended - bn->contended_kept,
+				pl_c(st, PL_RESET));
+		if (bn->contended_kept)
+			fprintf(f, ", %s%zu on a contended CPU counted (too many to leave out)%s",
+				pl_c(st, PL_YELLOW), bn->contended_kept, pl_c(st, PL_RESET));
 		fprintf(f, "\n");
 		if (bn->batch > 1 && bn->wall_exec.present)
 			fprintf(f,

@@ -158,6 +158,10 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 		    s->user_s, "sys_s", s->sys_s, "max_rss_bytes", (json_int_t)s->max_rss_kb * 1024,
 		    "exit_code", s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
 		    "outlier", b->outlier ? b->outlier[i] : 0);
+		json_object_set_new(o, "contended", json_boolean(s->contended));
+		if (s->probe.lat_s > 0)
+			json_object_set_new(o, "slowdown",
+					    json_real(pl_speedprobe_slowdown(&run->sp, s->probe)));
 		json_object_set_new(o, "signal", s->signal ? json_integer(s->signal) : json_null());
 		if (run->cfg.counters.n) {
 			json_t *c = json_object();
@@ -201,6 +205,9 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	json_object_set_new(o, "batch", json_integer((json_int_t)(b->batch ? b->batch : 1)));
 	json_object_set_new(o, "run_cv",
 			    b->exec_cv == b->exec_cv ? json_real(b->exec_cv) : json_null());
+	json_object_set_new(o, "contention",
+			    json_pack("{s:I, s:I}", "runs", (json_int_t)b->contended,
+				      "counted_anyway", (json_int_t)b->contended_kept));
 	json_object_set_new(o, "batch_reason", json_string(b->batch_why[0] ? b->batch_why : "--batch 1"));
 	json_object_set_new(o, "stats", stats);
 
@@ -273,6 +280,8 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 			    : cfg->pin == PL_PIN_NONE ? json_string("none")
 						  : json_string("auto"));
 	json_object_set_new(settings, "wait_quiet_s", json_real(cfg->wait_quiet_s));
+	json_object_set_new(settings, "contention",
+			    json_string(cfg->contention_keep ? "keep" : "leave-out"));
 
 	json_t *benches = json_array();
 	for (size_t i = 0; i < run->nbench; i++)
@@ -302,11 +311,15 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_object_set_new(fp, "pinned_by",
 			    run->pinned_by[0] ? json_string(run->pinned_by) : json_null());
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
-	json_object_set_new(fp, "speed_probe",
-			    run->probe_s > 0
-				? json_pack("{s:f, s:f, s:I}", "p25_s", run->probe_s, "cv",
-					    run->probe_cv, "n", (json_int_t)run->nprobe)
-				: json_null());
+	json_object_set_new(
+	    fp, "speed_probe",
+	    run->probe_p25.lat_s > 0
+		? json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:I}", "chain_p25_s",
+			    run->probe_p25.lat_s, "ports_p25_s", run->probe_p25.thr_s, "n",
+			    (json_int_t)run->sp.n, "slowest", run->probe_slowest, "contended_above",
+			    PL_PROBE_CONTENDED, "waited_s", run->sp.waited_s, "waits",
+			    (json_int_t)run->sp.waits)
+		: json_null());
 	json_object_set_new(doc, "baseline",
 			    baseline_cmp ? json_incref(baseline_cmp) : json_null());
 	return doc;

@@ -12,8 +12,6 @@
 #include "error.h"
 
 #define PL_SUMMARY_SCHEMA "perfloop.bench/1"
-/* A dimension is scored (comparable) only when its CV is at most this. */
-#define PL_NOISE_CV_MAX 0.05
 
 struct pl_dimension {
 	char name[40];

@@ -147,6 +147,29 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 #define PL_SPEED_CHANGE_MAX 0.04
 #define PL_SPEED_EXPLAINS 3.0
 
+/* The larger change between two summaries' speed probes, over the loops
+ * both recorded (older summaries have one loop, "p25_s";
+ * loops of other lengths are never compared). */
+static int probe_change(json_t *pb, json_t *pa, double *b, double *a, double *d)
+{
+	static const char *keys[] = {"chain_p25_s", "ports_p25_s", "p25_s"};
+	int any = 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		double x = json_number_value(json_object_get(pb, keys[i]));
+		double y = json_number_value(json_object_get(pa, keys[i]));
+		if (!(x > 0 && y > 0))
+			continue;
+		double c = y / x - 1;
+		if (!any || fabs(c) > fabs(*d)) {
+			*b = x;
+			*a = y;
+			*d = c;
+		}
+		any = 1;
+	}
+	return any;
+}
+
 static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after)
 {
 	struct pl_rule *r = rule(v, "fingerprint_match");
@@ -180,11 +203,10 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	/* the machine's speed while each was measured (bench's probe): a VM's
 	 * host can slow a CPU for seconds, and a before and an after taken in
 	 * different such phases differ by the phase */
-	double sb = json_number_value(json_object_get(json_object_get(fb, "speed_probe"), "p25_s"));
-	double sa = json_number_value(json_object_get(json_object_get(fa, "speed_probe"), "p25_s"));
-	int speed = sb > 0 && sa > 0;
+	double sb = 0, sa = 0, d = 0;
+	int speed = probe_change(json_object_get(fb, "speed_probe"),
+				 json_object_get(fa, "speed_probe"), &sb, &sa, &d);
 	if (speed) {
-		double d = sa / sb - 1;
 		json_object_set_new(r->numbers, "speed_change", json_real(d));
 		/* a change of speed can explain a difference of about its own size
 		 * in compute-bound code and, measured here, up to three times it in

@@ -3,10 +3,10 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 printf 'hello\n' >in.txt
-run "$PERFLOOP" bench --quiet -w 0 -r 3 --batch 1 --input in.txt --output o.txt -- cat
+run "$PERFLOOP" bench --quiet -w 0 -r 3 --batch 1 --contention keep --input in.txt --output o.txt -- cat
 expect_rc 0
 [ "$(cat o.txt)" = "$(printf 'hello\nhello\nhello')" ] || fail "--input/--output: $(cat o.txt)"
-run "$PERFLOOP" bench --quiet -w 0 -r 2 --batch 1 --output inherit -- echo visible-output
+run "$PERFLOOP" bench --quiet -w 0 -r 2 --batch 1 --contention keep --output inherit -- echo visible-output
 expect_rc 0
 [ "$(grep -c visible-output out)" -eq 2 ] || fail "--output inherit: $(cat out)"
 run "$PERFLOOP" bench --quiet -w 0 -r 2 -- echo hidden-output

@@ -7,7 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 swing="if [ -e $T/flag ]; then rm $T/flag; sleep 0.06; else touch $T/flag; sleep 0.01; fi"
-run "$PERFLOOP" bench -w 0 -r 10 --batch 1 -o n.json --shell -- "$swing"
+run "$PERFLOOP" bench -w 0 -r 10 --batch 1 --contention keep -o n.json --shell -- "$swing"
 expect_rc 0
 check n.json "d['benchmarks'][0]['stats']['wall_s']['cv'] > 0.05"
 check n.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is False"
@@ -16,24 +16,24 @@ check n.json "'batch' in d['benchmarks'][0]['dimensions']['timing']['cause']"
 check n.json "all(not v['scored'] for v in d['benchmarks'][0]['dimensions'].values())"
 grep -q 'timing N/A' out || fail "no noise line: $(cat out)"
 grep -q 'lag-1 correlation' out || fail "the hint does not say what it measured: $(cat out)"
-check n.json "len(d['benchmarks'][0]['samples']) == 10"
+check n.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 10 and all(s['counted'] or s['contended'] for s in d['benchmarks'][0]['samples'])"
 # by default: calibrated and batched
 run "$PERFLOOP" bench -w 0 -r 10 --max-time 4 -o b.json --shell -- "$swing"
 expect_rc 0
 check b.json "d['benchmarks'][0]['run_cv'] > 0.3"
 check b.json "d['benchmarks'][0]['batch'] > 1 and 'calibration' in d['benchmarks'][0]['batch_reason']"
 check b.json "d['settings']['batch'] == 'auto' and d['settings']['max_time_s'] == 4"
-check b.json "len(d['benchmarks'][0]['samples']) == 10 * d['benchmarks'][0]['batch']"
+check b.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 10 * d['benchmarks'][0]['batch'] and all(s['counted'] or s['contended'] for s in d['benchmarks'][0]['samples'])"
 check b.json "d['benchmarks'][0]['stats']['wall_per_run_s']['cv'] > 0.3"
 check b.json "d['benchmarks'][0]['stats']['wall_s']['cv'] < d['benchmarks'][0]['run_cv'] / 2"
 grep -q 'a sample is the mean of' out || fail "the batch is not shown: $(cat out)"
 # --max-time bounds the batch: 10 samples x batch x ~35 ms within 4 s
 check b.json "10 * d['benchmarks'][0]['batch'] * 0.035 <= 4 * 1.5"
 # a batch of 10 holds 5 slow and 5 fast runs: every sample is alike, scored
-run "$PERFLOOP" bench -w 0 -r 5 --batch 10 -o t.json --shell -- "$swing"
+run "$PERFLOOP" bench -w 0 -r 5 --batch 10 --contention keep -o t.json --shell -- "$swing"
 expect_rc 0
 check t.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is True"
-check t.json "len(d['benchmarks'][0]['samples']) == 50 and d['benchmarks'][0]['batch'] == 10"
+check t.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 50 and d['benchmarks'][0]['batch'] == 10 and all(s['counted'] or s['contended'] for s in d['benchmarks'][0]['samples'])"
 # a steady command needs no batch
 run "$PERFLOOP" bench -w 1 -r 10 --batch auto -o q.json -- sleep 0.05
 expect_rc 0

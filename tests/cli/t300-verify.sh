@@ -158,8 +158,13 @@ for src, dst, f in (("fast.json", "fast-slowmachine.json", 1.10), ("fast.json", 
     d = json.load(open(src))
     if f is None:
         d["fingerprint"].pop("speed_probe", None)
-    else:
-        d["fingerprint"]["speed_probe"]["p25_s"] *= f
+    else:  # a busy sibling hyperthread: only the independent compares slow down
+        d["fingerprint"]["speed_probe"]["ports_p25_s"] *= f
+    json.dump(d, open(dst, "w"))
+# an older perfloop's one loop ("p25_s"): compared with its like only
+for dst, v in (("old-a.json", 0.00065), ("old-b.json", 0.00065 * 1.10)):
+    d = json.load(open("fast.json"))
+    d["fingerprint"]["speed_probe"] = {"p25_s": v, "cv": 0.01, "n": 20}
     json.dump(d, open(dst, "w"))
 PY
 run "$PERFLOOP" verify -b fast.json -a fast-slowmachine.json --suite-exit-code 0 --json
@@ -167,10 +172,16 @@ expect_rc 1
 check out "'machine_speed' in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
 run "$PERFLOOP" verify -b fast-noprobe.json -a fast.json --suite-exit-code 0 --json
 check out "'machine_speed' not in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
+run "$PERFLOOP" verify -b old-a.json -a old-b.json --suite-exit-code 0 --json
+expect_rc 1
+check out "'machine_speed' in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
+run "$PERFLOOP" verify -b old-a.json -a fast.json --suite-exit-code 0 --json
+check out "'machine_speed' not in [r for r in d['rules'] if r['name'] == 'fingerprint_match'][0]['numbers']['mismatched']"
 python3 - <<'PY'
 import json
 a = json.load(open("fast.json")); b = json.load(open("slow.json"))
-b["fingerprint"]["speed_probe"]["p25_s"] = a["fingerprint"]["speed_probe"]["p25_s"] / 1.10
+for k in ("chain_p25_s", "ports_p25_s"):
+    b["fingerprint"]["speed_probe"][k] = a["fingerprint"]["speed_probe"][k] / 1.10
 json.dump(b, open("slow-fastmachine.json", "w"))
 PY
 run "$PERFLOOP" verify -b slow-fastmachine.json -a fast.json --suite-exit-code 0 --json

@@ -16,13 +16,13 @@ expect_err "no history yet"
 # (--batch 1: the CSV export below counts runs, and a calibrated batch,
 # larger under a sanitizer, would make it 8 samples of several runs)
 
-run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 -n app -- ./work.sh
+run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 --contention keep -n app -- ./work.sh
 expect_rc 0
 [ -f .perfloop/history.db ] || fail "bench did not record"
 # the same benchmark, after a commit that makes it slower
 printf '#!/bin/sh\nsleep 0.06\n' >work.sh
 git commit -qam two
-run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 -n app -- ./work.sh
+run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 --contention keep -n app -- ./work.sh
 expect_rc 0
 run "$PERFLOOP" bench --quiet -w 0 -r 3 --no-history -n other -- sleep 0.01
 expect_rc 0

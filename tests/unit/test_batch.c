@@ -1,7 +1,8 @@
 /* Unit tests for batch statistics (src/lib/benchrun.c): batch means are
  * exact on synthetic runs, the CV of a sample falls as 1/sqrt(k) on
  * independent noise, the calibrated batch is (CV / 2.5%)^2 within its cap,
- * and the trend statistic sees drift. */
+ * the trend statistic sees drift, the speed probe's verdicts, runs on a
+ * contended CPU left out or counted, and batches regrouped after a run. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,6 +102,128 @@ static void test_trend(void **state)
 	assert_true(isnan(pl_stats_trend(up, 2)));
 }
 
+/* the probe's verdict: the larger of its two loops' slow-downs against
+ * the fastest seen; a lower quartile only from five readings */
+static void test_speedprobe(void **state)
+{
+	(void)state;
+	struct pl_speedprobe sp;
+	pl_speedprobe_init(&sp, 1);
+	struct pl_probe_reading fast = {0.16e-3, 0.11e-3}, ports = {0.16e-3, 0.22e-3},
+				chain = {0.40e-3, 0.11e-3};
+	pl_speedprobe_record(&sp, ports);
+	assert_close(pl_speedprobe_slowdown(&sp, ports), 1.0, 1e-12); /* the only one yet */
+	pl_speedprobe_record(&sp, fast);
+	assert_close(pl_speedprobe_slowdown(&sp, ports), 2.0, 1e-12);
+	assert_close(pl_speedprobe_slowdown(&sp, chain), 2.5, 1e-12);
+	assert_close(pl_speedprobe_slowdown(&sp, fast), 1.0, 1e-12);
+	assert_true(pl_speedprobe_p25(&sp).lat_s == 0); /* two readings: too few */
+	pl_speedprobe_record(&sp, chain);
+	assert_true(sp.last_contended);
+	pl_speedprobe_record(&sp, fast);
+	assert_false(sp.last_contended);
+	pl_speedprobe_record(&sp, fast);
+	struct pl_probe_reading q = pl_speedprobe_p25(&sp);
+	assert_close(q.lat_s, 0.16e-3, 1e-12);
+	assert_close(q.thr_s, 0.11e-3, 1e-12);
+	/* a real reading: both loops take some time */
+	struct pl_probe_reading r = pl_speedprobe_take(&sp);
+	assert_true(r.lat_s > 0 && r.thr_s > 0 && sp.n == 6);
+	pl_speedprobe_release(&sp);
+}
+
+/* runs whose probes were slow are left out where the planned samples
+ * remain, counted where they would not, and counted under keep */
+static void test_judge_contention(void **state)
+{
+	(void)state;
+	struct pl_speedprobe sp;
+	pl_speedprobe_init(&sp, 1);
+	struct pl_probe_reading fast = {1e-4, 1e-4}, slow = {1e-4, 2e-4};
+	pl_speedprobe_record(&sp, fast);
+	double w[12] = {1, 1, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1};
+	struct pl_bench b;
+	for (int round = 0; round < 3; round++) {
+		fill(&b, w, 12);
+		for (size_t i = 0; i < 12; i++)
+			b.samples[i].probe = w[i] > 1 ? slow : fast;
+		b.target = round == 1 ? 11 : 6;
+		pl_bench_judge_contention(&sp, &b, round == 2);
+		assert_int_equal(b.contended, 3);
+		double out[12];
+		size_t n = pl_bench_values(&b, -1, 1, out);
+		if (round == 0) { /* 9 left >= 6 planned: the slow runs are out */
+			assert_int_equal(n, 9);
+			assert_int_equal(b.contended_kept, 0);
+			for (size_t i = 0; i < n; i++)
+				assert_close(out[i], 1.0, 1e-15);
+			assert_false(b.samples[2].counted);
+			assert_true(b.samples[2].contended);
+		} else { /* 9 < 11 planned, or --contention keep: counted */
+			assert_int_equal(n, 12);
+			assert_int_equal(b.contended_kept, 3);
+		}
+		free(b.samples);
+	}
+	/* almost all contended: counted back in, fewer than 3 samples else */
+	fill(&b, w, 4);
+	for (size_t i = 0; i < 4; i++)
+		b.samples[i].probe = i ? slow : fast;
+	b.target = 0;
+	pl_bench_judge_contention(&sp, &b, 0);
+	double out[4];
+	assert_int_equal(pl_bench_values(&b, -1, 1, out), 4);
+	free(b.samples);
+	pl_speedprobe_release(&sp);
+}
+
+static struct pl_bench_run one_bench_run(const double *w, size_t n)
+{
+	struct pl_bench_run run;
+	memset(&run, 0, sizeof(run));
+	pl_bench_config_defaults(&run.cfg);
+	run.cfg.batch = 0;
+	run.bench = calloc(1, sizeof(*run.bench));
+	run.nbench = 1;
+	fill(&run.bench[0], w, n);
+	run.bench[0].batch = 1;
+	return run;
+}
+
+/* samples over the gate are regrouped only when a larger batch brings the
+ * noise under it: alternating runs average out, a drift does not */
+static void test_regroup(void **state)
+{
+	(void)state;
+	double w[40], scratch[40];
+	for (size_t i = 0; i < 40; i++)
+		w[i] = i % 2 ? 1.3 : 1.0;
+	struct pl_bench_run run = one_bench_run(w, 40);
+	assert_int_equal(pl_bench_regroup(&run, scratch), 2);
+	assert_int_equal(run.bench[0].batch, 2);
+	assert_non_null(strstr(run.bench[0].batch_why, "taken together after the run"));
+	free(run.bench[0].samples);
+	free(run.bench);
+	for (size_t i = 0; i < 40; i++) /* a drift: every batch size keeps it */
+		w[i] = 1.0 + 0.02 * (double)i;
+	run = one_bench_run(w, 40);
+	assert_int_equal(pl_bench_regroup(&run, scratch), 1);
+	assert_int_equal(run.bench[0].batch, 1);
+	free(run.bench[0].samples);
+	free(run.bench);
+	for (size_t i = 0; i < 40; i++)
+		w[i] = i % 2 ? 1.3 : 1.0;
+	run = one_bench_run(w, 40); /* --batch 1 asked: kept */
+	run.cfg.batch = 1;
+	assert_int_equal(pl_bench_regroup(&run, scratch), 1);
+	free(run.bench[0].samples);
+	free(run.bench);
+	run = one_bench_run(w, 15); /* 15 runs: no batch of 2 leaves 10 samples */
+	assert_int_equal(pl_bench_regroup(&run, scratch), 1);
+	free(run.bench[0].samples);
+	free(run.bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -108,6 +231,9 @@ int main(void)
 	    cmocka_unit_test(test_cv_falls_as_sqrt_k),
 	    cmocka_unit_test(test_batch_for),
 	    cmocka_unit_test(test_trend),
+	    cmocka_unit_test(test_speedprobe),
+	    cmocka_unit_test(test_judge_contention),
+	    cmocka_unit_test(test_regroup),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
