@@ -1054,10 +1054,10 @@ int pl_bench_finish(struct pl_bench_run *run)
 	double *scratch = malloc(maxn * sizeof(*scratch));
 	if (!scratch)
 		return PL_ENOMEM;
-	/* the lower quartile: the loops' time when nothing interrupted them
-	 * (an interrupt or a wake-up only ever adds), more stable from run to
-	 * run than the median, and still raised by a slower machine */
-	run->probe_p25 = pl_speedprobe_p25(&run->sp);
+	/* the fastest readings (5th percentile): the loops' time when nothing
+	 * interrupted or contended them, which is the speed the counted runs
+	 * were measured at; a machine slowed throughout a run raises it */
+	run->probe_fast = pl_speedprobe_fast(&run->sp);
 	run->probe_slowest = 1;
 	for (size_t i = 0; i < run->sp.n; i++)
 		run->probe_slowest = fmax(run->probe_slowest,

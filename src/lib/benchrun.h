@@ -123,7 +123,7 @@ struct pl_bench_run {
 	/* the machine's speed over the run: fixed in-process loops timed on
 	 * the measured CPU around each sample (see speedprobe.c) */
 	struct pl_speedprobe sp;
-	struct pl_probe_reading probe_p25; /* after pl_bench_finish; 0 if none */
+	struct pl_probe_reading probe_fast; /* after pl_bench_finish; 0 if none */
 	double probe_slowest;		   /* the largest slow-down seen */
 	int interrupted;
 	int failed; /* some benchmark failed, timed out or crashed */

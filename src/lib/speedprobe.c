@@ -151,7 +151,7 @@ static int cmp_dbl(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-struct pl_probe_reading pl_speedprobe_p25(const struct pl_speedprobe *p)
+struct pl_probe_reading pl_speedprobe_fast(const struct pl_speedprobe *p)
 {
 	struct pl_probe_reading q = {0, 0};
 	if (p->n < 5) /* too few to say */
@@ -163,7 +163,7 @@ struct pl_probe_reading pl_speedprobe_p25(const struct pl_speedprobe *p)
 		for (size_t i = 0; i < p->n; i++)
 			s[i] = kind ? p->r[i].thr_s : p->r[i].lat_s;
 		qsort(s, p->n, sizeof(*s), cmp_dbl);
-		double v = s[(p->n - 1) / 4];
+		double v = s[(p->n - 1) / 20];
 		if (kind)
 			q.thr_s = v;
 		else

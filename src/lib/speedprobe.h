@@ -44,7 +44,9 @@ double pl_speedprobe_slowdown(const struct pl_speedprobe *p, struct pl_probe_rea
 struct pl_probe_reading pl_speedprobe_wait(struct pl_speedprobe *p, double max_s,
 					   const volatile sig_atomic_t *interrupted);
 
-/* The lower quartile of each kind (0 with fewer than 3 readings). */
-struct pl_probe_reading pl_speedprobe_p25(const struct pl_speedprobe *p);
+/* The machine's uncontended speed: the 5th percentile of each kind (0 with
+ * fewer than 5 readings). Not a quartile: a run contended most of the time
+ * has a slow lower quartile, though what it counted ran at the fast speed. */
+struct pl_probe_reading pl_speedprobe_fast(const struct pl_speedprobe *p);
 
 #endif

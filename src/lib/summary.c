@@ -313,9 +313,9 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
 	json_object_set_new(
 	    fp, "speed_probe",
-	    run->probe_p25.lat_s > 0
-		? json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:I}", "chain_p25_s",
-			    run->probe_p25.lat_s, "ports_p25_s", run->probe_p25.thr_s, "n",
+	    run->probe_fast.lat_s > 0
+		? json_pack("{s:f, s:f, s:I, s:f, s:f, s:f, s:I}", "chain_fast_s",
+			    run->probe_fast.lat_s, "ports_fast_s", run->probe_fast.thr_s, "n",
 			    (json_int_t)run->sp.n, "slowest", run->probe_slowest, "contended_above",
 			    PL_PROBE_CONTENDED, "waited_s", run->sp.waited_s, "waits",
 			    (json_int_t)run->sp.waits)

@@ -152,7 +152,7 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
  * loops of other lengths are never compared). */
 static int probe_change(json_t *pb, json_t *pa, double *b, double *a, double *d)
 {
-	static const char *keys[] = {"chain_p25_s", "ports_p25_s", "p25_s"};
+	static const char *keys[] = {"chain_fast_s", "ports_fast_s", "p25_s"};
 	int any = 0;
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		double x = json_number_value(json_object_get(pb, keys[i]));

@@ -159,7 +159,7 @@ for src, dst, f in (("fast.json", "fast-slowmachine.json", 1.10), ("fast.json", 
     if f is None:
         d["fingerprint"].pop("speed_probe", None)
     else:  # a busy sibling hyperthread: only the independent compares slow down
-        d["fingerprint"]["speed_probe"]["ports_p25_s"] *= f
+        d["fingerprint"]["speed_probe"]["ports_fast_s"] *= f
     json.dump(d, open(dst, "w"))
 # an older perfloop's one loop ("p25_s"): compared with its like only
 for dst, v in (("old-a.json", 0.00065), ("old-b.json", 0.00065 * 1.10)):
@@ -180,7 +180,7 @@ check out "'machine_speed' not in [r for r in d['rules'] if r['name'] == 'finger
 python3 - <<'PY'
 import json
 a = json.load(open("fast.json")); b = json.load(open("slow.json"))
-for k in ("chain_p25_s", "ports_p25_s"):
+for k in ("chain_fast_s", "ports_fast_s"):
     b["fingerprint"]["speed_probe"][k] = a["fingerprint"]["speed_probe"][k] / 1.10
 json.dump(b, open("slow-fastmachine.json", "w"))
 PY
