@@ -45,6 +45,13 @@ echo
 echo "== T. a training loop: waiting for data or computing? (its own step log)"
 "$PLR" steps --findings "$OUT/steps.findings.json" "$SRC/train/train_log.jsonl"
 echo
+echo "== T2. the same question from the stacks of a real PyTorch loop (no timers in it)"
+if [ -n "$PY311" ] && "$PY311" -c 'import torch' 2>/dev/null; then
+	"$PLR" profile --top 5 -o "$OUT/train" -- "$PY311" "$SRC/train/train.py" --workers 0 --steps 30
+else
+	echo "(skipped: no CPython 3.11 with torch here: apt install python3-torch)"
+fi
+echo
 
 echo "== 0. select: which finding first? (examples/distinct/findings.json)"
 pl select --findings "$SRC/distinct/findings.json" --explain -o "$OUT/candidate.json" >/dev/null

@@ -40,7 +40,9 @@
 #include "pystack.h"
 #include "render.h"
 #include "spawn.h"
+#include "steps.h"
 #include "strbuf.h"
+#include "trainloop.h"
 
 const char cmd_profile_usage[] =
     "usage: perfloop profile [OPTIONS] -- CMD [ARG...]\n"
@@ -209,6 +211,15 @@ struct profiler {
 	struct pl_pysample_stats stats;
 	unsigned long long ticks;
 	int oom;
+	/* a PyTorch training loop (trainloop.h): found once libtorch is
+	 * mapped; then idle threads are read too (waiting for a batch is the
+	 * point), for the split only unless --idle */
+	int torch;
+	double tick_dt; /* seconds this tick's samples stand for */
+	struct pl_train train;
+	unsigned char *fphase; /* per frame id: phase + 1, 0 not yet known */
+	size_t capfphase, ntrained;
+	char loop_where[512]; /* "file:line (function)" that waits for batches */
 };
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -323,6 +334,36 @@ static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid)
 	return id;
 }
 
+/* Classify a thread's stack (frame ids, root first) for the training
+ * split, by the outermost frame that names a phase. */
+static int train_sample(struct profiler *P, const struct pl_pythread *t, const uint32_t *ids,
+			size_t n)
+{
+	enum pl_train_phase ph = PL_TRAIN_OTHER;
+	for (size_t i = 0; i < n && ph == PL_TRAIN_OTHER; i++) {
+		uint32_t id = ids[i];
+		if (pl_grow((void **)&P->fphase, &P->capfphase, (size_t)id + 1, 1, 4096) < 0)
+			return -1;
+		if (id >= P->ntrained) {
+			memset(P->fphase + P->ntrained, 0, (size_t)id + 1 - P->ntrained);
+			P->ntrained = (size_t)id + 1;
+		}
+		if (!P->fphase[id]) {
+			const struct pl_prof_frame *f = &P->prof.frames[id];
+			P->fphase[id] = (unsigned char)(pl_train_frame_phase(f->name, f->file) + 1);
+		}
+		ph = (enum pl_train_phase)(P->fphase[id] - 1);
+		if (ph == PL_TRAIN_DATA && i > 0 && !P->loop_where[0]) {
+			/* the caller of __next__, at the line it runs (ids are root
+			 * first, t->frames leaf first) */
+			const struct pl_pyframe *c = &t->frames[t->depth - i];
+			snprintf(P->loop_where, sizeof P->loop_where, "%s:%d (%s)",
+				 c->code->file, c->line, c->code->name);
+		}
+	}
+	return pl_train_add(&P->train, P->cur->pid, t->tid, ph, P->tick_dt);
+}
+
 static void on_thread(void *arg, const struct pl_pythread *t)
 {
 	struct profiler *P = arg;
@@ -345,11 +386,18 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 			goto oom;
 		P->ids[n++] = (uint32_t)id;
 	}
+	size_t first = n;
 	for (size_t i = t->depth; i-- > 0;) {
 		long id = frame_id(P, &t->frames[i]);
 		if (id < 0)
 			goto oom;
 		P->ids[n++] = (uint32_t)id;
+	}
+	if (P->torch && train_sample(P, t, P->ids + first, n - first) < 0)
+		goto oom;
+	if (t->idle && !P->o.idle) { /* read for the training split only */
+		P->stats.idle++;
+		return;
 	}
 	if (pl_prof_add(&P->prof, P->ids, n, 1) < 0)
 		goto oom;
@@ -663,7 +711,52 @@ static int write_text(const char *prefix, const char *ext, char *text, struct pl
 	return 0;
 }
 
-static int write_outputs(struct profiler *P, const char *title, const char *cwd)
+static void print_ms(const char *what, const struct pl_steps_dist *d)
+{
+	printf("%s p50 %.1f ms, p90 %.1f ms, max %.1f ms", what, d->p50 * 1e3, d->p90 * 1e3,
+	       d->max * 1e3);
+}
+
+/* The data vs compute split of the training loop, where one was seen:
+ * printed, and in *out. 1 found, 0 none, -1 out of memory. */
+static int train_report(struct profiler *P, const char *cwd, struct pl_steps *out)
+{
+	memset(out, 0, sizeof(*out));
+	const struct pl_train_thread *x = pl_train_loop_thread(&P->train);
+	if (!x)
+		return 0;
+	int rc = pl_steps_compute(out, x->data, x->total, x->nsteps, -1);
+	if (rc == PL_ENOMEM)
+		return -1;
+	if (rc != PL_OK)
+		return 0;
+	snprintf(out->data_field, sizeof out->data_field, "data (DataLoader __next__)");
+	snprintf(out->total_field, sizeof out->total_field, "step (batch to batch)");
+	printf("\nTraining loop: thread %lu of pid %d, %zu steps (%zu of warm-up apart), "
+	       "wall-clock time, waits included\n",
+	       x->tid, (int)x->pid, out->n, out->warmup);
+	printf("  waiting for data %.1f%% of the step time (%.2f s of %.2f s) at %s\n",
+	       100 * out->data_share, out->data.sum, out->total.sum, rel(P->loop_where, cwd));
+	printf("  per step: ");
+	print_ms("data", &out->data);
+	printf("; ");
+	print_ms("step", &out->total);
+	printf("\n  in the loop's thread: forward %.2f s, backward %.2f s, optimizer %.2f s, "
+	       "data %.2f s, other %.2f s\n",
+	       x->t[PL_TRAIN_FORWARD], x->t[PL_TRAIN_BACKWARD], x->t[PL_TRAIN_OPTIM],
+	       x->t[PL_TRAIN_DATA], x->t[PL_TRAIN_OTHER]);
+	if (out->warmup)
+		printf("  warm-up (%zu steps): data %.1f%% of %.2f s\n", out->warmup,
+		       100 * out->w_data_share, out->w_total.sum);
+	if (out->data_share > 0.3)
+		printf("  ! data-loading bound (ml.data-loading-bound): the step waits for its "
+		       "batch; DataLoader(num_workers > 0), pin_memory=True, "
+		       "persistent_workers=True, prefetch_factor\n");
+	return 1;
+}
+
+static int write_outputs(struct profiler *P, const char *title, const char *cwd,
+			 const struct pl_steps *steps)
 {
 	const struct opts *o = &P->o;
 	struct pl_strbuf names = {0};
@@ -681,7 +774,8 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd)
 				pl_prof_speedscope(&P->prof, title, exporter), &names);
 	if (!rc && (o->formats & FMT_FINDINGS)) {
 		struct pl_findings f = {0};
-		if (pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f) < 0) {
+		if (pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f) < 0 ||
+		    (steps && pl_steps_findings(steps, rel(P->loop_where, cwd), &f) < 0)) {
 			pl_findings_release(&f);
 			free(pl_strbuf_take(&names));
 			return pl_die(PL_EXIT_INTERNAL, "out of memory");
@@ -691,6 +785,13 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd)
 		json_t *doc = pl_findings_doc(tool, &f);
 		pl_findings_release(&f);
 		rc = write_text(o->out, ".findings.json", doc ? pl_json_text(doc) : NULL, &names);
+		json_decref(doc);
+	}
+	if (!rc && steps && (o->formats & FMT_FINDINGS)) {
+		json_t *doc = pl_steps_to_json(steps, title);
+		if (doc)
+			json_object_set_new(doc, "source", json_string("profile"));
+		rc = write_text(o->out, ".steps.json", doc ? pl_json_text(doc) : NULL, &names);
 		json_decref(doc);
 	}
 	char *list = pl_strbuf_take(&names);
@@ -708,6 +809,8 @@ static void release(struct profiler *P)
 	free(P->fc);
 	free(P->tf);
 	free(P->ids);
+	free(P->fphase);
+	pl_train_release(&P->train);
 	if (P->ca.fd >= 0)
 		close(P->ca.fd);
 	pl_prof_release(&P->prof);
@@ -1222,7 +1325,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	if (P->prof.samples == 0)
 		fprintf(stderr, "perfloop: warning: no sample was taken (the program used "
 				"less CPU time than one sampling period?)\n");
-	rc = write_outputs(P, title, cwd);
+	rc = write_outputs(P, title, cwd, NULL);
 	pl_prof_release(&P->prof);
 	if (rc)
 		return rc;
@@ -1437,7 +1540,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	unsigned long long reap_every = (unsigned long long)(o->rate / 100) + 1;
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	double start = pl_now_s(), cpu0 = self_cpu_s();
+	double start = pl_now_s(), cpu0 = self_cpu_s(), last_tick = start;
+	unsigned long long torch_every = (unsigned long long)o->rate + 1; /* about 1 s */
 	int stopped_by_us = 0;
 	if (o->mode == MODE_MIXED && !reaped) {
 		int mrc = mixed_loop(&P, ctx, child, &status, &reaped, &err);
@@ -1467,6 +1571,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		if (*ctx->interrupted)
 			break;
 		P.ticks++;
+		double tnow = pl_now_s();
+		P.tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
+		last_tick = tnow;
+		if (!P.torch && P.ticks % torch_every == 1)
+			for (size_t i = 0; i < P.nt && !P.torch; i++)
+				P.torch = P.t[i].st && pl_pyproc_maps_has(P.t[i].pid, "/libtorch");
 		size_t live = 0;
 		for (size_t i = 0; i < P.nt; i++) {
 			struct target *t = &P.t[i];
@@ -1485,7 +1595,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				continue;
 			}
 			P.cur = t;
-			int r = pl_pystack_sample(t->st, o->idle, on_thread, &P, &P.stats);
+			int r = pl_pystack_sample(t->st, o->idle || P.torch, on_thread, &P, &P.stats);
 			if (r == PL_ESYS) {
 				t->gone = 1;
 				continue;
@@ -1560,7 +1670,13 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (P.prof.samples == 0)
 		fprintf(stderr, "perfloop: warning: no Python stack was sampled%s\n",
 			o->idle ? "" : " (threads not running are left out; --idle keeps them)");
-	rc = write_outputs(&P, title, cwd);
+	struct pl_steps steps;
+	int trained = train_report(&P, cwd, &steps);
+	if (trained < 0) {
+		release(&P);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	rc = write_outputs(&P, title, cwd, trained ? &steps : NULL);
 	release(&P);
 	if (rc)
 		return rc;

@@ -250,26 +250,37 @@ int pl_steps_read(const char *path, const struct pl_steps_opts *o, struct pl_ste
 		snprintf(out->total_field, sizeof(out->total_field), "%s", tname);
 	free(hdr);
 	out->format_csv = kind == 2;
-	out->n = r.n;
-	size_t w = o->warmup >= 0 ? (size_t)o->warmup : r.n >= 20 ? 3 : r.n >= 6 ? 1 : 0;
-	if (w >= r.n)
-		w = r.n - 1;
-	out->warmup = w;
-	/* data, compute, total per step */
-	double *data = r.data, *total = malloc(r.n * sizeof(*total)),
-	       *comp = malloc(r.n * sizeof(*comp));
-	if (!total || !comp) {
-		free(total);
-		free(comp);
+	double *total = malloc(r.n * sizeof(*total));
+	if (!total) {
 		free(r.data);
 		free(r.val);
 		return PL_ENOMEM;
 	}
-	for (size_t i = 0; i < r.n; i++) {
-		total[i] = cname ? data[i] + r.val[i] : r.val[i];
+	for (size_t i = 0; i < r.n; i++)
+		total[i] = cname ? r.data[i] + r.val[i] : r.val[i];
+	rc = pl_steps_compute(out, r.data, total, r.n, o->warmup);
+	free(total);
+	free(r.data);
+	free(r.val);
+	return rc;
+}
+
+int pl_steps_compute(struct pl_steps *out, const double *data, const double *total, size_t n,
+		     long warmup)
+{
+	if (n == 0)
+		return PL_EINPUT;
+	out->n = n;
+	size_t w = warmup >= 0 ? (size_t)warmup : n >= 20 ? 3 : n >= 6 ? 1 : 0;
+	if (w >= n)
+		w = n - 1;
+	out->warmup = w;
+	double *comp = malloc(n * sizeof(*comp));
+	if (!comp)
+		return PL_ENOMEM;
+	for (size_t i = 0; i < n; i++)
 		comp[i] = total[i] - data[i];
-	}
-	size_t m = r.n - w;
+	size_t m = n - w;
 	dist(data + w, m, &out->data);
 	dist(comp + w, m, &out->compute);
 	dist(total + w, m, &out->total);
@@ -277,10 +288,7 @@ int pl_steps_read(const char *path, const struct pl_steps_opts *o, struct pl_ste
 	dist(data, w, &out->w_data);
 	dist(total, w, &out->w_total);
 	out->w_data_share = out->w_total.sum > 0 ? out->w_data.sum / out->w_total.sum : 0;
-	free(total);
 	free(comp);
-	free(r.data);
-	free(r.val);
 	return PL_OK;
 }
 

@@ -44,6 +44,11 @@ struct pl_steps {
 int pl_steps_read(const char *path, const struct pl_steps_opts *o, struct pl_steps *out,
 		  struct pl_error *err);
 
+/* The same from arrays: per step, the data wait and the whole step
+ * (seconds); warmup as in pl_steps_opts. PL_EINPUT when n is 0. */
+int pl_steps_compute(struct pl_steps *out, const double *data, const double *total, size_t n,
+		     long warmup);
+
 json_t *pl_steps_to_json(const struct pl_steps *s, const char *path);
 
 /* The ml.data-loading-bound finding when the data share is above 0.3

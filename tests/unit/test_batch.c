@@ -117,13 +117,13 @@ static void test_speedprobe(void **state)
 	assert_close(pl_speedprobe_slowdown(&sp, ports), 2.0, 1e-12);
 	assert_close(pl_speedprobe_slowdown(&sp, chain), 2.5, 1e-12);
 	assert_close(pl_speedprobe_slowdown(&sp, fast), 1.0, 1e-12);
-	assert_true(pl_speedprobe_p25(&sp).lat_s == 0); /* two readings: too few */
+	assert_true(pl_speedprobe_fast(&sp).lat_s == 0); /* two readings: too few */
 	pl_speedprobe_record(&sp, chain);
 	assert_true(sp.last_contended);
 	pl_speedprobe_record(&sp, fast);
 	assert_false(sp.last_contended);
 	pl_speedprobe_record(&sp, fast);
-	struct pl_probe_reading q = pl_speedprobe_p25(&sp);
+	struct pl_probe_reading q = pl_speedprobe_fast(&sp);
 	assert_close(q.lat_s, 0.16e-3, 1e-12);
 	assert_close(q.thr_s, 0.11e-3, 1e-12);
 	/* a real reading: both loops take some time */

@@ -53,6 +53,21 @@ void pl_pyproc_cmdline(pid_t pid, char *buf, size_t len)
 			buf[i] = ' '; /* argument separators, newlines of `-c` code */
 }
 
+int pl_pyproc_maps_has(pid_t pid, const char *needle)
+{
+	char path[64];
+	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return 0;
+	char line[4096];
+	int found = 0;
+	while (!found && fgets(line, sizeof line, f))
+		found = strstr(line, needle) != NULL;
+	fclose(f);
+	return found;
+}
+
 struct syms {
 	uint64_t runtime, version, code_type;
 	uint64_t min_vaddr; /* lowest PT_LOAD address, page-aligned */

@@ -43,4 +43,7 @@ int pl_pyproc_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The command line of pid, arguments joined by spaces, into buf. */
 void pl_pyproc_cmdline(pid_t pid, char *buf, size_t len);
 
+/* Whether a file whose path contains needle is mapped into pid. */
+int pl_pyproc_maps_has(pid_t pid, const char *needle);
+
 #endif

@@ -1,0 +1,53 @@
+#!/bin/sh
+# perfloop profile on a real PyTorch training loop (examples/train/train.py,
+# Debian's python3-torch): the data vs compute split from the stacks over
+# wall-clock time agrees with the script's own timers within 0.05 and raises
+# ml.data-loading-bound with num_workers=0; with num_workers=2 the share
+# falls and no finding is raised (t802: bench + verify accept it as a win).
+. "$(dirname "$0")/lib.sh"
+set -e
+PY=/usr/bin/python3
+[ -x $PY ] && $PY -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null ||
+	skip "no CPython 3.11 at $PY"
+$PY -c 'import torch' 2>/dev/null || skip "torch is not importable by $PY (apt install python3-torch)"
+TRAIN=$PERFLOOP_SRC/examples/train/train.py
+# the script's own timers, over the same steps the profile reports (the
+# warm-up apart, the last unfinished step left out)
+truth() {
+	python3 -c "
+import json, sys
+d = json.load(open(sys.argv[1]))['per_step'][3:-1]
+print(sum(s['data_time'] for s in d) / sum(s['step_time'] for s in d))" "$1"
+}
+
+run "$PERFLOOP" profile -o w0 -- $PY "$TRAIN" --workers 0 --truth t0.json
+expect_rc 0
+grep -q "^Training loop: thread" out || fail "no training loop section: $(cat out)"
+grep -q "train.py:[0-9]* (main)" out || fail "the waiting line is not named: $(cat out)"
+check w0.steps.json "d['schema'] == 'perfloop.steps/1' and d['source'] == 'profile' and d['warmup_steps'] == 3"
+share=$(j w0.steps.json "d['steady']['data_share']")
+want=$(truth t0.json)
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and b > 0.3 else 1)" "$share" "$want" ||
+	fail "data share $share, the script's own timers say $want"
+check w0.findings.json "[f['leaf'] for f in d['findings']].count('ml.data-loading-bound') == 1"
+check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['level'] == 3"
+check w0.findings.json "'train.py' in [f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['path']"
+# waiting threads feed the split, not the flame graph, without --idle
+grep -q "idle thread samples left out" out || fail "idle samples were not set apart: $(cat out)"
+
+# two workers load beside the step: the share falls, no finding
+run "$PERFLOOP" profile --subprocesses -o w2 -- $PY "$TRAIN" --workers 2 --truth t2.json
+expect_rc 0
+share2=$(j w2.steps.json "d['steady']['data_share']")
+want2=$(truth t2.json)
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and a < 0.3 else 1)" "$share2" "$want2" ||
+	fail "workers=2: data share $share2, the script's own timers say $want2"
+check w2.findings.json "'ml.data-loading-bound' not in [f['leaf'] for f in d['findings']]"
+grep -q "_worker_loop" w2.folded || fail "the workers' stacks are not under their own roots"
+
+# a program without torch: no training section
+run "$PERFLOOP" profile --format none -- $PY -c 'sum(range(3000000))'
+expect_rc 0
+! grep -q "Training loop" out || fail "a training section without torch: $(cat out)"
+
+echo ok
