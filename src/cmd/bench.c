@@ -17,6 +17,7 @@
 #include "benchview.h"
 #include "cmd.h"
 #include "fsio.h"
+#include "gpu.h"
 #include "gitops.h"
 #include "history.h"
 #include "ledger.h"
@@ -57,6 +58,9 @@ const char cmd_bench_usage[] =
     "                          allowed CPU, the same one every time\n"
     "      --wait-quiet S      first wait up to S seconds for that CPU to be idle\n"
     "                          (default 5; 0: do not wait)\n"
+    "      --gpu               sample the GPUs (NVML, loaded at run time) while the\n"
+    "                          commands run: utilization, memory, SM clock, power\n"
+    "      --gpu-hz HZ         GPU readings per second (default 10)\n"
     "      --contention leave-out|keep\n"
     "                          runs measured while the host slowed the CPU (a\n"
     "                          speed probe around each run says): left out and\n"
@@ -138,6 +142,8 @@ enum {
 	OPT_PIN,
 	OPT_WAIT_QUIET,
 	OPT_CONTENTION,
+	OPT_GPU,
+	OPT_GPU_HZ,
 };
 
 static const struct option longopts[] = {
@@ -159,6 +165,8 @@ static const struct option longopts[] = {
     {"pin", required_argument, NULL, OPT_PIN},
     {"wait-quiet", required_argument, NULL, OPT_WAIT_QUIET},
     {"contention", required_argument, NULL, OPT_CONTENTION},
+    {"gpu", no_argument, NULL, OPT_GPU},
+    {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"input", required_argument, NULL, OPT_INPUT},
     {"output", required_argument, NULL, OPT_OUTPUT},
     {"name", required_argument, NULL, 'n'},
@@ -377,7 +385,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	size_t nparams = 0;
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
 	const char *md = NULL, *csv = NULL, *hf = NULL;
-	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE;
+	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE, gpu_on = 0;
+	double gpu_hz = 10;
+	struct pl_gpu gpu = {0};
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
 	int batch_given = 0;
@@ -498,6 +508,23 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				goto out;
 			}
 			break;
+		case OPT_GPU:
+			gpu_on = 1;
+			break;
+		case OPT_GPU_HZ: {
+			char *end;
+			errno = 0;
+			gpu_hz = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(gpu_hz >= 0.1 && gpu_hz <= 1000)) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--gpu-hz': expected readings per second from 0.1 to "
+				       "1000, got '%s'",
+				       optarg);
+				goto out;
+			}
+			gpu_on = 1;
+			break;
+		}
 		case OPT_CONTENTION:
 			if (strcmp(optarg, "leave-out") == 0 || strcmp(optarg, "keep") == 0) {
 				cfg->contention_keep = strcmp(optarg, "keep") == 0;
@@ -701,7 +728,12 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		run.progress_arg = &ps;
 	}
 
+	if (gpu_on && pl_gpu_start(&gpu, gpu_hz) == PL_ENOMEM) {
+		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
 	int erc = pl_bench_execute(&run, &err);
+	pl_gpu_stop(&gpu);
 	progress_clear(&ps);
 	if (erc != PL_OK && erc != PL_EINTR) {
 		rc = pl_die(pl_exit_code(erc), "%s", err.msg);
@@ -723,6 +755,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_benchview_comparisons(human, &st, &run);
 		if (baseline_cmp)
 			pl_benchview_baseline(human, &st, baseline_cmp);
+		if (gpu_on)
+			pl_gpu_print(human, &gpu);
 	}
 	for (size_t i = 0; i < run.nbench; i++)
 		if (run.bench[i].state == PL_BENCH_FAILED)
@@ -734,6 +768,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		rc = pl_die(PL_EXIT_INTERNAL, "cannot build the summary");
 		goto out;
 	}
+	if (gpu_on)
+		json_object_set_new(doc, "gpu", pl_gpu_to_json(&gpu));
 	int wrc = PL_OK;
 	if (out)
 		wrc = pl_summary_write(out, doc, &err);
@@ -769,5 +805,6 @@ out:
 	for (size_t k = 0; k < nparams; k++)
 		pl_param_release(&params[k]);
 	pl_bench_run_release(&run);
+	pl_gpu_release(&gpu);
 	return rc;
 }

@@ -30,6 +30,7 @@
 #include "cmd.h"
 #include "findings.h"
 #include "fsio.h"
+#include "gpu.h"
 #include "grow.h"
 #include "fingerprint.h"
 #include "linux/counters.h"
@@ -81,6 +82,9 @@ const char cmd_profile_usage[] =
     "      --idle            include threads that are not running (waiting,\n"
     "                        sleeping; python mode: native mode samples CPU time)\n"
     "      --threads         keep threads apart: a root frame per thread\n"
+    "      --gpu             python mode: sample the GPUs (NVML, loaded at run time)\n"
+    "                        beside the stacks; writes PREFIX.gpu.json\n"
+    "      --gpu-hz HZ       GPU readings per second (default 10)\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile)\n"
@@ -111,6 +115,8 @@ const char cmd_profile_usage[] =
 enum {
 	OPT_LINES = 256,
 	OPT_IDLE,
+	OPT_GPU,
+	OPT_GPU_HZ,
 	OPT_THREADS,
 	OPT_SUBPROC,
 	OPT_FORMAT,
@@ -128,6 +134,8 @@ static const struct option longopts[] = {
     {"duration", required_argument, NULL, 'd'},
     {"lines", no_argument, NULL, OPT_LINES},
     {"idle", no_argument, NULL, OPT_IDLE},
+    {"gpu", no_argument, NULL, OPT_GPU},
+    {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"threads", no_argument, NULL, OPT_THREADS},
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
@@ -153,7 +161,8 @@ struct opts {
 	int event; /* native mode: -1 the CPU clock, else a counter id */
 	int kernel;
 	double rate, duration, min_share;
-	int lines, idle, threads, subprocs, formats;
+	int lines, idle, threads, subprocs, formats, gpu;
+	double gpu_hz;
 	long top;
 	const char *out;
 	char **argv;
@@ -219,7 +228,10 @@ struct profiler {
 	struct pl_train train;
 	unsigned char *fphase; /* per frame id: phase + 1, 0 not yet known */
 	size_t capfphase, ntrained;
-	char loop_where[512]; /* "file:line (function)" that waits for batches */
+	/* where the loop waits for batches: the caller of __next__ */
+	char loop_file[400], loop_func[128];
+	int loop_line;
+	struct pl_gpu gpu;    /* --gpu */
 };
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -353,12 +365,13 @@ static int train_sample(struct profiler *P, const struct pl_pythread *t, const u
 			P->fphase[id] = (unsigned char)(pl_train_frame_phase(f->name, f->file) + 1);
 		}
 		ph = (enum pl_train_phase)(P->fphase[id] - 1);
-		if (ph == PL_TRAIN_DATA && i > 0 && !P->loop_where[0]) {
+		if (ph == PL_TRAIN_DATA && i > 0 && !P->loop_file[0]) {
 			/* the caller of __next__, at the line it runs (ids are root
 			 * first, t->frames leaf first) */
 			const struct pl_pyframe *c = &t->frames[t->depth - i];
-			snprintf(P->loop_where, sizeof P->loop_where, "%s:%d (%s)",
-				 c->code->file, c->line, c->code->name);
+			snprintf(P->loop_file, sizeof P->loop_file, "%s", c->code->file);
+			snprintf(P->loop_func, sizeof P->loop_func, "%s", c->code->name);
+			P->loop_line = c->line;
 		}
 	}
 	return pl_train_add(&P->train, P->cur->pid, t->tid, ph, P->tick_dt);
@@ -735,8 +748,9 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 	printf("\nTraining loop: thread %lu of pid %d, %zu steps (%zu of warm-up apart), "
 	       "wall-clock time, waits included\n",
 	       x->tid, (int)x->pid, out->n, out->warmup);
-	printf("  waiting for data %.1f%% of the step time (%.2f s of %.2f s) at %s\n",
-	       100 * out->data_share, out->data.sum, out->total.sum, rel(P->loop_where, cwd));
+	printf("  waiting for data %.1f%% of the step time (%.2f s of %.2f s) at %s:%d (%s)\n",
+	       100 * out->data_share, out->data.sum, out->total.sum, rel(P->loop_file, cwd),
+	       P->loop_line, P->loop_func);
 	printf("  per step: ");
 	print_ms("data", &out->data);
 	printf("; ");
@@ -753,6 +767,20 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 		       "batch; DataLoader(num_workers > 0), pin_memory=True, "
 		       "persistent_workers=True, prefetch_factor\n");
 	return 1;
+}
+
+/* The training findings from before on point at the line that waits for
+ * batches. */
+static int at_loop(const struct profiler *P, struct pl_findings *f, size_t from)
+{
+	for (size_t i = from; i < f->n; i++) {
+		f->v[i].line = P->loop_line;
+		free(f->v[i].function);
+		f->v[i].function = strdup(P->loop_func);
+		if (!f->v[i].function)
+			return -1;
+	}
+	return 0;
 }
 
 static int write_outputs(struct profiler *P, const char *title, const char *cwd,
@@ -774,8 +802,16 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 				pl_prof_speedscope(&P->prof, title, exporter), &names);
 	if (!rc && (o->formats & FMT_FINDINGS)) {
 		struct pl_findings f = {0};
-		if (pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f) < 0 ||
-		    (steps && pl_steps_findings(steps, rel(P->loop_where, cwd), &f) < 0)) {
+		int frc = pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f);
+		size_t hot = f.n; /* the training findings follow */
+		if (frc >= 0 && steps)
+			frc = pl_steps_findings(steps, rel(P->loop_file, cwd), &f);
+		if (frc >= 0 && o->gpu)
+			frc = pl_gpu_findings(&P->gpu, steps ? steps->data_share : -1,
+					      rel(P->loop_file, cwd), &f);
+		if (frc >= 0)
+			frc = at_loop(P, &f, hot);
+		if (frc < 0) {
 			pl_findings_release(&f);
 			free(pl_strbuf_take(&names));
 			return pl_die(PL_EXIT_INTERNAL, "out of memory");
@@ -785,6 +821,12 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		json_t *doc = pl_findings_doc(tool, &f);
 		pl_findings_release(&f);
 		rc = write_text(o->out, ".findings.json", doc ? pl_json_text(doc) : NULL, &names);
+		json_decref(doc);
+	}
+	if (!rc && o->gpu && o->formats) {
+		json_t *doc = pl_gpu_to_json(&P->gpu);
+		json_object_set_new(doc, "schema", json_string("perfloop.gpu/1"));
+		rc = write_text(o->out, ".gpu.json", pl_json_text(doc), &names);
 		json_decref(doc);
 	}
 	if (!rc && steps && (o->formats & FMT_FINDINGS)) {
@@ -810,6 +852,7 @@ static void release(struct profiler *P)
 	free(P->tf);
 	free(P->ids);
 	free(P->fphase);
+	pl_gpu_release(&P->gpu);
 	pl_train_release(&P->train);
 	if (P->ca.fd >= 0)
 		close(P->ca.fd);
@@ -1358,6 +1401,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	struct opts *o = &P.o;
 	P.ca.fd = -1;
 	o->rate = 1000;
+	o->gpu_hz = 10;
 	o->event = -1;
 	o->min_share = 0.05;
 	o->top = 15;
@@ -1395,6 +1439,17 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_IDLE:
 			o->idle = 1;
+			break;
+		case OPT_GPU:
+			o->gpu = 1;
+			break;
+		case OPT_GPU_HZ:
+			if (parse_double(optarg, 0.1, 1000, &o->gpu_hz) < 0)
+				return pl_die(PL_EXIT_USAGE,
+					      "option '--gpu-hz': expected readings per second from "
+					      "0.1 to 1000, got '%s'",
+					      optarg);
+			o->gpu = 1;
 			break;
 		case OPT_THREADS:
 			o->threads = 1;
@@ -1489,6 +1544,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				   : pid_is_python(o->pid) || kill(o->pid, 0) != 0)
 			      ? MODE_PYTHON
 			      : MODE_NATIVE;
+	if (o->mode == MODE_NATIVE && o->gpu)
+		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
+					     "python or mixed)");
 	if (o->mode == MODE_NATIVE)
 		return profile_native(&P, ctx, cwd);
 	if (o->mode == MODE_MIXED && o->subprocs)
@@ -1532,6 +1590,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	const char *share = getenv("PERFLOOP_PROFILE_SHARE_CPU");
 	if (!share || strcmp(share, "1") != 0)
 		cpu_avoid_init(&P.ca);
+
+	if (o->gpu && pl_gpu_start(&P.gpu, o->gpu_hz) == PL_ENOMEM) {
+		release(&P);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	pl_gpu_set_pid(&P.gpu, child > 0 ? child : o->pid);
 
 	/* the sampling loop */
 	long period_ns = (long)(1e9 / o->rate);
@@ -1630,6 +1694,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 	}
 	double elapsed = pl_now_s() - start, cpu = self_cpu_s() - cpu0;
+	pl_gpu_stop(&P.gpu);
 	if (child > 0 && !reaped) {
 		stop_child(child, &status);
 		reaped = 1;
@@ -1675,6 +1740,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (trained < 0) {
 		release(&P);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	if (o->gpu) {
+		printf("\n");
+		pl_gpu_print(stdout, &P.gpu);
 	}
 	rc = write_outputs(&P, title, cwd, trained ? &steps : NULL);
 	release(&P);

@@ -270,6 +270,16 @@ int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error 
 	return rc;
 }
 
+struct pl_finding *pl_findings_push(struct pl_findings *f)
+{
+	struct pl_finding *g = realloc(f->v, (f->n + 1) * sizeof(*g));
+	if (!g)
+		return NULL;
+	f->v = g;
+	memset(&g[f->n], 0, sizeof(*g));
+	return &g[f->n++];
+}
+
 void pl_findings_release(struct pl_findings *f)
 {
 	for (size_t i = 0; i < f->n; i++)

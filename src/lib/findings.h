@@ -46,6 +46,9 @@ const char *pl_fstatus_name(enum pl_fstatus s);
 /* Read and validate one findings file, appending to *out. */
 int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error *err);
 void pl_findings_release(struct pl_findings *f);
+/* A new zeroed finding at the end of f (counted: pl_findings_release frees
+ * what the caller fills in), or NULL when out of memory. */
+struct pl_finding *pl_findings_push(struct pl_findings *f);
 
 /* The stable id of a problem: "PF-" and 12 hex digits of a hash of the leaf,
  * the path, the function and the signal (not the line, which moves as the

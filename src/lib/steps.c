@@ -316,12 +316,9 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 {
 	if (!(s->data_share > DATA_BOUND))
 		return 0;
-	struct pl_finding *g = realloc(out->v, (out->n + 1) * sizeof(*g));
-	if (!g)
+	struct pl_finding *x = pl_findings_push(out);
+	if (!x)
 		return -1;
-	out->v = g;
-	struct pl_finding *x = &out->v[out->n];
-	memset(x, 0, sizeof(*x));
 	struct pl_strbuf b = {0};
 	pl_strbuf_printf(&b, "the training step waits for data %.0f%% of its time",
 			 100 * s->data_share);
@@ -344,10 +341,8 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 	x->metric_unit = strdup("fraction");
 	x->id = malloc(16);
 	if (!x->signal || !x->evidence_text || !x->suggested_action || !x->leaf || !x->path ||
-	    !x->function || !x->metric_name || !x->metric_unit || !x->id) {
-		out->n++; /* released by the caller */
-		return -1;
-	}
+	    !x->function || !x->metric_name || !x->metric_unit || !x->id)
+		return -1; /* released by the caller */
 	pl_finding_id(x->leaf, x->path, "", "data-loading-bound", x->id);
 	x->severity = s->data_share >= 0.5 ? PL_SEV_HIGH : PL_SEV_MEDIUM;
 	x->status = PL_FST_MEASURED;
@@ -361,6 +356,5 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 		      "ratio", x->ratio);
 	x->confidence = (double)(s->n - s->warmup) / ((double)(s->n - s->warmup) + 10.0);
 	x->level = 3;
-	out->n++;
 	return 1;
 }

@@ -119,3 +119,13 @@ pyroot() {
 	[ "$(head -c 2 "$1" 2>/dev/null)" = "#!" ] || return 0
 	sed -n 's/^# root: //p' "$1" 2>/dev/null | head -1
 }
+
+# fake_nvml: build the NVML stand-in (tests/cli/fake_nvml.c) as
+# $T/nvml/libnvidia-ml.so.1 and point perfloop at it; FAKE_NVML scripts it
+fake_nvml() {
+	mkdir -p "$T/nvml"
+	cc -shared -fPIC -O1 -o "$T/nvml/libnvidia-ml.so.1" "$PERFLOOP_SRC/tests/cli/fake_nvml.c" ||
+		fail "cannot build the NVML stand-in"
+	PERFLOOP_NVML_LIB=$T/nvml/libnvidia-ml.so.1
+	export PERFLOOP_NVML_LIB
+}

@@ -3,7 +3,8 @@
 # Debian's python3-torch): the data vs compute split from the stacks over
 # wall-clock time agrees with the script's own timers within 0.05 and raises
 # ml.data-loading-bound with num_workers=0; with num_workers=2 the share
-# falls and no finding is raised (t802: bench + verify accept it as a win).
+# falls and no finding is raised (t802: bench + verify accept it as a win);
+# with a GPU (a stand-in NVML) idle meanwhile, gpu.underutilized.
 . "$(dirname "$0")/lib.sh"
 set -e
 PY=/usr/bin/python3
@@ -34,6 +35,14 @@ check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loadi
 check w0.findings.json "'train.py' in [f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['path']"
 # waiting threads feed the split, not the flame graph, without --idle
 grep -q "idle thread samples left out" out || fail "idle samples were not set apart: $(cat out)"
+
+# the GPU idle while the step waits for data (a stand-in NVML at 20%)
+fake_nvml
+FAKE_NVML="util=20" run "$PERFLOOP" profile --gpu --format findings -o gpu -- $PY "$TRAIN" --workers 0 --steps 15
+expect_rc 0
+check gpu.findings.json "[f['leaf'] for f in d['findings']].count('gpu.underutilized') == 1"
+check gpu.findings.json "[f for f in d['findings'] if f['leaf'] == 'gpu.underutilized'][0]['location']['function'] == 'main'"
+unset PERFLOOP_NVML_LIB
 
 # two workers load beside the step: the share falls, no finding
 run "$PERFLOOP" profile --subprocesses -o w2 -- $PY "$TRAIN" --workers 2 --truth t2.json
