@@ -1,9 +1,9 @@
 ; id: PY010
 ; title: .item()/.cpu()/.numpy()/.tolist() inside a training loop
 ; level: 5
-; severity: high
+; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop
+; when: in-training-loop, not-periodic
 ; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
 ; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps
 ; bad:
@@ -15,11 +15,13 @@
 ;|         opt.step()
 ;|         print_every = loss.item()
 ; good:
-;| def train(model, loader, opt, loss_fn):
-;|     for x, y in loader:
+;| def train(model, loader, opt, loss_fn, log_every=100):
+;|     for step, (x, y) in enumerate(loader):
 ;|         loss = loss_fn(model(x), y)
 ;|         opt.zero_grad()
 ;|         loss.backward()
 ;|         opt.step()
+;|         if step % log_every == 0:
+;|             print(step, loss.item())
 ((call function: (attribute attribute: (identifier) @m) arguments: (argument_list)) @finding
  (#match? @m "^(item|cpu|numpy|tolist)$"))

@@ -3,7 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop
+; when: in-training-loop, not-periodic
 ; rationale: Printing a CUDA tensor copies it to the host and synchronizes with the GPU on every step, and terminal output is slow.
 ; fix: log every N steps, or accumulate on the device and print once per epoch
 ; bad:
@@ -19,5 +19,7 @@
 ;|         loss = loss_fn(model(x), y)
 ;|         loss.backward()
 ;|         opt.step()
+;|         if step % 100 == 0:
+;|             print(loss)
 ((call function: (identifier) @p arguments: (argument_list (identifier) @t)) @finding
  (#eq? @p "print") (#match? @t "(loss|logits|output|outputs|pred|preds|grad|tensor)"))

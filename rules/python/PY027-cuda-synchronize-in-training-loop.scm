@@ -3,7 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop
+; when: in-training-loop, not-periodic
 ; rationale: An explicit synchronize makes the CPU wait for all queued GPU work every step, removing the overlap between Python and the GPU.
 ; fix: remove it, or keep it only around timing code that runs every N steps
 ; bad:
@@ -16,10 +16,12 @@
 ;|         torch.cuda.synchronize()
 ; good:
 ;| import torch
-;| def train(model, loader, opt):
-;|     for x, y in loader:
+;| def train(model, loader, opt, args):
+;|     for step, (x, y) in enumerate(loader):
 ;|         loss = model(x, y)
 ;|         loss.backward()
 ;|         opt.step()
+;|         if step % args.print_freq == 0:
+;|             torch.cuda.synchronize()
 ((call function: (attribute object: (attribute object: (identifier) @t attribute: (identifier) @c) attribute: (identifier) @s)) @finding
  (#eq? @t "torch") (#eq? @c "cuda") (#eq? @s "synchronize"))

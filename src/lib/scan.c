@@ -54,6 +54,7 @@ enum cond_kind {
 	C_IN_ASYNC_DEF,
 	C_IN_TRAINING_LOOP,
 	C_NOT_IN_NO_GRAD,
+	C_NOT_PERIODIC,
 	C_IN_METHOD,
 	C_ENCLOSING_LOOP_ITERATES,
 	C_FUNCTION_LACKS,
@@ -174,6 +175,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	    {"in-async-def", C_IN_ASYNC_DEF, 0},
 	    {"in-training-loop", C_IN_TRAINING_LOOP, 0},
 	    {"not-in-no-grad", C_NOT_IN_NO_GRAD, 0},
+	    {"not-periodic", C_NOT_PERIODIC, 0},
 	    {"in-method", C_IN_METHOD, 0},
 	    {"enclosing-loop-iterates", C_ENCLOSING_LOOP_ITERATES, 1},
 	    {"function-lacks", C_FUNCTION_LACKS, 2},
@@ -234,6 +236,10 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 			c->re_text = strdup("\\.backward\\(");
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {
 			c->re_text = strdup("no_grad|inference_mode|set_grad_enabled\\(False\\)");
+		} else if (c->kind == C_NOT_PERIODIC) {
+			/* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
+			 * `eval_period`: a branch that runs every N steps */
+			c->re_text = strdup("%|every|freq|interval|period");
 		}
 		if (c->re_text && !strstr(c->re_text, "{@")) {
 			if (regcomp(&c->re, c->re_text, REG_EXTENDED | REG_NOSUB) != 0)
@@ -965,6 +971,27 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 				return 1;
 		}
 		return 0;
+	case C_NOT_PERIODIC: {
+		/* inside the body of an `if`/`elif` (not its else) whose condition
+		 * reads as every N steps, up to the innermost loop */
+		TSNode loop = enclosing_loop(s, node);
+		for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
+		     ch = p, p = ts_node_parent(p)) {
+			if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+				break;
+			const char *ty = ts_node_type(p);
+			if (strcmp(ty, "if_statement") && strcmp(ty, "elif_clause"))
+				continue;
+			TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (ts_node_is_null(body) || ts_node_is_null(cond) || !ts_node_eq(ch, body))
+				continue;
+			t = ntext(s, cond, &len);
+			if (cond_match(s, r, c, m, t, len))
+				return 0;
+		}
+		return 1;
+	}
 	case C_IN_ASYNC_DEF: {
 		TSNode fn = enclosing_function(s, node);
 		if (ts_node_is_null(fn))

@@ -26,7 +26,7 @@ broken.py:4 PY003 medium
 fast.c:6 C001 high
 train.py:6 PY014 medium
 train.py:13 PY013 critical
-train.py:14 PY010 high
+train.py:14 PY010 medium
 util.py:4 PY001 high
 util.py:16 PY005 medium
 W
