@@ -12,8 +12,10 @@
 ; good:
 ;| from torch.utils.data import DataLoader
 ;| loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True)
+;| loader_kwargs = {"num_workers": 4, "pin_memory": True}
+;| val_loader = DataLoader(val_set, batch_size=64, **loader_kwargs)
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
- (#eq? @f "DataLoader") (#not-match? @args "num_workers"))
+ (#eq? @f "DataLoader") (#not-match? @args "num_workers") (#not-match? @args "[*][*]"))
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
    arguments: (argument_list (keyword_argument name: (identifier) @k value: (integer) @v))) @finding
  (#eq? @f "DataLoader") (#eq? @k "num_workers") (#eq? @v "0"))

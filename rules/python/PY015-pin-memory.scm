@@ -16,8 +16,10 @@
 ;| from torch.utils.data import DataLoader
 ;| device = torch.device("cuda")
 ;| loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
+;| kwargs = dict(num_workers=4, pin_memory=True)
+;| val_loader = DataLoader(val_set, batch_size=64, **kwargs)
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
- (#eq? @f "DataLoader") (#not-match? @args "pin_memory"))
+ (#eq? @f "DataLoader") (#not-match? @args "pin_memory") (#not-match? @args "[*][*]"))
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
    arguments: (argument_list (keyword_argument name: (identifier) @k value: (false)))) @finding
  (#eq? @f "DataLoader") (#eq? @k "pin_memory"))
