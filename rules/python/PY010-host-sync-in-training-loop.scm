@@ -3,21 +3,21 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop, not-periodic
+; when: in-training-loop, not-periodic, file-has /cuda|device|mps|xla|pin_memory=True/
 ; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
 ; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps
 ; bad:
-;| def train(model, loader, opt, loss_fn):
+;| def train(model, loader, opt, loss_fn, device):
 ;|     for x, y in loader:
-;|         loss = loss_fn(model(x), y)
+;|         loss = loss_fn(model(x.to(device)), y.to(device))
 ;|         opt.zero_grad()
 ;|         loss.backward()
 ;|         opt.step()
 ;|         print_every = loss.item()
 ; good:
-;| def train(model, loader, opt, loss_fn, log_every=100):
+;| def train(model, loader, opt, loss_fn, device, log_every=100):
 ;|     for step, (x, y) in enumerate(loader):
-;|         loss = loss_fn(model(x), y)
+;|         loss = loss_fn(model(x.to(device)), y.to(device))
 ;|         opt.zero_grad()
 ;|         loss.backward()
 ;|         opt.step()

@@ -690,6 +690,8 @@ struct src {
 	size_t nscopes;
 	TSNode root;
 	int scopes_state; /* 0 not built (built on first use), 1 built, -1 failed */
+	char *code;	  /* the text with comments blanked (built on first use) */
+	int code_state;	  /* as scopes_state */
 };
 
 /* The nodes conditions ask about, found in one pass over the tree, each
@@ -702,6 +704,44 @@ struct scope {
 	int kind;
 	TSNode node;
 };
+
+/* The text with every comment replaced by spaces, at the same offsets: what
+ * file-has and its kin read, so that a word in a comment is not code. One
+ * walk of the tree per file, on first use. */
+static const char *code_text(struct src *s)
+{
+	if (s->code_state == 0) {
+		s->code = malloc(s->len + 1);
+		s->code_state = s->code ? 1 : -1;
+		if (s->code) {
+			memcpy(s->code, s->text, s->len);
+			s->code[s->len] = '\0';
+			TSTreeCursor cur = ts_tree_cursor_new(s->root);
+			for (int down = 1;;) {
+				TSNode n = ts_tree_cursor_current_node(&cur);
+				if (down && !strcmp(ts_node_type(n), "comment")) {
+					uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+					if (b > s->len)
+						b = (uint32_t)s->len;
+					if (a < b)
+						memset(s->code + a, ' ', b - a);
+					down = 0;
+				}
+				if (down && ts_tree_cursor_goto_first_child(&cur))
+					continue;
+				if (ts_tree_cursor_goto_next_sibling(&cur)) {
+					down = 1;
+					continue;
+				}
+				if (!ts_tree_cursor_goto_parent(&cur))
+					break;
+				down = 0;
+			}
+			ts_tree_cursor_delete(&cur);
+		}
+	}
+	return s->code_state > 0 ? s->code : s->text;
+}
 
 static const char *ntext(struct src *s, TSNode n, size_t *len)
 {
@@ -1090,10 +1130,10 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 		if (loop && ts_node_is_null(scope))
 			return c->kind == C_LOOP_LACKS; /* no loop: nothing in it */
 		if (ts_node_is_null(scope)) {		/* the file, or code outside functions */
-			t = s->text;
+			t = code_text(s);
 			len = s->len;
 		} else {
-			t = ntext(s, scope, &len);
+			t = code_text(s) + (ntext(s, scope, &len) - s->text);
 		}
 		int hit = cond_match(s, r, c, m, t, len);
 		int want =
@@ -1352,6 +1392,7 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	ts_tree_delete(tree);
 	free(s.line_start);
 	free(s.scopes);
+	free(s.code);
 	if (s.scopes_state < 0)
 		rc = -1;
 	if (f->findings.n > 1)

@@ -32,6 +32,30 @@ for b in bad:
     print("FAIL:", b, file=sys.stderr)
 sys.exit(1 if bad else 0)
 PY
+# misfire classes that must stay silent (#13): a host sync in a program that
+# never uses a device (the word only in a comment), and DataLoader options
+# passed through **kwargs
+mkdir -p quiet
+cat >quiet/cpu_train.py <<'PY'
+# would run on cuda one day
+def train(model, loader, opt, loss_fn):
+    for x, y in loader:
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+        seen = loss.item()
+PY
+cat >quiet/gpu_train.py <<'PY'
+def train(model, loader, opt, loss_fn, device):
+    for x, y in loader:
+        loss = loss_fn(model(x.to(device)), y.to(device))
+        loss.backward()
+        opt.step()
+        seen = loss.item()
+PY
+run "$PERFLOOP" scan --format json quiet
+expect_rc 0
+check out "[(f['path'].split('/')[-1], f['leaf']) for f in d['findings'] if f['leaf'] == 'PY010'] == [('gpu_train.py', 'PY010')]"
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
