@@ -3,6 +3,7 @@
 ; level: 7
 ; severity: low
 ; status: statically_confirmed
+; when: function-lacks /^(async +)?def +__init__\(/
 ; rationale: A loop whose body is a single .append call pays an attribute lookup and a method call per item; a comprehension builds the list with a dedicated bytecode.
 ; fix: out = [f(x) for x in items] (or out.extend(...) when appending to an existing list)
 ; bad:
@@ -14,4 +15,25 @@
 ; good:
 ;| def squares(items):
 ;|     return [x * x for x in items]
-((for_statement body: (block . (expression_statement (call function: (attribute attribute: (identifier) @m))) .)) @finding (#eq? @m "append"))
+;| class Net:
+;|     def __init__(self, sizes):
+;|         self.layers = []
+;|         for n in sizes:
+;|             self.layers.append(n * 2)
+;| def launch(workers, rpc, Job):
+;|     futures = []
+;|     for w in workers:
+;|         futures.append(rpc.rpc_async(w, Job))
+;|     jobs = []
+;|     for w in workers:
+;|         jobs.append(Job(w))
+;|     buckets = [[], []]
+;|     for i, w in enumerate(workers):
+;|         buckets[i % 2].append(w)
+;|     return futures, jobs, buckets
+;; one list (out.append, not a[i].append or obj.x.append: no comprehension
+;; builds those), and not a constructor, an RPC or a tensor op appended:
+;; its cost dwarfs the append's
+((for_statement body: (block . (expression_statement (call function: (attribute object: (identifier) attribute: (identifier) @m) arguments: (argument_list . (_) @arg .))) .)) @finding
+ (#eq? @m "append")
+ (#not-match? @arg "^([A-Z][A-Za-z0-9_]*|[A-Za-z0-9_.]*\\.[A-Z][A-Za-z0-9_]*|(torch|np|numpy|rpc|tf|jax)\\.[A-Za-z0-9_.]*|[A-Za-z0-9_.]*(rpc_sync|rpc_async|remote|submit|apply_async))[(]"))
