@@ -4,7 +4,7 @@
 ; severity: high
 ; status: statically_confirmed
 ; metric: complexity_exponent
-; when: in-loop
+; when: in-loop, loop-header-lacks /argc|optind/
 ; rationale: Growing a buffer by a fixed amount reallocates, and usually copies, on every step: O(n^2) bytes copied for n elements, and heap fragmentation.
 ; fix: grow geometrically (double the capacity when full) and track the capacity apart from the length
 ; bad:

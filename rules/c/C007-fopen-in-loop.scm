@@ -3,7 +3,7 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop
+; when: in-loop, loop-header-lacks /argc|optind/, loop-lacks /{@path}[[:space:]]*=[^=]|(printf|strcpy|strcat|strncpy|memcpy)[[:space:]]*\([[:space:]]*{@path}[[:space:]]*,/
 ; rationale: Opening a file per iteration costs path lookup, an open and a close (with a flush) each time, and defeats stdio buffering.
 ; fix: open the file once before the loop and keep the FILE * for the loop
 ; bad:
@@ -25,4 +25,26 @@
 ;| 		fprintf(f, "%d\n", v[i]);
 ;| 	fclose(f);
 ;| }
-((call_expression function: (identifier) @f) @finding (#match? @f "^(fopen|open|openat|creat)$"))
+;| void split(const int *v, int n, int parts)
+;| {
+;| 	char name[64];
+;| 	for (int p = 0; p < parts; p++) {
+;| 		snprintf(name, sizeof name, "part%d.log", p);
+;| 		FILE *g = fopen(name, "w");
+;| 		fprintf(g, "%d\n", v[p % n]);
+;| 		fclose(g);
+;| 	}
+;| }
+;| int main(int argc, char **argv)
+;| {
+;| 	for (int i = 1; i < argc; i++) {
+;| 		FILE *h = fopen(argv[i], "r");
+;| 		if (h)
+;| 			fclose(h);
+;| 	}
+;| 	return 0;
+;| }
+;; the same path every time: a literal, or a name the loop does not set
+;; (opening each of many files in turn is what such a loop is for)
+((call_expression function: (identifier) @f arguments: (argument_list . [(string_literal) (identifier)] @path)) @finding
+ (#match? @f "^(fopen|open|creat)$"))

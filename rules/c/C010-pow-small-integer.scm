@@ -3,7 +3,7 @@
 ; level: 7
 ; severity: low
 ; status: requires_profiling
-; when: in-loop
+; when: in-loop, loop-header-lacks /argc|optind/
 ; rationale: pow is a general library call (exp/log for arbitrary exponents); x*x is one multiplication that the compiler can vectorize.
 ; fix: write x * x (or x * x * x); keep pow for non-integer exponents
 ; bad:

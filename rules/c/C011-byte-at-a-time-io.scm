@@ -3,7 +3,7 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop
+; when: in-loop, loop-header-lacks /argc|optind/
 ; rationale: Each stdio call has locking and bookkeeping overhead; moving one byte per call makes that overhead the whole cost.
 ; fix: read or write blocks (fread(buf, 1, sizeof buf, f)) and loop over the buffer, or use getc_unlocked
 ; bad:

@@ -4,7 +4,7 @@
 ; severity: medium
 ; status: requires_profiling
 ; metric: complexity_exponent
-; when: in-loop
+; when: in-loop, loop-header-lacks /argc|optind/
 ; rationale: Sorting again on every iteration costs O(n log n) each time; keeping the data sorted (insertion into place, a heap) costs O(log n) or O(n) per update.
 ; fix: sort once after the loop, or maintain order incrementally (binary-search insertion, a heap, a balanced tree)
 ; bad:

@@ -66,6 +66,7 @@ enum cond_kind {
 	C_NODE_HAS,
 	C_NODE_LACKS,
 	C_LOOP_HEADER_HAS,
+	C_LOOP_HEADER_LACKS,
 };
 
 struct cond {
@@ -187,6 +188,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	    {"node-has", C_NODE_HAS, 2},
 	    {"node-lacks", C_NODE_LACKS, 2},
 	    {"loop-header-has", C_LOOP_HEADER_HAS, 2},
+	    {"loop-header-lacks", C_LOOP_HEADER_LACKS, 2},
 	};
 	const char *p = when;
 	while (*p) {
@@ -1100,15 +1102,18 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 		}
 		return 0;
 	}
-	case C_LOOP_HEADER_HAS: {
+	case C_LOOP_HEADER_HAS:
+	case C_LOOP_HEADER_LACKS: {
+		int has = c->kind == C_LOOP_HEADER_HAS;
 		TSNode loop = enclosing_loop(s, node);
 		if (ts_node_is_null(loop))
-			return 0;
+			return !has;
 		TSNode body = ts_node_child_by_field_name(loop, "body", 4);
 		uint32_t a = ts_node_start_byte(loop), b = ts_node_is_null(body)
 							       ? ts_node_end_byte(loop)
 							       : ts_node_start_byte(body);
-		return b <= s->len && a <= b && cond_match(s, r, c, m, s->text + a, b - a);
+		int hit = b <= s->len && a <= b && cond_match(s, r, c, m, s->text + a, b - a);
+		return has ? hit : !hit;
 	}
 	case C_NODE_HAS:
 	case C_NODE_LACKS: {

@@ -53,9 +53,25 @@ def train(model, loader, opt, loss_fn, device):
         opt.step()
         seen = loss.item()
 PY
+# and C: a loop over the command line is argument parsing, run once
+cat >quiet/args.c <<'C'
+#include <stdio.h>
+#include <string.h>
+int main(int argc, char **argv)
+{
+	char buf[256] = "";
+	for (int i = 1; i < argc; i++) {
+		strcat(buf, argv[i]);
+		fflush(stdout);
+	}
+	puts(buf);
+	return 0;
+}
+C
 run "$PERFLOOP" scan --format json quiet
 expect_rc 0
 check out "[(f['path'].split('/')[-1], f['leaf']) for f in d['findings'] if f['leaf'] == 'PY010'] == [('gpu_train.py', 'PY010')]"
+check out "[f['leaf'] for f in d['findings'] if f['path'].endswith('args.c')] == []"
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
