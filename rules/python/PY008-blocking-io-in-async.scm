@@ -1,7 +1,7 @@
 ; id: PY008
 ; title: Blocking call inside async def (requests, time.sleep, open, subprocess)
 ; level: 5
-; severity: high
+; severity: medium
 ; status: statically_confirmed
 ; when: in-async-def
 ; rationale: A blocking call inside a coroutine stops the event loop: every other task waits until it returns, so concurrency collapses to one request at a time.

@@ -1,7 +1,7 @@
 ; id: PY009
 ; title: Database query inside a loop (N+1 queries)
 ; level: 3
-; severity: high
+; severity: medium
 ; status: requires_profiling
 ; metric: call_amplification
 ; when: in-loop

@@ -1,7 +1,7 @@
 ; id: PY018
 ; title: Autograd anomaly detection left on
 ; level: 7
-; severity: high
+; severity: medium
 ; status: statically_confirmed
 ; rationale: detect_anomaly records a traceback for every operation and checks every backward for NaN: a debugging aid that slows training several times over.
 ; fix: remove it, or enable it only behind a debug flag

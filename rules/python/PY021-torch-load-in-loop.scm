@@ -1,7 +1,7 @@
 ; id: PY021
 ; title: torch.load inside a loop
 ; level: 3
-; severity: high
+; severity: medium
 ; status: requires_profiling
 ; when: in-loop
 ; rationale: torch.load reads and unpickles a whole file; inside a loop the same checkpoint or shard is deserialized again on every iteration.
