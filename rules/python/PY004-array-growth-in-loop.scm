@@ -4,7 +4,7 @@
 ; severity: high
 ; status: statically_confirmed
 ; metric: complexity_exponent
-; when: in-loop
+; when: in-loop, loop-lacks /(model|net|decoder|encoder|forward)[A-Za-z0-9_]*[[:space:]]*\(/
 ; rationale: torch.cat, np.append, np.concatenate and np.vstack allocate a new array and copy both inputs: growing an array this way copies O(n^2) elements and allocates n times.
 ; fix: append the pieces to a Python list and concatenate once after the loop (torch.cat(parts) / np.concatenate(parts)), or preallocate and fill
 ; bad:
@@ -19,6 +19,12 @@
 ;| def collect(batches):
 ;|     parts = list(batches)
 ;|     return np.concatenate(parts)
+;| import torch
+;| def generate(model, ids, steps):
+;|     for _ in range(steps):
+;|         logits = model(ids)
+;|         ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=-1)
+;|     return ids
 ((assignment left: (identifier) @acc
    right: (call function: (attribute object: (identifier) @mod attribute: (identifier) @fn)
                 arguments: (argument_list . [(list . (identifier) @first) (tuple . (identifier) @first) (identifier) @first]))) @finding
