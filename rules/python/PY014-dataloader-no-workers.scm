@@ -4,6 +4,7 @@
 ; severity: medium
 ; status: requires_profiling
 ; metric: data_loading_share
+; when: function-lacks /TensorDataset[[:space:]]*\(/
 ; rationale: With num_workers=0 batches are loaded and transformed in the training process, between steps: the accelerator idles while Python decodes data.
 ; fix: set num_workers (start with the number of CPU cores per GPU) and persistent_workers=True; measure the data-loading share before and after
 ; bad:
@@ -14,6 +15,10 @@
 ;| loader = DataLoader(dataset, batch_size=64, shuffle=True, num_workers=8, persistent_workers=True)
 ;| loader_kwargs = {"num_workers": 4, "pin_memory": True}
 ;| val_loader = DataLoader(val_set, batch_size=64, **loader_kwargs)
+;| from torch.utils.data import TensorDataset
+;| def fit(x, y):
+;|     ds = TensorDataset(x, y)  # already in memory: workers would only add IPC
+;|     return DataLoader(ds, batch_size=64, shuffle=True)
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
  (#eq? @f "DataLoader") (#not-match? @args "num_workers") (#not-match? @args "[*][*]"))
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
