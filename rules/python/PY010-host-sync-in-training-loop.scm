@@ -3,6 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
+; group: loop
 ; when: in-training-loop, not-periodic, file-has /cuda|device|mps|xla|pin_memory=True/
 ; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
 ; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps

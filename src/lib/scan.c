@@ -94,6 +94,7 @@ struct pl_rule {
 	uint32_t npatterns;
 	struct cond *conds;
 	size_t nconds;
+	int group_loop; /* `; group: loop`: one finding per enclosing loop */
 };
 
 static void free_preds(struct pl_rule *r);
@@ -425,6 +426,15 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				r->level = (int)v;
 			} else if (KEY("confidence")) {
 				r->confidence = atof(val);
+			} else if (KEY("group")) {
+				if (strcmp(val, "loop") != 0) {
+					free(val);
+					rc = pl_error_set(err, PL_EINPUT,
+							  "%s:%d: group: expected loop", path,
+							  lineno);
+					goto done;
+				}
+				r->group_loop = 1;
 			} else if (KEY("bad")) {
 				block = &bad;
 			} else if (KEY("good")) {
@@ -687,6 +697,8 @@ struct src {
 	size_t len;
 	enum pl_lang lang;
 	uint32_t *line_start; /* offset of each line's first byte */
+	uint32_t *group;      /* per finding: its loop's start byte + 1 (group: loop), 0 */
+	size_t group_cap;
 	size_t nlines;
 	struct scope *scopes; /* loops, functions, classes, with, decorators */
 	size_t nscopes;
@@ -1263,6 +1275,37 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 		if (!strcmp(f->findings.v[i].leaf, r->id) &&
 		    f->findings.v[i].line == (long)pt.row + 1)
 			return 0;
+	/* group: loop: several syncs in one step are one cost to remove; the
+	 * first stands for all, and says where the others are */
+	uint32_t key = 0;
+	if (r->group_loop) {
+		TSNode loop = enclosing_loop(s, node);
+		key = ts_node_is_null(loop) ? 0 : ts_node_start_byte(loop) + 1;
+		for (size_t i = f->findings.n; key && i-- > 0;) {
+			struct pl_finding *g = &f->findings.v[i];
+			if (i >= s->group_cap || s->group[i] != key || strcmp(g->leaf, r->id))
+				continue;
+			json_int_t n = json_integer_value(json_object_get(g->evidence_numbers, "occurrences"));
+			/* "x.item() (also in this loop: line 15, 18)" */
+			size_t tl = strlen(g->evidence_text);
+			char *t = NULL;
+			if (n > 1 && tl > 0 && g->evidence_text[tl - 1] == ')') {
+				if (asprintf(&t, "%.*s, %ld)", (int)(tl - 1), g->evidence_text,
+					     (long)pt.row + 1) < 0)
+					return -1;
+			} else if (asprintf(&t, "%s (also in this loop: line %ld)", g->evidence_text,
+					    (long)pt.row + 1) < 0) {
+				return -1;
+			}
+			free(g->evidence_text);
+			g->evidence_text = t;
+			if (!g->evidence_numbers)
+				g->evidence_numbers = json_object();
+			json_object_set_new(g->evidence_numbers, "occurrences",
+					    json_integer(n > 1 ? n + 1 : 2));
+			return 0;
+		}
+	}
 	/* doubling: growing by one is the quadratic copy rule C003 describes */
 	if (pl_grow((void **)&f->findings.v, &f->findings_cap, f->findings.n + 1,
 		    sizeof *f->findings.v, 16) < 0)
@@ -1292,6 +1335,9 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 	x->column = (long)pt.column + 1;
 	x->confidence = r->confidence;
 	x->level = r->level;
+	if (pl_grow((void **)&s->group, &s->group_cap, f->findings.n + 1, sizeof *s->group, 16) < 0)
+		return -1;
+	s->group[f->findings.n] = key;
 	f->findings.n++;
 	return 0;
 }
@@ -1398,6 +1444,7 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	free(s.line_start);
 	free(s.scopes);
 	free(s.code);
+	free(s.group);
 	if (s.scopes_state < 0)
 		rc = -1;
 	if (f->findings.n > 1)

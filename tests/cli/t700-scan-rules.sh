@@ -52,6 +52,7 @@ def train(model, loader, opt, loss_fn, device):
         loss.backward()
         opt.step()
         seen = loss.item()
+        acc = (model(x).argmax(1) == y.to(device)).float().mean().item()
 PY
 # and C: a loop over the command line is argument parsing, run once
 cat >quiet/args.c <<'C'
@@ -71,6 +72,8 @@ C
 run "$PERFLOOP" scan --format json quiet
 expect_rc 0
 check out "[(f['path'].split('/')[-1], f['leaf']) for f in d['findings'] if f['leaf'] == 'PY010'] == [('gpu_train.py', 'PY010')]"
+# several syncs in one step: one finding that names the others' lines
+check out "[(f['evidence']['numbers']['occurrences'], f['evidence']['text']) for f in d['findings'] if f['leaf'] == 'PY010'] == [(2, 'seen = loss.item() (also in this loop: line 7)')]"
 check out "[f['leaf'] for f in d['findings'] if f['path'].endswith('args.c')] == []"
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
