@@ -484,10 +484,14 @@ static size_t judge_segment(struct pl_bench_run *run, struct pl_bench *b, size_t
 {
 	struct pl_probe_reading worst = {fmax(pre.lat_s, post.lat_s), fmax(pre.thr_s, post.thr_s)};
 	int slow = contended_reading(&run->sp, worst);
-	/* past the cap (half the planned runs measured again), contended runs
-	 * are counted: a machine contended throughout must not make the run
-	 * last for ever */
-	int replace = !run->cfg.contention_keep && b->replaced < b->target / 2;
+	/* past the cap (half as many runs measured again as counted, and
+	 * never more than half the planned runs), contended runs are counted:
+	 * a machine contended throughout must not make the run last for ever,
+	 * nor --precision's large planned count let it */
+	size_t counted = b->n - b->replaced, cap = counted / 2 + 5;
+	if (cap > b->target / 2)
+		cap = b->target / 2;
+	int replace = !run->cfg.contention_keep && b->replaced < cap;
 	size_t out = 0;
 	for (size_t i = from; i < b->n; i++) {
 		struct pl_sample *s = &b->samples[i];

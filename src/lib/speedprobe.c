@@ -35,7 +35,18 @@
 static int thr_data[THR_N];
 static int thr_ready;
 
-static double lat_loop(void)
+/* The loops time the machine, not perfloop's build: under a sanitizer
+ * (every load checked) or -O0 they would be slow and noisy, and judge a
+ * quiet CPU contended. */
+#if defined(__GNUC__) && !defined(__clang__)
+#define PROBE_FN __attribute__((noinline, optimize("O2"), no_sanitize("address", "undefined")))
+#elif defined(__clang__)
+#define PROBE_FN __attribute__((noinline, no_sanitize("address", "undefined")))
+#else
+#define PROBE_FN
+#endif
+
+PROBE_FN static double lat_loop(void)
 {
 	volatile uint64_t sink;
 	uint64_t x = 88172645463325252ULL;
@@ -50,7 +61,7 @@ static double lat_loop(void)
 	return pl_now_s() - a;
 }
 
-static double thr_loop(void)
+PROBE_FN static double thr_loop(void)
 {
 	if (!thr_ready) {
 		uint32_t s = 12345;
