@@ -1300,16 +1300,7 @@ static int pid_is_python(pid_t pid)
 		if (strncmp(base ? base + 1 : exe, "python", 6) == 0)
 			return 1;
 	}
-	snprintf(path, sizeof path, "/proc/%d/maps", (int)pid);
-	FILE *f = fopen(path, "r");
-	if (!f)
-		return 0;
-	char line[4600];
-	int yes = 0;
-	while (!yes && fgets(line, sizeof line, f))
-		yes = strstr(line, "/libpython3") != NULL;
-	fclose(f);
-	return yes;
+	return pl_pyproc_maps_has(pid, "/libpython3");
 }
 
 /* --mode native: perf_event_open sampling (lib/linux/native.c), the same

@@ -280,6 +280,33 @@ struct pl_finding *pl_findings_push(struct pl_findings *f)
 	return &g[f->n++];
 }
 
+struct pl_finding *pl_findings_add_measured(struct pl_findings *f, const char *leaf,
+					    const char *path, const char *key, const char *signal,
+					    const char *evidence, const char *action,
+					    const char *metric, const char *unit, double value)
+{
+	struct pl_finding *x = pl_findings_push(f);
+	if (!x)
+		return NULL;
+	x->leaf = strdup(leaf);
+	x->path = strdup(path);
+	x->function = strdup("");
+	x->signal = strdup(signal);
+	x->evidence_text = strdup(evidence);
+	x->suggested_action = strdup(action);
+	x->metric_name = strdup(metric);
+	x->metric_unit = strdup(unit);
+	x->id = malloc(16);
+	if (!x->leaf || !x->path || !x->function || !x->signal || !x->evidence_text ||
+	    !x->suggested_action || !x->metric_name || !x->metric_unit || !x->id)
+		return NULL;
+	pl_finding_id(leaf, path, "", key, x->id);
+	x->status = PL_FST_MEASURED;
+	x->metric_value = value;
+	x->has_metric_value = 1;
+	return x;
+}
+
 void pl_findings_release(struct pl_findings *f)
 {
 	for (size_t i = 0; i < f->n; i++)

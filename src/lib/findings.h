@@ -49,6 +49,14 @@ void pl_findings_release(struct pl_findings *f);
 /* A new zeroed finding at the end of f (counted: pl_findings_release frees
  * what the caller fills in), or NULL when out of memory. */
 struct pl_finding *pl_findings_push(struct pl_findings *f);
+/* A new `measured` finding with its texts copied, its metric's value, and
+ * its id from leaf, path and key; the caller sets severity, level,
+ * confidence and the evidence numbers. NULL when out of memory (what was
+ * added is released with f). */
+struct pl_finding *pl_findings_add_measured(struct pl_findings *f, const char *leaf,
+					    const char *path, const char *key, const char *signal,
+					    const char *evidence, const char *action,
+					    const char *metric, const char *unit, double value);
 
 /* The stable id of a problem: "PF-" and 12 hex digits of a hash of the leaf,
  * the path, the function and the signal (not the line, which moves as the

@@ -438,9 +438,6 @@ int pl_gpu_findings(const struct pl_gpu *g, double data_share, const char *path,
 	double util = pl_gpu_util_mean(g);
 	if (!(util >= 0 && util < 50 && data_share > 0.3))
 		return 0;
-	struct pl_finding *x = pl_findings_push(out);
-	if (!x)
-		return -1;
 	char sig[160], ev[320];
 	snprintf(sig, sizeof sig, "the GPU is busy %.0f%% of the time while the step waits for data",
 		 util);
@@ -448,26 +445,15 @@ int pl_gpu_findings(const struct pl_gpu *g, double data_share, const char *path,
 		 "NVML: mean GPU utilization %.0f%% over the run (busiest device); the training "
 		 "step waits for its batch %.0f%% of its time",
 		 util, 100 * data_share);
-	x->signal = strdup(sig);
-	x->evidence_text = strdup(ev);
-	x->suggested_action = strdup(
+	struct pl_finding *x = pl_findings_add_measured(
+	    out, "gpu.underutilized", path, "gpu-underutilized", sig, ev,
 	    "the GPU waits for the input pipeline: fix the data loading first "
 	    "(ml.data-loading-bound: num_workers, pin_memory, prefetch_factor); faster kernels "
-	    "would only make it wait longer");
-	x->leaf = strdup("gpu.underutilized");
-	x->path = strdup(path);
-	x->function = strdup("");
-	x->metric_name = strdup("gpu_utilization");
-	x->metric_unit = strdup("percent");
-	x->id = malloc(16);
-	if (!x->signal || !x->evidence_text || !x->suggested_action || !x->leaf || !x->path ||
-	    !x->function || !x->metric_name || !x->metric_unit || !x->id)
+	    "would only make it wait longer",
+	    "gpu_utilization", "percent", util);
+	if (!x)
 		return -1;
-	pl_finding_id(x->leaf, x->path, "", "gpu-underutilized", x->id);
 	x->severity = util < 25 ? PL_SEV_HIGH : PL_SEV_MEDIUM;
-	x->status = PL_FST_MEASURED;
-	x->metric_value = util;
-	x->has_metric_value = 1;
 	x->ratio = util > 1 ? 100.0 / util : 100.0;
 	x->has_ratio = 1;
 	x->evidence_numbers = json_pack("{s:f, s:f, s:f}", "gpu_utilization", util, "data_share",

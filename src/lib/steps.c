@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "grow.h"
 #include "stats.h"
-#include "strbuf.h"
 
 #define DATA_BOUND 0.3
 static const char *const total_names[] = {"step_time", "batch_time", "iter_time", NULL};
@@ -23,18 +23,11 @@ struct rows {
 
 static int push(struct rows *r, double d, double v)
 {
-	if (r->n == r->cap) {
-		size_t cap = r->cap ? r->cap * 2 : 256;
-		double *a = realloc(r->data, cap * sizeof(*a));
-		if (!a)
-			return -1;
-		r->data = a;
-		double *b = realloc(r->val, cap * sizeof(*b));
-		if (!b)
-			return -1;
-		r->val = b;
-		r->cap = cap;
-	}
+	size_t c1 = r->cap, c2 = r->cap;
+	if (pl_grow((void **)&r->data, &c1, r->n + 1, sizeof(*r->data), 256) < 0 ||
+	    pl_grow((void **)&r->val, &c2, r->n + 1, sizeof(*r->val), 256) < 0)
+		return -1;
+	r->cap = c1 < c2 ? c1 : c2;
 	r->data[r->n] = d;
 	r->val[r->n++] = v;
 	return 0;
@@ -316,38 +309,24 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 {
 	if (!(s->data_share > DATA_BOUND))
 		return 0;
-	struct pl_finding *x = pl_findings_push(out);
-	if (!x)
-		return -1;
-	struct pl_strbuf b = {0};
-	pl_strbuf_printf(&b, "the training step waits for data %.0f%% of its time",
-			 100 * s->data_share);
-	x->signal = pl_strbuf_take(&b);
-	pl_strbuf_printf(&b,
-			 "%s: %zu steps after %zu of warm-up; '%s' sums to %.3f s of %.3f s; per "
-			 "step p50 %.4f s of data wait in a %.4f s step",
-			 path, s->n - s->warmup, s->warmup, s->data_field, s->data.sum,
-			 s->total.sum, s->data.p50, s->total.p50);
-	x->evidence_text = pl_strbuf_take(&b);
-	x->suggested_action = strdup(
+	char sig[96], ev[512];
+	snprintf(sig, sizeof sig, "the training step waits for data %.0f%% of its time",
+		 100 * s->data_share);
+	snprintf(ev, sizeof ev,
+		 "%s: %zu steps after %zu of warm-up; '%s' sums to %.3f s of %.3f s; per step p50 "
+		 "%.4f s of data wait in a %.4f s step",
+		 path, s->n - s->warmup, s->warmup, s->data_field, s->data.sum, s->total.sum,
+		 s->data.p50, s->total.p50);
+	struct pl_finding *x = pl_findings_add_measured(
+	    out, "ml.data-loading-bound", path, "data-loading-bound", sig, ev,
 	    "feed the step faster: DataLoader(num_workers > 0) so batches load beside the step, "
 	    "pin_memory=True for GPU copies, persistent_workers=True to keep workers between "
 	    "epochs, prefetch_factor to keep more batches ready; move decoding or augmentation "
-	    "out of __getitem__ where it is repeated work");
-	x->leaf = strdup("ml.data-loading-bound");
-	x->path = strdup(path);
-	x->function = strdup("");
-	x->metric_name = strdup("data_loading_share");
-	x->metric_unit = strdup("fraction");
-	x->id = malloc(16);
-	if (!x->signal || !x->evidence_text || !x->suggested_action || !x->leaf || !x->path ||
-	    !x->function || !x->metric_name || !x->metric_unit || !x->id)
+	    "out of __getitem__ where it is repeated work",
+	    "data_loading_share", "fraction", s->data_share);
+	if (!x)
 		return -1; /* released by the caller */
-	pl_finding_id(x->leaf, x->path, "", "data-loading-bound", x->id);
 	x->severity = s->data_share >= 0.5 ? PL_SEV_HIGH : PL_SEV_MEDIUM;
-	x->status = PL_FST_MEASURED;
-	x->metric_value = s->data_share;
-	x->has_metric_value = 1;
 	x->ratio = s->data_share < 0.99 ? 1.0 / (1.0 - s->data_share) : 100.0;
 	x->has_ratio = 1;
 	x->evidence_numbers =

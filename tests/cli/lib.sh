@@ -129,3 +129,12 @@ fake_nvml() {
 	PERFLOOP_NVML_LIB=$T/nvml/libnvidia-ml.so.1
 	export PERFLOOP_NVML_LIB
 }
+
+# torch_python: Debian's /usr/bin/python3 (CPython 3.11) with torch, in
+# $PY; skip (77) where it is not there
+torch_python() {
+	PY=/usr/bin/python3
+	[ -x $PY ] && $PY -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null ||
+		skip "no CPython 3.11 at $PY"
+	$PY -c 'import torch' 2>/dev/null || skip "torch is not importable by $PY (apt install python3-torch)"
+}

@@ -7,10 +7,7 @@
 # with a GPU (a stand-in NVML) idle meanwhile, gpu.underutilized.
 . "$(dirname "$0")/lib.sh"
 set -e
-PY=/usr/bin/python3
-[ -x $PY ] && $PY -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null ||
-	skip "no CPython 3.11 at $PY"
-$PY -c 'import torch' 2>/dev/null || skip "torch is not importable by $PY (apt install python3-torch)"
+torch_python
 TRAIN=$PERFLOOP_SRC/examples/train/train.py
 # the script's own timers, over the same steps the profile reports (the
 # warm-up apart, the last unfinished step left out)

@@ -5,10 +5,7 @@
 # command, as t300 is).
 . "$(dirname "$0")/lib.sh"
 set -e
-PY=/usr/bin/python3
-[ -x $PY ] && $PY -c 'import sys; sys.exit(0 if sys.version_info[:2] == (3, 11) else 1)' 2>/dev/null ||
-	skip "no CPython 3.11 at $PY"
-$PY -c 'import torch' 2>/dev/null || skip "torch is not importable by $PY (apt install python3-torch)"
+torch_python
 TRAIN=$PERFLOOP_SRC/examples/train/train.py
 # the fix, measured: bench both, verify accepts the second (not pinned to
 # one CPU: the workers must be free to run beside the step)
