@@ -48,7 +48,7 @@ run "$PERFLOOP" verify --before p1.json --after p2.json --suite-exit-code 0 --le
 grep -q "FAIL fingerprint_match.*pinned_cpu ($first, then $last)" out ||
 	fail "verify compared runs on two CPUs: $(cat out)"
 # bad values: one line, exit 2
-for bad in "--pin x" "--pin -1" "--pin 99999" "--wait-quiet -1" "--wait-quiet x"; do
+for bad in "--pin x" "--pin -1" "--pin 99999" "--wait-quiet -1" "--wait-quiet x" "--contention maybe" "--gpu-hz x"; do
 	# shellcheck disable=SC2086
 	run "$PERFLOOP" bench -r 2 $bad -- true
 	expect_rc 2
