@@ -98,6 +98,8 @@ struct pl_bench {
 	size_t contended;	/* executions measured on a contended CPU */
 	size_t replaced;	/* ... left out and measured again, during the run */
 	size_t contended_kept;	/* ... counted anyway: past the cap or too few others */
+	int in_seg;		/* has executions in the run's open probe segment */
+	size_t seg_from;	/* ... from this one on */
 };
 
 struct pl_comparison {
@@ -123,6 +125,11 @@ struct pl_bench_run {
 	/* the machine's speed over the run: fixed in-process loops timed on
 	 * the measured CPU around each sample (see speedprobe.c) */
 	struct pl_speedprobe sp;
+	/* single executions (batches of 1) share a probe segment across
+	 * benchmarks and calls: a probe every ~10 ms of runs, not every run */
+	int seg_open;
+	double seg_s;
+	struct pl_probe_reading seg_pre;
 	struct pl_probe_reading probe_fast; /* after pl_bench_finish; 0 if none */
 	double probe_slowest;		   /* the largest slow-down seen */
 	int interrupted;

@@ -27,7 +27,8 @@ schema.pop("$id")  # a name, not a URL: local $refs resolve against the document
 jsonschema.validate(json.load(open(sys.argv[2])), schema)
 PY
 fi
-check a.json "d['fingerprint']['speed_probe'] is None"  # two samples: too few to say
+# however few the runs, the probe is read often enough (5 times) to tell the machine's speed
+check a.json "d['fingerprint']['speed_probe']['n'] >= 5 and d['fingerprint']['speed_probe']['chain_fast_s'] > 0"
 run "$PERFLOOP" bench -w 0 -r 2 --batch 1 --pin "$first" --shell --output o.txt -o b.json -- "$aff"
 expect_rc 0
 [ "$(sort -u o.txt)" = "[$first]" ] || fail "--pin $first: ran on $(sort -u o.txt)"
@@ -71,4 +72,9 @@ grep -q "CPU $last was still .* busy with other work after 0.5 s: measured anywa
 # --wait-quiet 0: not checked
 run "$PERFLOOP" bench -w 0 -r 2 --batch 1 --wait-quiet 0 -o z.json -- true
 check z.json "d['fingerprint']['quiet'] == {'checked': False} and d['settings']['wait_quiet_s'] == 0"
+# single executions share a probe segment: a probe every ~10 ms of runs,
+# not one around each of 100 runs of a 1 ms command
+run "$PERFLOOP" bench -w 0 -r 100 --batch 1 --contention keep -o seg.json -- true
+expect_rc 0
+check seg.json "d['benchmarks'][0]['stats']['wall_s']['n'] == 100 and 5 <= d['fingerprint']['speed_probe']['n'] <= 50"
 exit 0
