@@ -448,11 +448,41 @@ static int finished(const struct pl_bench_config *cfg, const struct pl_bench *b,
 	return 0;
 }
 
+/* A command that ran on this many CPUs at once (CPU time over wall time)
+ * is parallel: pinned to one CPU, its processes or threads would queue */
+#define PARALLEL_CPUS 1.3
+
+/* The first warm-up run of each command under --pin auto runs on every
+ * allowed CPU; if it is parallel (a DataLoader's workers, make -j, a
+ * thread pool), the pin is dropped for the whole run and the reason kept. */
+static int parallel_check(struct pl_bench_run *run, struct pl_bench *b, const struct io *io,
+			  struct pl_error *err)
+{
+	pl_machine_unpin(&run->autopin_saved);
+	int rc = one_run(run, b, io, 0, err);
+	const struct pl_sample *s = b->n ? &b->samples[b->n - 1] : NULL;
+	double cpus = s && s->wall_s > 0 ? (s->user_s + s->sys_s) / s->wall_s : 0;
+	if (rc == PL_OK && cpus >= PARALLEL_CPUS) {
+		snprintf(run->unpinned_why, sizeof(run->unpinned_why),
+			 "'%.80s' ran on %.1f CPUs at once in its warm-up run; pinned to one "
+			 "CPU it would queue (--pin N pins it anyway)",
+			 b->name, cpus);
+		run->autopin_cpu = -1;
+		return rc;
+	}
+	cpu_set_t ignored;
+	struct pl_error e2;
+	if (pl_machine_pin(run->autopin_cpu, &ignored, &e2) != PL_OK)
+		run->autopin_cpu = -1; /* cannot happen: it was allowed a moment ago */
+	return rc;
+}
+
 static int warm_up(struct pl_bench_run *run, struct pl_bench *b, const struct io *io, size_t idx,
 		   struct pl_error *err)
 {
 	for (int w = 0; w < run->cfg.warmup && b->state == PL_BENCH_PENDING; w++) {
-		int rc = one_run(run, b, io, 0, err);
+		int rc = w == 0 && run->autopin_cpu >= 0 ? parallel_check(run, b, io, err)
+							  : one_run(run, b, io, 0, err);
 		if (rc != PL_OK)
 			return rc;
 		if (run->progress)
@@ -762,11 +792,17 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 	int cpu = cfg->pin >= 0 ? cfg->pin : cfg->pin == PL_PIN_AUTO ? pl_machine_auto_cpu() : -1;
 	cpu_set_t saved;
 	int pinned = 0;
+	run->autopin_cpu = -1;
+	run->unpinned_why[0] = '\0';
 	if (cpu >= 0) {
 		int rc = pl_machine_pin(cpu, &saved, err);
 		if (rc != PL_OK)
 			return rc;
 		pinned = 1;
+		if (cfg->pin == PL_PIN_AUTO) {
+			run->autopin_cpu = cpu;
+			run->autopin_saved = saved;
+		}
 		if (cfg->pin >= 0)
 			snprintf(run->pinned_by, sizeof(run->pinned_by), "--pin %d", cpu);
 		else
@@ -780,6 +816,10 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err)
 	}
 	pl_machine_wait_quiet(cpu, cfg->wait_quiet_s, run->interrupt_flag, &run->quiet);
 	int rc = execute_pinned(run, err);
+	if (run->unpinned_why[0]) { /* --pin auto let go of a parallel command */
+		cpu = -1;
+		run->pinned_by[0] = '\0';
+	}
 	run->fp.pinned_cpu = cpu;
 	if (pinned)
 		pl_machine_unpin(&saved);

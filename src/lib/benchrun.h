@@ -122,6 +122,11 @@ struct pl_bench_run {
 	struct pl_fingerprint fp;
 	struct pl_quiet quiet; /* what the wait for a quiet CPU found */
 	char pinned_by[32];    /* "--pin auto", "--pin N" or "the caller" (taskset) */
+	/* --pin auto is dropped for a command that runs on several CPUs at
+	 * once (its first warm-up run, unpinned, says so) */
+	int autopin_cpu;       /* the CPU --pin auto chose; -1 if none */
+	cpu_set_t autopin_saved;
+	char unpinned_why[256]; /* why --pin auto let go; "" if it did not */
 	/* the machine's speed over the run: fixed in-process loops timed on
 	 * the measured CPU around each sample (see speedprobe.c) */
 	struct pl_speedprobe sp;

@@ -19,6 +19,9 @@ void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_be
 	char where[32] = "the CPUs";
 	if (cpu >= 0)
 		snprintf(where, sizeof(where), "CPU %d", cpu);
+	if (run->unpinned_why[0])
+		fprintf(f, "%sNot pinned: %s%s\n", pl_c(st, PL_DIM), run->unpinned_why,
+			pl_c(st, PL_RESET));
 	if (cpu < 0 && !q->checked)
 		return;
 	fprintf(f, "%s", pl_c(st, PL_DIM));

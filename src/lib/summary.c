@@ -310,6 +310,8 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_t *fp = json_object_get(doc, "fingerprint");
 	json_object_set_new(fp, "pinned_by",
 			    run->pinned_by[0] ? json_string(run->pinned_by) : json_null());
+	json_object_set_new(fp, "unpinned_why",
+			    run->unpinned_why[0] ? json_string(run->unpinned_why) : json_null());
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
 	json_object_set_new(
 	    fp, "speed_probe",
