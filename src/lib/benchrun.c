@@ -96,9 +96,8 @@ int pl_bench_add(struct pl_bench_run *run, const char *name, const char *command
 	memset(b, 0, sizeof(*b));
 	int rc = split_command(&run->cfg, command, &b->argv, err);
 	if (rc != PL_OK) {
-		if (rc == PL_EINPUT)
-			pl_error_set(err, PL_EINPUT, "command '%s': %s", command,
-				     err ? err->msg : "");
+		if (rc == PL_EINPUT && err)
+			pl_error_set(err, PL_EINPUT, "command '%s': %s", command, err->msg);
 		return rc;
 	}
 	b->name = strdup(name ? name : command);

@@ -5,14 +5,20 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 int pl_error_set(struct pl_error *err, int code, const char *fmt, ...)
 {
 	if (err) {
+		/* formatted aside first: callers wrap the message already there
+		 * ("suite '%s': %s", ..., err->msg), and vsnprintf into its own
+		 * argument is undefined (it printed garbage) */
+		char buf[sizeof(err->msg)];
 		va_list ap;
 		va_start(ap, fmt);
-		vsnprintf(err->msg, sizeof(err->msg), fmt, ap);
+		vsnprintf(buf, sizeof(buf), fmt, ap);
 		va_end(ap);
+		memcpy(err->msg, buf, sizeof(buf));
 	}
 	return code;
 }

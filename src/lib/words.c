@@ -5,6 +5,7 @@
  */
 #include "words.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,6 +23,54 @@ int pl_argv_push(struct pl_argv *a, const char *buf, size_t len)
 	return PL_OK;
 }
 
+/* Shell syntax at p, outside quotes, that a shell would act on and we
+ * would pass on as plain text: its name, or NULL. ws is where the word
+ * began in the string; first: the command's first word. */
+static const char *shell_syntax(const char *p, const char *ws, int first)
+{
+	char ch = *p;
+	switch (ch) {
+	case '|':
+		return "a pipe '|'";
+	case '&':
+		return p[1] == '&' ? "'&&'" : "'&'";
+	case ';':
+		return "';'";
+	case '<':
+	case '>':
+		return "a redirection";
+	case '(':
+	case ')':
+		return "parentheses";
+	case '`':
+		return "a backquote";
+	case '$':
+		if (p[1] == '(')
+			return "'$(...)'";
+		if (p[1] && (isalpha((unsigned char)p[1]) || strchr("_{@*#?$!0123456789-", p[1])))
+			return "a variable '$'";
+		return NULL;
+	case '*':
+	case '?':
+		return "a glob";
+	case '[':
+		return strchr(p + 1, ']') && !strchr(" \t\n", p[1]) && p != ws ? "a glob" : NULL;
+	case '#':
+		return p == ws ? "a comment '#'" : NULL;
+	case '~':
+		return p == ws ? "'~'" : NULL;
+	case '=':
+		if (!first || p == ws || !(isalpha((unsigned char)*ws) || *ws == '_'))
+			return NULL;
+		for (const char *q = ws; q < p; q++)
+			if (!(isalnum((unsigned char)*q) || *q == '_'))
+				return NULL;
+		return "a variable assignment";
+	default:
+		return NULL;
+	}
+}
+
 int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 {
 	out->v = NULL;
@@ -32,6 +81,7 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 		return PL_ENOMEM;
 	size_t len = 0;
 	int in_word = 0, rc = PL_OK;
+	const char *ws = s;
 	for (const char *p = s;; p++) {
 		char ch = *p;
 		if (ch == '\0' || ch == ' ' || ch == '\t' || ch == '\n') {
@@ -45,7 +95,18 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err)
 				break;
 			continue;
 		}
+		if (!in_word)
+			ws = p;
 		in_word = 1;
+		const char *syn = strchr("'\"\\", ch) ? NULL : shell_syntax(p, ws, out->n == 0);
+		if (syn) {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "%s outside quotes: perfloop runs the command without a "
+					  "shell, so it would be passed on as text; quote it, or run "
+					  "the command with a shell (bench --shell, or sh -c '...')",
+					  syn);
+			break;
+		}
 		if (ch == '\'') {
 			const char *end = strchr(p + 1, '\'');
 			if (!end) {

@@ -45,4 +45,21 @@ run "$PERFLOOP" bench -r 3 -- "$BUSY" 1000
 if grep -q "$(printf '\r')" err; then fail "progress drawn when not a terminal"; fi
 # NO_COLOR is honoured even on stdout tables (never colour when not a tty)
 if grep -q "$(printf '\033')" out; then fail "colour codes when not a terminal"; fi
+# shell syntax without --shell is refused, never run as something else
+# (it timed `echo` with the arguments "a | wc -l")
+run "$PERFLOOP" bench -r 1 -w 0 -o never.json 'echo a | wc -l'
+expect_rc 2
+expect_err "command 'echo a | wc -l': a pipe '|' outside quotes"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
+[ ! -e never.json ] || fail "a refused command wrote a summary"
+run "$PERFLOOP" bench -r 1 -w 0 'FOO=1 true'
+expect_rc 2
+expect_err "a variable assignment outside quotes"
+# quoted, or with --shell, it runs
+run "$PERFLOOP" bench -r 1 -w 0 --batch 1 --shell --output pipe.txt 'echo a | wc -l'
+expect_rc 0
+[ "$(sort -u pipe.txt)" = 1 ] || fail "--shell did not run the pipe: $(cat pipe.txt)"
+run "$PERFLOOP" bench -r 1 -w 0 --batch 1 --output q.txt "echo 'a | b'"
+expect_rc 0
+[ "$(sort -u q.txt)" = "a | b" ] || fail "the quoted text changed: $(cat q.txt)"
 echo ok

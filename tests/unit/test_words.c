@@ -24,8 +24,8 @@ static void test_split_plain_and_quoted(void **state)
 	expect_split("  ls   -l\t/tmp  ", w1, 3);
 	const char *w2[] = {"printf", "%s|", "a b", "c\"d", "e'f"};
 	expect_split("printf '%s|' 'a b' \"c\\\"d\" e\\'f", w2, 5);
-	const char *w3[] = {"echo", "$HOME", "*", "a|b"};
-	expect_split("echo '$HOME' \\* a|b", w3, 4);
+	const char *w3[] = {"echo", "$HOME", "*", "a|b", "a|b", "[", "100%", "a=b", "x#y", "$"};
+	expect_split("echo '$HOME' \\* 'a|b' a\\|b [ 100% a=b x#y $", w3, 10);
 	const char *w4[] = {"x", "", "y"};
 	expect_split("x '' y", w4, 3);
 	const char *w5[] = {"ab c"};
@@ -46,6 +46,34 @@ static void test_split_errors(void **state)
 	assert_non_null(strstr(err.msg, "empty command"));
 }
 
+/* Shell syntax outside quotes would reach the program as text (`echo a |
+ * wc -l` timed echo with three arguments): refused, naming what it saw. */
+static void test_split_refuses_shell_syntax(void **state)
+{
+	(void)state;
+	struct {
+		const char *cmd, *what;
+	} cases[] = {
+	    {"echo a | wc -l", "pipe"},	 {"make && ./app", "'&&'"},
+	    {"sleep 1 &", "'&'"},	 {"a; b", "';'"},
+	    {"app > out.txt", "redirection"}, {"app <in", "redirection"},
+	    {"echo $(date)", "$(...)"},	 {"echo `date`", "backquote"},
+	    {"echo $HOME", "variable '$'"}, {"echo ${x}", "variable '$'"},
+	    {"ls *.c", "glob"},		 {"ls file?.c", "glob"},
+	    {"ls x[12]", "glob"},	 {"app # note", "comment"},
+	    {"ls ~/x", "'~'"},		 {"FOO=1 app", "variable assignment"},
+	    {"python -c print(1)", "parentheses"},
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		struct pl_argv a;
+		struct pl_error err;
+		assert_int_equal(pl_words_split(cases[i].cmd, &a, &err), PL_EINPUT);
+		assert_non_null(strstr(err.msg, cases[i].what));
+		assert_non_null(strstr(err.msg, "without a shell"));
+		assert_null(a.v);
+	}
+}
+
 static void test_substitute(void **state)
 {
 	(void)state;
@@ -62,6 +90,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_split_plain_and_quoted),
 	    cmocka_unit_test(test_split_errors),
+	    cmocka_unit_test(test_split_refuses_shell_syntax),
 	    cmocka_unit_test(test_substitute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
