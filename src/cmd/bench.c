@@ -312,19 +312,11 @@ static void progress_clear(struct progress_state *ps)
  * not after. */
 static int check_writable(const char *opt, const char *path)
 {
-	if (!path)
+	struct pl_error err = {{0}};
+	if (!path || pl_fsio_check_writable(path, &err) == PL_OK)
 		return 0;
-	char *copy = strdup(path);
-	if (!copy)
-		return -1;
-	char *slash = strrchr(copy, '/');
-	const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
-	int ok = access(dir, W_OK | X_OK) == 0;
-	int e = errno;
-	if (!ok)
-		pl_die(PL_EXIT_USAGE, "option '%s': cannot write '%s': %s", opt, path, strerror(e));
-	free(copy);
-	return ok ? 0 : -1;
+	pl_die(PL_EXIT_USAGE, "option '%s': %s", opt, err.msg);
+	return -1;
 }
 
 static int write_text(const char *path, char *text, struct pl_error *err)

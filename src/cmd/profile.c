@@ -87,7 +87,8 @@ const char cmd_profile_usage[] =
     "      --gpu-hz HZ       GPU readings per second (default 10)\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
-    "  -o, --out PREFIX      output path prefix (default: profile)\n"
+    "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
+    "                        writes NAME.svg and the rest beside it\n"
     "      --format LIST     comma-separated: folded, svg, speedscope, findings, or\n"
     "                        none (default: folded,svg,speedscope,findings)\n"
     "      --top N           rows in the table (default 15)\n"
@@ -225,6 +226,8 @@ struct profiler {
 	 * point), for the split only unless --idle */
 	int torch;
 	double tick_dt; /* seconds this tick's samples stand for */
+	int live;	/* stderr is a terminal: a live line while sampling */
+	double live_start, live_last;
 	struct pl_train train;
 	unsigned char *fphase; /* per frame id: phase + 1, 0 not yet known */
 	size_t capfphase, ntrained;
@@ -709,6 +712,32 @@ static int print_table(const struct profiler *P, const char *cwd)
 	return 0;
 }
 
+/* py-spy's live line: samples, rate, elapsed time and errors, redrawn on
+ * a terminal about four times a second (never into a pipe or file). */
+static void live_line(struct profiler *P, int done)
+{
+	if (!P->live)
+		return;
+	double now = pl_now_s();
+	if (done) {
+		if (P->live_last > 0)
+			pl_progress_clear(stderr);
+		return;
+	}
+	if (now - P->live_last < 0.25)
+		return;
+	if (P->live_last == 0) {
+		P->live_last = now;
+		return;
+	}
+	P->live_last = now;
+	double el = now - P->live_start;
+	fprintf(stderr, "\r\033[K  sampling: %llu samples, %.0f/s, %.1f s, %zu errors",
+		(unsigned long long)P->prof.samples,
+		el > 0 ? (double)P->prof.samples / el : 0.0, el, P->stats.errors);
+	fflush(stderr);
+}
+
 static int write_text(const char *prefix, const char *ext, char *text, struct pl_strbuf *names)
 {
 	struct pl_error err = {{0}};
@@ -1142,6 +1171,7 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 		if (*ctx->interrupted)
 			break;
 		P->ticks++;
+		live_line(P, 0);
 		/* signals and exits that came in meanwhile */
 		int st;
 		pid_t w;
@@ -1525,6 +1555,27 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			      "nothing to profile: give a command after '--' or -p PID (see "
 			      "'perfloop profile --help')");
 
+	/* -o out.svg means the flame graph is out.svg (as py-spy's -o), not
+	 * out.svg.svg: a known output's extension is taken off the prefix */
+	static char prefix[4096];
+	snprintf(prefix, sizeof prefix, "%s", o->out);
+	static const char *const exts[] = {".speedscope.json", ".findings.json", ".steps.json",
+					   ".gpu.json", ".folded", ".svg"};
+	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {
+		size_t n = strlen(prefix), e = strlen(exts[i]);
+		if (n > e && strcmp(prefix + n - e, exts[i]) == 0) {
+			prefix[n - e] = '\0';
+			break;
+		}
+	}
+	o->out = prefix;
+	/* an output that cannot be written is found before the program runs */
+	char probe[4200];
+	snprintf(probe, sizeof probe, "%s.svg", o->out);
+	struct pl_error werr = {{0}};
+	if (pl_fsio_check_writable(probe, &werr) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "option '--out': %s", werr.msg);
+
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = '\0';
@@ -1596,6 +1647,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
 	double start = pl_now_s(), cpu0 = self_cpu_s(), last_tick = start;
+	P.live = isatty(STDERR_FILENO);
+	P.live_start = start;
 	unsigned long long torch_every = (unsigned long long)o->rate + 1; /* about 1 s */
 	int stopped_by_us = 0;
 	if (o->mode == MODE_MIXED && !reaped) {
@@ -1626,6 +1679,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		if (*ctx->interrupted)
 			break;
 		P.ticks++;
+		live_line(&P, 0);
 		double tnow = pl_now_s();
 		P.tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
 		last_tick = tnow;
@@ -1685,6 +1739,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 	}
 	double elapsed = pl_now_s() - start, cpu = self_cpu_s() - cpu0;
+	live_line(&P, 1);
 	pl_gpu_stop(&P.gpu);
 	if (child > 0 && !reaped) {
 		stop_child(child, &status);

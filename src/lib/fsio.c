@@ -260,3 +260,21 @@ int pl_fsio_first_line(const char *path, char *out, size_t len)
 	out[strcspn(out, "\n")] = '\0';
 	return 0;
 }
+
+int pl_fsio_check_writable(const char *path, struct pl_error *err)
+{
+	char *copy = strdup(path);
+	if (!copy)
+		return PL_ENOMEM;
+	char *slash = strrchr(copy, '/');
+	const char *dir = slash ? (slash == copy ? "/" : (*slash = '\0', copy)) : ".";
+	int ok = access(dir, W_OK | X_OK) == 0;
+	int e = errno;
+	struct stat st;
+	if (ok && stat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+		ok = 0;
+		e = EISDIR;
+	}
+	free(copy);
+	return ok ? PL_OK : pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+}

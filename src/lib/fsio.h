@@ -26,6 +26,10 @@ int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio
 int pl_fsio_commit(struct pl_fsio_staged *st, struct pl_error *err);
 void pl_fsio_discard(struct pl_fsio_staged *st);
 
+/* Whether path could be written (atomically: its directory writable):
+ * found before minutes of measuring, not after. PL_EINPUT says why. */
+int pl_fsio_check_writable(const char *path, struct pl_error *err);
+
 /* A whole file, NUL-terminated (*len excludes the NUL); NULL on failure
  * with errno set, and *missing when it does not exist. */
 char *pl_fsio_read(const char *path, size_t *len, int *missing);

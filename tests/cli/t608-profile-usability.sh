@@ -1,0 +1,41 @@
+#!/bin/sh
+# profile as a py-spy user expects it: an output that cannot be written is
+# refused before the program runs; -o out.svg writes out.svg (not
+# out.svg.svg); on a terminal a live line says what is being collected.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+py=$(pythons311 | head -n 1)
+[ -n "$py" ] || skip "no CPython 3.11 on this machine"
+cat >prog.py <<'PY'
+import time
+open("ran.txt", "w").write("ran")
+t = time.time()
+while time.time() - t < 1.2:
+    pass
+PY
+# an unwritable output: one line, exit 2, and the program never started
+run "$PERFLOOP" profile -o /nonexistent/dir/x -- "$py" prog.py
+expect_rc 2
+expect_err "option '--out': cannot write '/nonexistent/dir/x.svg': No such file or directory"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
+[ ! -e ran.txt ] || fail "the program ran although its profile could not be written"
+mkdir taken.svg
+run "$PERFLOOP" profile -o taken -- "$py" prog.py
+expect_rc 2
+expect_err "cannot write 'taken.svg': Is a directory"
+[ ! -e ran.txt ] || fail "the program ran although its flame graph could not be written"
+# -o NAME.svg: the flame graph is NAME.svg, the others beside it
+run "$PERFLOOP" profile -d 0.5 -o flame.svg -- "$py" prog.py
+expect_rc 0
+[ -s flame.svg ] || fail "-o flame.svg did not write flame.svg: $(ls)"
+[ ! -e flame.svg.svg ] || fail "-o flame.svg wrote flame.svg.svg"
+[ -s flame.folded ] && [ -s flame.findings.json ] || fail "the other outputs are not beside it: $(ls)"
+grep -q "wrote flame.folded, flame.svg" out || fail "the outputs named wrongly: $(cat out)"
+# not a terminal: no live line, no escape codes
+if grep -q "sampling:" err; then fail "a live line into a file: $(cat err)"; fi
+# a terminal (script(1) gives one): the live line, redrawn, then cleared
+if command -v script >/dev/null 2>&1; then
+	script -qc "'$PERFLOOP' profile -d 1 -o live -- '$py' prog.py" /dev/null >tty.txt 2>&1 </dev/null
+	grep -a -q "sampling: [0-9]* samples, [0-9]*/s, [0-9.]* s, [0-9]* errors" tty.txt ||
+		fail "no live line on a terminal: $(tr '\r' '\n' <tty.txt | head -5)"
+fi
+exit 0
