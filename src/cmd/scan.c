@@ -57,6 +57,9 @@ const char cmd_scan_usage[] =
     "\n"
     "Suppress one finding with a comment on its line or the line above:\n"
     "  # perfloop: ignore[PY003]      // perfloop: ignore[C001]\n"
+    "(case-insensitive; bare '# perfloop: ignore': every rule), or ruff's form on\n"
+    "its line: '# noqa: PY003'. Unknown ids and suppressions that hid nothing\n"
+    "are warned about.\n"
     "\n"
     "Exit status: 0 done (nothing at or above --fail-on), 1 findings at or above\n"
     "--fail-on, 2 bad usage or unreadable input.\n"
@@ -617,6 +620,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			fprintf(stderr,
 				"perfloop: warning: %s: %zu parse error%s; scanned what parsed\n",
 				f->path, f->error_nodes, f->error_nodes == 1 ? "" : "s");
+		for (const char *w = f->warnings, *nl; w && *w && (nl = strchr(w, '\n')); w = nl + 1)
+			fprintf(stderr, "perfloop: warning: %.*s\n", (int)(nl - w), w);
 		lines += f->lines;
 		total += f->findings.n;
 		for (size_t j = 0; j < f->findings.n; j++) {

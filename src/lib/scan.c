@@ -21,6 +21,7 @@
 #include <unistd.h>
 
 #include "strbuf.h"
+#include "suppress.h"
 
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_c(void);
@@ -697,6 +698,7 @@ struct src {
 	size_t len;
 	enum pl_lang lang;
 	uint32_t *line_start; /* offset of each line's first byte */
+	struct pl_supps supps; /* suppression comments */
 	uint32_t *group;      /* per finding: its loop's start byte + 1 (group: loop), 0 */
 	size_t group_cap;
 	size_t nlines;
@@ -1214,41 +1216,6 @@ static const char *line_at(struct src *s, uint32_t row, size_t *len)
 	return p;
 }
 
-static int suppressed_on(const char *line, size_t len, const char *id)
-{
-	const char *tag = "perfloop: ignore[";
-	size_t tl = strlen(tag);
-	for (size_t i = 0; i + tl <= len; i++) {
-		if (strncmp(line + i, tag, tl))
-			continue;
-		const char *p = line + i + tl, *end = memchr(p, ']', len - i - tl);
-		if (!end)
-			return 0;
-		while (p < end) {
-			while (p < end && (*p == ' ' || *p == ','))
-				p++;
-			size_t n = 0;
-			while (p + n < end && p[n] != ',' && p[n] != ' ')
-				n++;
-			if (n && strlen(id) == n && !strncasecmp(p, id, n))
-				return 1;
-			p += n;
-		}
-	}
-	return 0;
-}
-
-static int suppressed(struct src *s, uint32_t row, const char *id)
-{
-	size_t len;
-	const char *l = line_at(s, row, &len);
-	if (l && suppressed_on(l, len, id))
-		return 1;
-	if (row > 0 && (l = line_at(s, row - 1, &len)) && suppressed_on(l, len, id))
-		return 1;
-	return 0;
-}
-
 static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
 {
 	if (o) {
@@ -1385,6 +1352,44 @@ static size_t count_errors(TSNode n)
 	return c;
 }
 
+/* A suppression that names no rule perfloop has, or suppressed nothing
+ * this scan could have found (its rule selected), is a warning: a typo or
+ * a fix that made it stale would otherwise hide findings silently. Ruff's
+ * noqa may name other tools' codes: only perfloop's ids are judged. */
+static int supp_warnings(const struct pl_rules *rules, const struct pl_scan_opts *o,
+			 struct pl_scan_file *f, const struct pl_supps *ss)
+{
+	struct pl_strbuf b = {0};
+	for (size_t i = 0; i < ss->n; i++) {
+		const struct pl_supp *x = &ss->v[i];
+		const char *form = x->noqa ? "noqa" : "perfloop: ignore";
+		if (x->all && !x->used_all)
+			pl_strbuf_printf(&b, "%s:%u: unused '%s' (no finding on this line or the "
+					     "next)\n",
+					 f->path, x->row + 1, form);
+		for (unsigned j = 0; j < x->nids; j++) {
+			const struct pl_rule *r = pl_rules_find(rules, x->ids[j]);
+			if (!r) {
+				if (!x->noqa)
+					pl_strbuf_printf(&b, "%s:%u: unknown rule '%s' in '%s[...]' "
+							     "(perfloop scan --list-rules)\n",
+							 f->path, x->row + 1, x->ids[j], form);
+			} else if (!x->used[j] && rule_selected(r, o)) {
+				pl_strbuf_printf(&b, "%s:%u: unused suppression of %s (no %s finding "
+						     "on this line%s)\n",
+						 f->path, x->row + 1, r->id, r->id,
+						 x->noqa ? "" : " or the next");
+			}
+		}
+	}
+	if (b.failed) {
+		free(b.s);
+		return -1;
+	}
+	f->warnings = b.s;
+	return 0;
+}
+
 static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
 		     const struct pl_scan_opts *o, struct pl_scan_file *f)
 {
@@ -1406,6 +1411,11 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	}
 	TSTree *tree = ts_parser_parse_string(parser, NULL, f->text, (uint32_t)f->len);
 	if (!tree) {
+		free(s.line_start);
+		return -1;
+	}
+	if (pl_supp_parse(f->text, f->len, s.line_start, s.nlines, &s.supps) < 0) {
+		ts_tree_delete(tree);
 		free(s.line_start);
 		return -1;
 	}
@@ -1434,13 +1444,16 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 				c++;
 			if (c < r->nconds)
 				continue;
-			if (suppressed(&s, ts_node_start_point(node).row, r->id))
+			if (pl_supp_match(&s.supps, ts_node_start_point(node).row, r->id))
 				continue;
 			if (add_finding(f, &s, r, node) < 0)
 				rc = -1;
 		}
 	}
 	ts_tree_delete(tree);
+	if (rc == 0 && supp_warnings(rules, o, f, &s.supps) < 0)
+		rc = -1;
+	pl_supp_release(&s.supps);
 	free(s.line_start);
 	free(s.scopes);
 	free(s.code);
@@ -1468,6 +1481,7 @@ void pl_scan_file_release(struct pl_scan_file *f)
 {
 	free(f->path);
 	free(f->text);
+	free(f->warnings);
 	pl_findings_release(&f->findings);
 	memset(f, 0, sizeof *f);
 }

@@ -70,6 +70,7 @@ struct pl_scan_file {
 	size_t findings_cap;
 	char *text; /* the source, for printing the code line */
 	size_t len;
+	char *warnings; /* unknown or unused suppressions, one per line; NULL */
 };
 
 /* Language by file name, or -1 when perfloop does not scan it. */

@@ -140,3 +140,37 @@ expect_rc 0
 [ "$(findings "$T/out" | wc -l)" -eq 150000 ] || fail "big.py: $(findings "$T/out" | wc -l) findings"
 run timeout 60 "$PERFLOOP" scan deep.py deep.c
 [ "$rc" -eq 0 ] || fail "deep nesting: exit $rc: $(cat err)"
+
+# suppressions: perfloop's tag in any case, a bare ignore, ruff's noqa with
+# perfloop's ids (others' codes left alone); unknown ids and suppressions
+# that hid nothing are warned about, never silently accepted
+mkdir sup && cat >sup/t.py <<'PY'
+import torch
+dev = torch.device("cuda")
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        print(loss.item())  # noqa: PY010, E501
+        print(loss.item())  # NOQA:py010
+        print(loss.item())  # PerfLoop: Ignore
+        # perfloop: ignore[py010]
+        print(loss.item())
+        print(loss.item())  # perfloop: ignore[PY999]
+        a = 1  # perfloop: ignore[PY010]
+        b = 2  # noqa: PY010
+        c = 3  # perfloop: ignore
+        d = 4  # noqa: C901, E501
+PY
+run "$PERFLOOP" scan --format json sup
+expect_rc 0
+check "$T/out" "[(f['leaf'], f['location']['line']) for f in d['findings']] == [('PY010', 12)]"
+expect_err "sup/t.py:12: unknown rule 'PY999' in 'perfloop: ignore\[...\]'"
+expect_err "sup/t.py:13: unused suppression of PY010 (no PY010 finding on this line or the next)"
+expect_err "sup/t.py:14: unused suppression of PY010 (no PY010 finding on this line)"
+expect_err "sup/t.py:15: unused 'perfloop: ignore'"
+[ "$(grep -c warning "$T/err")" -eq 4 ] || fail "expected 4 warnings (not for lines 7-11 nor C901/E501): $(cat "$T/err")"
+# a rule not selected this run: its suppressions are not called unused
+run "$PERFLOOP" scan --select PY003 sup
+expect_rc 0
+[ "$(grep -c "unused suppression" "$T/err")" -eq 0 ] || fail "unused warned for an unselected rule: $(cat "$T/err")"
