@@ -35,7 +35,8 @@ const char cmd_scan_usage[] =
     "DataLoader without workers, strlen in a loop condition, ... Each file is\n"
     "parsed once (tree-sitter) for all rules, files in parallel. PATH is a file\n"
     "or a directory (default: .); inside a git work tree, files git ignores are\n"
-    "skipped.\n"
+    "skipped, outside one virtualenvs and ruff's default excludes; the summary\n"
+    "says how many (--no-ignore scans them).\n"
     "\n"
     "Options:\n"
     "      --format FMT      text (default), json (perfloop.findings/1), sarif\n"
@@ -49,7 +50,10 @@ const char cmd_scan_usage[] =
     "      --fail-on S       exit 1 when a finding at S or above is reported\n"
     "                        (default: none, exit 0)\n"
     "      --exclude GLOB    skip paths matching GLOB (repeatable)\n"
-    "      --no-gitignore    scan files git ignores too\n"
+    "      --no-ignore       scan what is skipped by default too: files git\n"
+    "                        ignores and, outside git, ruff's default excludes\n"
+    "                        (venv, build, dist, site-packages, node_modules,\n"
+    "                        ...) and virtualenvs (--no-gitignore: the same)\n"
     "  -j, --jobs N          files scanned in parallel (default: CPUs)\n"
     "      --list-rules      list the rules\n"
     "      --explain RULE    a rule's rationale, fix and examples\n"
@@ -90,6 +94,7 @@ static const struct option longopts[] = {
     {"fail-on", required_argument, NULL, OPT_FAILON},
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"no-gitignore", no_argument, NULL, OPT_NOGITIGNORE},
+    {"no-ignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"jobs", required_argument, NULL, 'j'},
     {"list-rules", no_argument, NULL, OPT_LIST},
     {"explain", required_argument, NULL, OPT_EXPLAIN},
@@ -161,8 +166,42 @@ static int excluded(const struct list *ex, const char *path)
 	return 0;
 }
 
-/* Walk a directory without git: skip hidden directories. */
-static int walk(const char *dir, struct list *out)
+/* What was left out of the scan and why, for the summary line. */
+struct skipped {
+	size_t dirs;	 /* directories of ruff's default excludes, or virtualenvs */
+	char names[160]; /* the first few of their names */
+	size_t git;	 /* paths git ignores (a directory counts once) */
+};
+
+/* ruff's default exclude list (its `exclude` setting), hidden ones aside
+ * (every hidden directory is skipped): tools' caches, virtualenvs, build
+ * outputs and installed packages, none of it the project's own code. */
+static int default_excluded(const char *dir, const char *name)
+{
+	static const char *const names[] = {"__pypackages__", "_build", "buck-out", "build",
+					    "dist", "node_modules", "site-packages", "venv",
+					    "dist-packages"};
+	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+		if (!strcmp(name, names[i]))
+			return 1;
+	char cfg[4200];
+	snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", dir); /* a virtualenv by any name */
+	return access(cfg, F_OK) == 0;
+}
+
+static void note_skipped(struct skipped *sk, const char *path)
+{
+	sk->dirs++;
+	size_t len = strlen(sk->names);
+	if (sk->dirs <= 3)
+		snprintf(sk->names + len, sizeof sk->names - len, "%s%s", len ? ", " : "", path);
+	else if (sk->dirs == 4)
+		snprintf(sk->names + len, sizeof sk->names - len, ", ...");
+}
+
+/* Walk a directory without git: skip hidden directories, and unless
+ * noignore ruff's default excludes (counted in sk). */
+static int walk(const char *dir, struct list *out, int noignore, struct skipped *sk)
 {
 	DIR *d = opendir(dir);
 	if (!d)
@@ -179,15 +218,33 @@ static int walk(const char *dir, struct list *out)
 		struct stat st;
 		if (lstat(path, &st) < 0)
 			continue;
-		if (S_ISDIR(st.st_mode))
-			walk(path, out);
-		else if (S_ISREG(st.st_mode) && pl_scan_lang(path) >= 0 && push(out, path) < 0) {
+		if (S_ISDIR(st.st_mode)) {
+			if (!noignore && default_excluded(path, e->d_name))
+				note_skipped(sk, path);
+			else
+				walk(path, out, noignore, sk);
+		} else if (S_ISREG(st.st_mode) && pl_scan_lang(path) >= 0 && push(out, path) < 0) {
 			closedir(d);
 			return -1;
 		}
 	}
 	closedir(d);
 	return 0;
+}
+
+/* How many paths under dir git ignores (an ignored directory once). */
+static size_t git_ignored(const char *dir)
+{
+	char *argv[] = {"git",	    "-C",	   (char *)dir,		 "ls-files",
+			"-z",	    "--others",	   "--ignored",		 "--exclude-standard",
+			"--directory", "--no-empty-directory", NULL};
+	char *text = NULL;
+	size_t len = 0, n = 0;
+	if (pl_spawn_output(argv, 0, &text, &len) == 0)
+		for (size_t i = 0; i < len; i++)
+			n += text[i] == '\0';
+	free(text);
+	return n;
 }
 
 /* Files under dir that git does not ignore; -1 when dir is not in a work tree. */
@@ -458,6 +515,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
 	int minsev = 3, failon = -1, list = 0, nogit = 0, rc = PL_EXIT_OK, c;
+	struct skipped skipped = {0};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pl_rules rules = {0};
 	struct pl_scan_file *files = NULL;
@@ -575,7 +633,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			while (n > 1 && argv[i][n - 1] == '/')
 				argv[i][--n] = '\0'; /* "src/" lists as "src/a.py" */
 			if (nogit || git_files(argv[i], &paths) < 0)
-				walk(argv[i], &paths);
+				walk(argv[i], &paths, nogit, &skipped);
+			else
+				skipped.git += git_ignored(argv[i]);
 		} else if (pl_scan_lang(argv[i]) < 0) {
 			rc = pl_die(PL_EXIT_USAGE, "%s: not a Python (.py) or C (.c, .h) file",
 				    argv[i]);
@@ -664,8 +724,19 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		fprintf(
 		    stderr,
 		    "perfloop scan: %zu finding%s (%zu critical, %zu high, %zu medium, %zu low) "
-		    "in %zu files, %zu lines, %.2f s\n",
-		    total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n, lines, secs);
+		    "in %zu file%s, %zu lines, %.2f s\n",
+		    total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n,
+		    paths.n == 1 ? "" : "s", lines, secs);
+	/* what was left out, so that "0 files" is never a mystery */
+	if (!rc && skipped.git)
+		fprintf(stderr,
+			"perfloop scan: skipped %zu path%s git ignores (--no-ignore scans them)\n",
+			skipped.git, skipped.git == 1 ? "" : "s");
+	if (!rc && skipped.dirs)
+		fprintf(stderr,
+			"perfloop scan: skipped %zu director%s of installed or generated code "
+			"(%s: ruff's default excludes and virtualenvs; --no-ignore scans them)\n",
+			skipped.dirs, skipped.dirs == 1 ? "y" : "ies", skipped.names);
 	if (!rc && unreadable)
 		rc = PL_EXIT_USAGE;
 	if (!rc && failing)

@@ -174,3 +174,33 @@ expect_err "sup/t.py:15: unused 'perfloop: ignore'"
 run "$PERFLOOP" scan --select PY003 sup
 expect_rc 0
 [ "$(grep -c "unused suppression" "$T/err")" -eq 0 ] || fail "unused warned for an unselected rule: $(cat "$T/err")"
+
+# outside git: virtualenvs and ruff's default excludes are skipped, and the
+# summary says so; --no-ignore (or the old --no-gitignore) scans them
+back=$(pwd)
+cd "$T"
+mkdir -p plain/src plain/venv/lib plain/build plain/myenv plain/node_modules/m
+printf 'def f(items):\n    out = []\n    for x in items:\n        out.append(x * 2)\n    return out\n' >plain/src/a.py
+for d in venv/lib build myenv node_modules/m; do cp plain/src/a.py plain/$d/; done
+touch plain/myenv/pyvenv.cfg
+export GIT_CEILING_DIRECTORIES="$T" # outside any work tree, wherever $T is
+run "$PERFLOOP" scan --format json plain
+expect_rc 0
+check "$T/out" "sorted({f['path'] for f in d['findings']}) == ['plain/src/a.py']"
+expect_err "skipped 4 directories of installed or generated code"
+expect_err "--no-ignore scans them"
+run "$PERFLOOP" scan --format json --no-ignore plain
+check "$T/out" "len({f['path'] for f in d['findings']}) == 5"
+run "$PERFLOOP" scan --format json --no-gitignore plain
+check "$T/out" "len({f['path'] for f in d['findings']}) == 5"
+unset GIT_CEILING_DIRECTORIES
+cd "$back"
+# a folder git ignores: "0 files" comes with the reason
+mkdir gitproj && git -C gitproj init -q && echo "gen/" >gitproj/.gitignore
+mkdir gitproj/gen && cp "$T/plain/src/a.py" gitproj/gen/
+run "$PERFLOOP" scan gitproj/gen
+expect_rc 0
+expect_err "in 0 files"
+expect_err "skipped 1 path git ignores (--no-ignore scans them)"
+run "$PERFLOOP" scan --format json --no-ignore gitproj/gen
+check "$T/out" "[f['path'] for f in d['findings']] == ['gitproj/gen/a.py']"
