@@ -4,7 +4,7 @@
 ; severity: high
 ; status: statically_confirmed
 ; metric: complexity_exponent
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-header-lacks /argc|optind/, loop-lacks /(^|[^[:alnum:]_])(strcpy|strncpy|sprintf|snprintf|memset)[[:space:]]*\(/
 ; rationale: strcat finds the end of the destination by scanning it from the start every call: appending n pieces costs O(n^2) in the final length.
 ; fix: keep a pointer (or offset) to the end and memcpy each piece there, or use a string builder with a length
 ; bad:

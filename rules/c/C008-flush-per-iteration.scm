@@ -3,7 +3,7 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-header-lacks /argc|optind/, unconditional
 ; rationale: Flushing per item turns buffered output into one write system call (or one disk sync) per item.
 ; fix: flush once after the loop, or every N items when progress must be visible
 ; bad:

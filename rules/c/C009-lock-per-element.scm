@@ -3,7 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-header-lacks /argc|optind/, unconditional
 ; rationale: Locking and unlocking per element costs two atomic operations each time and, under contention, a context switch; the critical section is smaller than the locking.
 ; fix: take the lock once around the batch, or accumulate locally and merge under one lock at the end
 ; bad:

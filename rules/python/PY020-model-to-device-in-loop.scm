@@ -3,7 +3,7 @@
 ; level: 4
 ; severity: medium
 ; status: statically_confirmed
-; when: in-loop
+; when: in-loop, loop-header-lacks /children|modules|named_|layers|partitions|devices/
 ; rationale: model.to(device) or model.cuda() walks every parameter and buffer; after the first iteration it does nothing useful but still costs a traversal (and a copy if the device differs).
 ; fix: move the model once, before the loop; move only the batch inside it
 ; bad:

@@ -3,7 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop, not-periodic
+; when: in-training-loop, not-periodic, loop-lacks /time\.(time|perf_counter|monotonic)[A-Za-z_]*\(|elapsed_time\(/
 ; rationale: An explicit synchronize makes the CPU wait for all queued GPU work every step, removing the overlap between Python and the GPU.
 ; fix: remove it, or keep it only around timing code that runs every N steps
 ; bad:

@@ -68,6 +68,7 @@ enum cond_kind {
 	C_NODE_LACKS,
 	C_LOOP_HEADER_HAS,
 	C_LOOP_HEADER_LACKS,
+	C_UNCONDITIONAL,
 };
 
 struct cond {
@@ -81,6 +82,7 @@ struct cond {
 struct pl_rule {
 	char *id, *title, *severity_s, *status_s, *rationale, *fix, *bad, *good, *path, *when;
 	char *metric;
+	char *advisory; /* why it is off by default (low precision on real code); NULL: on */
 	int level;
 	double confidence;
 	enum pl_severity severity;
@@ -136,6 +138,7 @@ static void free_rule(struct pl_rule *r)
 	free(r->good);
 	free(r->path);
 	free(r->when);
+	free(r->advisory);
 	free(r->metric);
 	free_preds(r);
 	for (size_t i = 0; i < r->nconds; i++) {
@@ -191,6 +194,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	    {"node-lacks", C_NODE_LACKS, 2},
 	    {"loop-header-has", C_LOOP_HEADER_HAS, 2},
 	    {"loop-header-lacks", C_LOOP_HEADER_LACKS, 2},
+	    {"unconditional", C_UNCONDITIONAL, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -412,6 +416,8 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				slot = &r->fix;
 			else if (KEY("when"))
 				slot = &r->when;
+			else if (KEY("advisory"))
+				slot = &r->advisory;
 			else if (KEY("metric"))
 				slot = &r->metric;
 			else if (KEY("level")) {
@@ -688,6 +694,7 @@ void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *o)
 	o->lang = r->lang == PL_LANG_PYTHON ? "python" : "c";
 	o->path = r->path;
 	o->when = r->when ? r->when : "";
+	o->advisory = r->advisory;
 	o->level = r->level;
 }
 
@@ -719,7 +726,28 @@ struct scope {
 	int parent; /* index, -1 none */
 	int kind;
 	TSNode node;
+	/* a loop's part that runs once, before the first iteration: Python's
+	 * iterable (`for x in rows():`, a comprehension's first), C's for
+	 * initializer; what is there is not in the loop. Empty: none */
+	uint32_t once_start, once_end;
 };
+
+/* The once-run part of a loop node (see struct scope), or a null node. */
+static TSNode loop_once_part(TSNode loop)
+{
+	const char *t = ts_node_type(loop);
+	if (!strcmp(t, "for_statement")) {
+		TSNode r = ts_node_child_by_field_name(loop, "right", 5);
+		return ts_node_is_null(r) ? ts_node_child_by_field_name(loop, "initializer", 11) : r;
+	}
+	if (strstr(t, "comprehension") || !strcmp(t, "generator_expression"))
+		for (uint32_t i = 0; i < ts_node_named_child_count(loop); i++) {
+			TSNode c = ts_node_named_child(loop, i);
+			if (!strcmp(ts_node_type(c), "for_in_clause"))
+				return ts_node_child_by_field_name(c, "right", 5);
+		}
+	return (TSNode){0};
+}
 
 /* The text with every comment replaced by spaces, at the same offsets: what
  * file-has and its kin read, so that a word in a comment is not code. One
@@ -830,7 +858,14 @@ static int build_scopes(struct src *s, TSNode root)
 					break;
 				}
 			s->scopes[s->nscopes] = (struct scope){
-			    ts_node_start_byte(n), ts_node_end_byte(n), parent, kind, n};
+			    ts_node_start_byte(n), ts_node_end_byte(n), parent, kind, n, 0, 0};
+			if (kind == SK_LOOP) {
+				TSNode once = loop_once_part(n);
+				if (!ts_node_is_null(once)) {
+					s->scopes[s->nscopes].once_start = ts_node_start_byte(once);
+					s->scopes[s->nscopes].once_end = ts_node_end_byte(once);
+				}
+			}
 			if (sp < sizeof stack / sizeof stack[0])
 				stack[sp++] = (typeof(stack[0])){depth, (int)s->nscopes};
 			s->nscopes++;
@@ -877,9 +912,14 @@ static int scope_of(struct src *s, TSNode n)
 /* The innermost loop enclosing n within its function, or a null node. */
 static TSNode enclosing_loop(struct src *s, TSNode n)
 {
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent) {
-		if (s->scopes[i].kind == SK_LOOP)
-			return s->scopes[i].node;
+		const struct scope *c = &s->scopes[i];
+		if (c->kind == SK_LOOP && c->once_start <= a && b <= c->once_end &&
+		    c->once_start < c->once_end)
+			continue; /* evaluated once, before the loop runs */
+		if (c->kind == SK_LOOP)
+			return c->node;
 		if (s->scopes[i].kind & (SK_FUNC | SK_LAMBDA))
 			break;
 	}
@@ -1044,6 +1084,21 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 				continue;
 			t = ntext(s, cond, &len);
 			if (cond_match(s, r, c, m, t, len))
+				return 0;
+		}
+		return 1;
+	}
+	case C_UNCONDITIONAL: {
+		/* runs on every iteration: no if, else, switch or ?: between it
+		 * and its innermost loop (a flush under --unbuffered, a lock in
+		 * a rare branch are the program's choice, not a per-item cost) */
+		TSNode loop = enclosing_loop(s, node);
+		for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+			if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+				break;
+			const char *ty = ts_node_type(p);
+			if (!strcmp(ty, "if_statement") || !strcmp(ty, "switch_statement") ||
+			    !strcmp(ty, "conditional_expression") || !strcmp(ty, "case_statement"))
 				return 0;
 		}
 		return 1;
@@ -1218,6 +1273,14 @@ static const char *line_at(struct src *s, uint32_t row, size_t *len)
 
 static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
 {
+	if (o && r->advisory && !o->advisory) {
+		/* off unless asked for: --advisory, or its own id in --select */
+		int named = 0;
+		for (size_t i = 0; i < o->nselect && !named; i++)
+			named = !strcasecmp(r->id, o->select[i]);
+		if (!named)
+			return 0;
+	}
 	if (o) {
 		int sel = o->nselect == 0;
 		for (size_t i = 0; i < o->nselect && !sel; i++)
