@@ -3,6 +3,7 @@
 ; level: 2
 ; severity: medium
 ; status: requires_profiling
+; advisory: on real code (tests/scan-real) none of 46 findings was a real cost: mostly __repr__ and error messages of a few parts, and CPython grows a local string in place
 ; metric: complexity_exponent
 ; when: in-loop
 ; rationale: Strings are immutable: each += may copy everything built so far, O(n^2) in the final length. CPython sometimes resizes in place, but not when another reference exists or for non-local targets.

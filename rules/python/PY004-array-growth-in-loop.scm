@@ -1,8 +1,9 @@
 ; id: PY004
 ; title: Array grown by concatenation in a loop (torch.cat, np.append, np.concatenate)
 ; level: 2
-; severity: high
+; severity: medium
 ; status: statically_confirmed
+; advisory: on real code (tests/scan-real) 1 of 11 findings was real: most growth loops append to a Python list and concatenate once, or are dwarfed by the model call
 ; metric: complexity_exponent
 ; when: in-loop, loop-lacks /(model|net|decoder|encoder|forward)[A-Za-z0-9_]*[[:space:]]*\(/
 ; rationale: torch.cat, np.append, np.concatenate and np.vstack allocate a new array and copy both inputs: growing an array this way copies O(n^2) elements and allocates n times.

@@ -3,6 +3,7 @@
 ; level: 4
 ; severity: medium
 ; status: statically_confirmed
+; advisory: on real code (tests/scan-real) none of 11 findings was a real cost: eval() before quantization, tracing or export, where no forward pass follows
 ; when: not-in-no-grad, function-lacks /no_grad|inference_mode|set_grad_enabled/
 ; rationale: model.eval() changes layers' behaviour but does not stop autograd: every forward pass still records a graph and keeps activations, costing memory and time.
 ; fix: wrap evaluation in with torch.inference_mode(): (or torch.no_grad()), or decorate the function with @torch.inference_mode()

@@ -54,6 +54,9 @@ const char cmd_scan_usage[] =
     "                        ignores and, outside git, ruff's default excludes\n"
     "                        (venv, build, dist, site-packages, node_modules,\n"
     "                        ...) and virtualenvs (--no-gitignore: the same)\n"
+    "      --advisory        also run the advisory rules, off by default because\n"
+    "                        most of what they flag in real code is not a problem\n"
+    "                        (--list-rules marks them; --select ID runs one)\n"
     "  -j, --jobs N          files scanned in parallel (default: CPUs)\n"
     "      --list-rules      list the rules\n"
     "      --explain RULE    a rule's rationale, fix and examples\n"
@@ -81,6 +84,7 @@ enum {
 	OPT_FAILON,
 	OPT_EXCLUDE,
 	OPT_NOGITIGNORE,
+	OPT_ADVISORY,
 	OPT_LIST,
 	OPT_EXPLAIN
 };
@@ -95,6 +99,7 @@ static const struct option longopts[] = {
     {"exclude", required_argument, NULL, OPT_EXCLUDE},
     {"no-gitignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"no-ignore", no_argument, NULL, OPT_NOGITIGNORE},
+    {"advisory", no_argument, NULL, OPT_ADVISORY},
     {"jobs", required_argument, NULL, 'j'},
     {"list-rules", no_argument, NULL, OPT_LIST},
     {"explain", required_argument, NULL, OPT_EXPLAIN},
@@ -431,11 +436,11 @@ static json_t *rule_json(const struct pl_rule *r)
 {
 	struct pl_rule_info ri;
 	pl_rule_info(r, &ri);
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s}", "id",
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "id",
 			 ri.id, "language", ri.lang, "title", ri.title, "level", ri.level,
 			 "severity", ri.severity, "status", ri.status, "when", ri.when, "rationale",
 			 ri.rationale, "fix", ri.fix, "bad", ri.bad, "good", ri.good, "file",
-			 ri.path);
+			 ri.path, "advisory", ri.advisory ? json_string(ri.advisory) : json_null());
 }
 
 static char *render_rules(const struct pl_rules *rules, const char *fmt)
@@ -454,7 +459,9 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 		    &b, "# perfloop scan rules\n\n"
 			"Generated from `rules/` by `perfloop scan --list-rules --format md`; "
 			"do not edit.\nSeverity and level follow SPEC.md section 3; "
-			"`perfloop scan --explain ID` prints one rule.\n\n"
+			"`perfloop scan --explain ID` prints one rule. Rules marked *advisory* "
+			"are off by default: on real code most of what they flagged was not a "
+			"problem (tests/scan-real); `--advisory` or `--select ID` runs them.\n\n"
 			"| id | severity | level | status | title |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rules->n; i++) {
 			struct pl_rule_info ri;
@@ -464,8 +471,9 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 			for (; ri.id[a] && a < sizeof anchor - 1; a++)
 				anchor[a] = (char)tolower((unsigned char)ri.id[a]);
 			anchor[a] = '\0';
-			pl_strbuf_printf(&b, "| [%s](#%s) | %s | %d | %s | ", ri.id, anchor,
-					 ri.severity, ri.level, ri.status);
+			pl_strbuf_printf(&b, "| [%s](#%s) | %s%s | %d | %s | ", ri.id, anchor,
+					 ri.severity, ri.advisory ? ", *advisory*" : "", ri.level,
+					 ri.status);
 			md_cell(&b, ri.title);
 			pl_strbuf_puts(&b, " |\n");
 		}
@@ -473,10 +481,13 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 			struct pl_rule_info ri;
 			pl_rule_info(rules->v[i], &ri);
 			const char *fence = strcmp(ri.lang, "c") ? "python" : "c";
+			pl_strbuf_printf(&b, "\n## %s\n\n**%s** (%s, level %d, %s)\n\n", ri.id,
+					 ri.title, ri.severity, ri.level, ri.status);
+			if (ri.advisory)
+				pl_strbuf_printf(&b, "*Advisory, off by default:* %s\n\n", ri.advisory);
 			pl_strbuf_printf(&b,
-					 "\n## %s\n\n**%s** (%s, level %d, %s)\n\n%s\n\n**Fix:** "
+					 "%s\n\n**Fix:** "
 					 "%s\n\nBad:\n\n```%s\n%s```\n\nGood:\n\n```%s\n%s```\n",
-					 ri.id, ri.title, ri.severity, ri.level, ri.status,
 					 ri.rationale, ri.fix, fence, ri.bad, fence, ri.good);
 		}
 		return pl_strbuf_take(&b);
@@ -484,7 +495,8 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 	for (size_t i = 0; i < rules->n; i++) {
 		struct pl_rule_info ri;
 		pl_rule_info(rules->v[i], &ri);
-		pl_strbuf_printf(&b, "%-6s %-8s L%d  %s\n", ri.id, ri.severity, ri.level, ri.title);
+		pl_strbuf_printf(&b, "%-6s %-8s L%d  %s%s\n", ri.id, ri.severity, ri.level, ri.title,
+				 ri.advisory ? " (advisory: off by default)" : "");
 	}
 	return pl_strbuf_take(&b);
 }
@@ -501,11 +513,12 @@ static char *render_explain(const struct pl_rule *r, const char *fmt)
 	pl_rule_info(r, &ri);
 	struct pl_strbuf b = {0};
 	pl_strbuf_printf(&b,
-			 "%s: %s\n  language %s, severity %s, level %d, %s\n%s%s%s\n\n%s\n\nFix: "
+			 "%s: %s\n  language %s, severity %s, level %d, %s\n%s%s%s%s%s\n\n%s\n\nFix: "
 			 "%s\n\nBad:\n%s\nGood:\n%s",
 			 ri.id, ri.title, ri.lang, ri.severity, ri.level, ri.status,
-			 ri.when[0] ? "  when: " : "", ri.when, ri.when[0] ? "" : "", ri.rationale,
-			 ri.fix, ri.bad, ri.good);
+			 ri.when[0] ? "  when: " : "", ri.when, ri.when[0] ? "" : "",
+			 ri.advisory ? "\n  advisory (off by default): " : "",
+			 ri.advisory ? ri.advisory : "", ri.rationale, ri.fix, ri.bad, ri.good);
 	return pl_strbuf_take(&b);
 }
 
@@ -514,7 +527,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	(void)ctx;
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
-	int minsev = 3, failon = -1, list = 0, nogit = 0, rc = PL_EXIT_OK, c;
+	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, rc = PL_EXIT_OK, c;
 	struct skipped skipped = {0};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pl_rules rules = {0};
@@ -555,6 +568,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_NOGITIGNORE:
 			nogit = 1;
+			break;
+		case OPT_ADVISORY:
+			advisory = 1;
 			break;
 		case 'j': {
 			char *e;
@@ -656,7 +672,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
 
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
-				  ign.n, minsev};
+				  ign.n, minsev, advisory};
 	double t0 = pl_now_s();
 	if (pl_scan_files(&rules, &so, (const char *const *)paths.v, paths.n, (int)jobs, &files,
 			  &err) < 0) {

@@ -45,6 +45,7 @@ const struct pl_rule *pl_rules_find(const struct pl_rules *r, const char *id);
 struct pl_rule_info {
 	const char *id, *title, *severity, *status, *rationale, *fix, *bad, *good, *lang, *path,
 	    *when;
+	const char *advisory; /* why it is off by default; NULL: on */
 	int level;
 };
 void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *out);
@@ -56,6 +57,7 @@ struct pl_scan_opts {
 	const char *const *ignore;
 	size_t nignore;
 	int min_severity; /* enum pl_severity: report at this or more severe */
+	int advisory;	  /* also the advisory rules (off by default) */
 };
 
 /* One scanned file's result. */

@@ -17,7 +17,7 @@ for f in json.load(open(sys.argv[1]))["findings"]:
     print("%s:%d %s %s" % (f["path"], f["location"]["line"], f["leaf"], f["severity"]))' "$1"
 }
 
-run "$PERFLOOP" scan --format json -o all.json --exclude 'vendor/*'
+run "$PERFLOOP" scan --advisory --format json -o all.json --exclude 'vendor/*'
 expect_rc 0
 expect_err "broken.py: 1 parse error; scanned what parsed"
 findings all.json >got.txt
@@ -31,6 +31,10 @@ util.py:4 PY001 high
 util.py:16 PY005 medium
 W
 diff -u want.txt got.txt || fail "finding list differs"
+# by default the advisory rules (PY003, PY005 here) are off
+run "$PERFLOOP" scan --format json --exclude 'vendor/*'
+findings "$T/out" >got.txt
+grep -v -E 'PY003|PY005' want.txt | diff -u - got.txt || fail "default finding list differs"
 "$PERFLOOP" select --findings all.json >/dev/null || fail "select refused scan's findings"
 check all.json 'all(f["status"] in ("statically_confirmed", "requires_profiling") and f["evidence"]["text"] and f["suggested_action"] for f in d["findings"])'
 check all.json '[f["location"]["function"] for f in d["findings"]][:4] == ["ok", "count_spaces", "train", "train"]'
@@ -44,7 +48,7 @@ run "$PERFLOOP" scan --format json --no-gitignore
 findings "$T/out" | grep -q '^ignored/lib.py:3 PY001' || fail "--no-gitignore did not scan ignored/"
 
 # selection and severity
-run "$PERFLOOP" scan --format json --select PY00 --ignore PY005 --exclude 'vendor/*'
+run "$PERFLOOP" scan --advisory --format json --select PY00 --ignore PY005 --exclude 'vendor/*'
 [ "$(findings "$T/out" | cut -d' ' -f2 | tr '\n' ' ')" = "PY003 PY001 " ] || fail "--select/--ignore: $(findings "$T/out")"
 run "$PERFLOOP" scan --format json --min-severity high --exclude 'vendor/*'
 [ "$(findings "$T/out" | cut -d' ' -f3 | sort -u | tr '\n' ' ')" = "critical high " ] || fail "--min-severity: $(findings "$T/out")"
@@ -71,7 +75,7 @@ grep -q '^| `train.py:13` | critical | PY013 |' "$T/out" || fail "md: $(cat "$T/
 # SARIF 2.1.0, validated against the official schema (from npm, install-deps)
 schema=$PERFLOOP_SRC/.deps/sarif/sarif-2.1.0.json
 [ -f "$schema" ] || fail "no SARIF schema: run scripts/install-deps"
-run "$PERFLOOP" scan --format sarif -o scan.sarif --exclude 'vendor/*'
+run "$PERFLOOP" scan --advisory --format sarif -o scan.sarif --exclude 'vendor/*'
 expect_rc 0
 /usr/bin/python3 - "$schema" scan.sarif <<'PY' || fail "SARIF invalid"
 import json, sys
@@ -184,14 +188,14 @@ printf 'def f(items):\n    out = []\n    for x in items:\n        out.append(x *
 for d in venv/lib build myenv node_modules/m; do cp plain/src/a.py plain/$d/; done
 touch plain/myenv/pyvenv.cfg
 export GIT_CEILING_DIRECTORIES="$T" # outside any work tree, wherever $T is
-run "$PERFLOOP" scan --format json plain
+run "$PERFLOOP" scan --advisory --format json plain
 expect_rc 0
 check "$T/out" "sorted({f['path'] for f in d['findings']}) == ['plain/src/a.py']"
 expect_err "skipped 4 directories of installed or generated code"
 expect_err "--no-ignore scans them"
-run "$PERFLOOP" scan --format json --no-ignore plain
+run "$PERFLOOP" scan --advisory --format json --no-ignore plain
 check "$T/out" "len({f['path'] for f in d['findings']}) == 5"
-run "$PERFLOOP" scan --format json --no-gitignore plain
+run "$PERFLOOP" scan --advisory --format json --no-gitignore plain
 check "$T/out" "len({f['path'] for f in d['findings']}) == 5"
 unset GIT_CEILING_DIRECTORIES
 cd "$back"
@@ -202,5 +206,5 @@ run "$PERFLOOP" scan gitproj/gen
 expect_rc 0
 expect_err "in 0 files"
 expect_err "skipped 1 path git ignores (--no-ignore scans them)"
-run "$PERFLOOP" scan --format json --no-ignore gitproj/gen
+run "$PERFLOOP" scan --advisory --format json --no-ignore gitproj/gen
 check "$T/out" "[f['path'] for f in d['findings']] == ['gitproj/gen/a.py']"
