@@ -231,7 +231,9 @@ static void finding_block(struct out *o, const struct pl_report_input *in,
 	else
 		field(o, "After", "unmeasured");
 	if (f->has_ratio)
-		field(o, "Impact", "%.2f× (measured)", f->ratio);
+		/* a profile share s bounds the whole program's speed-up at 1/(1-s) if
+		 * the cost went away (Amdahl): a ceiling, not a measured gain */
+		field(o, "Impact", "up to %.2f× (Amdahl bound from its measured share)", f->ratio);
 	else
 		field(o, "Impact", "unmeasured");
 	if (f->status != PL_FST_MEASURED)
