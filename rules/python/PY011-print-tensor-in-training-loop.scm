@@ -3,7 +3,7 @@
 ; level: 5
 ; severity: medium
 ; status: statically_confirmed
-; when: in-training-loop, not-periodic
+; when: in-training-loop, not-periodic, unconditional
 ; rationale: Printing a CUDA tensor copies it to the host and synchronizes with the GPU on every step, and terminal output is slow.
 ; fix: log every N steps, or accumulate on the device and print once per epoch
 ; bad:

@@ -4,7 +4,7 @@
 ; severity: medium
 ; status: requires_profiling
 ; metric: data_loading_share
-; when: function-lacks /TensorDataset[[:space:]]*\(/
+; when: function-lacks /TensorDataset[[:space:]]*\(/, node-lacks /batch_size[[:space:]]*=[[:space:]]*1[^0-9.]/, file-lacks /(^|[[:space:]])(import|from)[[:space:]]+(unittest|pytest)[^[:alnum:]_]/
 ; rationale: With num_workers=0 batches are loaded and transformed in the training process, between steps: the accelerator idles while Python decodes data.
 ; fix: set num_workers (start with the number of CPU cores per GPU) and persistent_workers=True; measure the data-loading share before and after
 ; bad:

@@ -3,7 +3,7 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop
+; when: in-loop, loop-lacks /(for|as|,)[[:space:]]+{@arg}[^[:alnum:]_]|{@arg}[[:space:]]*=[^=]/
 ; rationale: torch.load reads and unpickles a whole file; inside a loop the same checkpoint or shard is deserialized again on every iteration.
 ; fix: load once before the loop (or cache what was loaded by path)
 ; bad:
@@ -19,4 +19,6 @@
 ;| def score(batches, path):
 ;|     weights = torch.load(path)
 ;|     return [b @ weights for b in batches]
-((call function: (attribute object: (identifier) @t attribute: (identifier) @f)) @finding (#eq? @t "torch") (#eq? @f "load"))
+((call function: (attribute object: (identifier) @t attribute: (identifier) @f)
+       arguments: (argument_list . [(string) (identifier) (attribute)] @arg)) @finding
+ (#eq? @t "torch") (#eq? @f "load"))

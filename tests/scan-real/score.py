@@ -1,0 +1,110 @@
+#!/usr/bin/env python3
+"""Scan the labelled real-code corpus (corpus.json) with perfloop and score
+the findings against labels.jsonl: per rule, findings, true positives,
+precision, and findings rated above their fair severity.
+
+usage: score.py PERFLOOP DEPS_DIR [--advisory] [--json OUT]
+Exit: 0 scored; 1 a finding has no label (label it: a new finding must be
+judged before its precision can be claimed); 77 no corpus here.
+"""
+import json
+import os
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SEV = {"critical": 0, "high": 1, "medium": 2, "low": 3, "none": 4}
+
+
+def installed_version(pkg):
+    r = subprocess.run(["dpkg-query", "-W", "-f=${Version}", pkg],
+                       capture_output=True, text=True)
+    return r.stdout.strip() if r.returncode == 0 else None
+
+
+def corpus_root(c, deps):
+    if c["package"].startswith("source:"):
+        return os.path.join(deps, os.path.basename(c["root"]))
+    return c["root"]
+
+
+def main():
+    perfloop, deps = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
+    advisory = "--advisory" in sys.argv
+    out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
+    corpus = json.load(open(os.path.join(HERE, "corpus.json")))
+    labels = {}
+    for line in open(os.path.join(HERE, "labels.jsonl")):
+        x = json.loads(line)
+        labels[(x["corpus"], x["path"], x["line"], x["rule"])] = x
+    used, missing, findings, seen = [], [], [], set()
+    for c in corpus["corpora"]:
+        root = corpus_root(c, deps)
+        if c["package"].startswith("source:"):
+            present = os.path.isdir(root)
+        else:
+            present = installed_version(c["package"]) == c["version"]
+        if not present:
+            print("skipped %s: %s %s not here" % (c["name"], c["package"], c["version"]),
+                  file=sys.stderr)
+            continue
+        used.append(c["name"])
+        cmd = [perfloop, "scan", "-j", "1", "--format", "json"]
+        if c.get("no_gitignore"):
+            cmd.append("--no-ignore")
+        if advisory:
+            cmd.append("--advisory")
+        cmd += c["paths"]
+        for g in c["exclude"]:
+            cmd += ["--exclude", g]
+        r = subprocess.run(cmd, cwd=root, capture_output=True, text=True,
+                           env=dict(os.environ, GIT_CEILING_DIRECTORIES=os.path.dirname(root)))
+        if r.returncode != 0:
+            sys.exit("%s: perfloop scan exited %d: %s" % (c["name"], r.returncode, r.stderr))
+        for f in json.loads(r.stdout)["findings"]:
+            path = f["path"][2:] if f["path"].startswith("./") else f["path"]
+            key = (c["name"], path, f["location"]["line"], f["leaf"])
+            lab = labels.get(key)
+            seen.add(key)
+            if lab is None:
+                missing.append(key)
+                continue
+            findings.append((f["leaf"], f["severity"], lab))
+    if not used:
+        print("no corpus installed (scripts/install-deps installs it)", file=sys.stderr)
+        sys.exit(77)
+    rules = {}
+    for rule, sev, lab in findings:
+        r = rules.setdefault(rule, {"findings": 0, "tp": 0, "above_fair": 0})
+        r["findings"] += 1
+        r["tp"] += lab["verdict"] == "TP"
+        # a true finding rated above what SPEC.md's severity policy allows
+        # (a false one has no fair severity: it counts against precision)
+        r["above_fair"] += lab["verdict"] == "TP" and SEV[sev] < SEV[lab["fair_severity"]]
+    n = sum(r["findings"] for r in rules.values())
+    tp = sum(r["tp"] for r in rules.values())
+    above = sum(r["above_fair"] for r in rules.values())
+    print("corpora: %s (%s rules)" % (", ".join(used), "advisory included" if advisory else "default"))
+    print("| rule | findings | true | precision | true, rated above fair severity |")
+    print("|---|---:|---:|---:|---:|")
+    for rule in sorted(rules, key=lambda k: (-rules[k]["findings"], k)):
+        r = rules[rule]
+        print("| %s | %d | %d | %.0f%% | %d |" % (rule, r["findings"], r["tp"],
+                                                 100.0 * r["tp"] / r["findings"], r["above_fair"]))
+    print("| all | %d | %d | %s | %d |" % (
+        n, tp, "%.0f%%" % (100.0 * tp / n) if n else "n/a", above))
+    gone = [k for k, x in labels.items() if k[0] in used and k not in seen]
+    if advisory:  # (by default the advisory rules' findings are not reported either)
+        print("labelled findings no longer reported: %d (%d of them false: misfires fixed)" % (
+            len(gone), sum(labels[k]["verdict"] == "FP" for k in gone)))
+    if out_json:
+        json.dump({"corpora": used, "advisory": advisory, "rules": rules,
+                   "findings": n, "true": tp, "above_fair": above,
+                   "unlabelled": [list(k) for k in missing]}, open(out_json, "w"), indent=1)
+    if missing:
+        for k in missing:
+            print("unlabelled finding: %s %s:%d %s" % k, file=sys.stderr)
+        sys.exit(1)
+
+
+main()
