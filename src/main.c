@@ -3,6 +3,7 @@
  * (the one piece of global state, since a signal handler needs it), and the
  * final check that stdout was written completely.
  */
+#include <ctype.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -12,6 +13,8 @@
 
 #include "cmd/cmd.h"
 #include "error.h"
+#include "render.h"
+#include "words.h"
 
 static volatile sig_atomic_t interrupted;
 
@@ -62,12 +65,108 @@ int pl_die(int code, const char *fmt, ...)
 	return code;
 }
 
+static const struct command *find(const char *name);
+
+/* The long option of the command's usage text nearest to a mistyped one,
+ * written into out; 0 if none is near (a third of its length, at least 1
+ * and at most 3 edits). */
+static int nearest_option(const char *cmd, const char *bad, char *out, size_t len)
+{
+	const struct command *c = find(cmd);
+	char want[64];
+	size_t n = strcspn(bad, "=");
+	if (!c || n < 3 || n >= sizeof want || strncmp(bad, "--", 2) != 0)
+		return 0;
+	memcpy(want, bad, n);
+	want[n] = '\0';
+	int best = 99, limit = (int)(n - 2) / 3;
+	limit = limit < 1 ? 1 : limit > 3 ? 3 : limit;
+	for (const char *p = strstr(c->usage, "--"); p; p = strstr(p + 2, "--")) {
+		char opt[64];
+		size_t k = 2;
+		while (k < sizeof opt - 1 && (isalnum((unsigned char)p[k]) || p[k] == '-'))
+			k++;
+		if (k <= 3)
+			continue;
+		memcpy(opt, p, k);
+		opt[k] = '\0';
+		int d = pl_edit_distance(want, opt);
+		if (d < best && d <= limit) {
+			best = d;
+			snprintf(out, len, "%s", opt);
+		}
+	}
+	return best < 99;
+}
+
 int pl_bad_option(int c, char **argv, const char *cmd)
 {
 	if (c == ':')
 		return pl_die(PL_EXIT_USAGE, "option '%s' needs a value", argv[optind - 1]);
+	char near[64];
+	if (nearest_option(cmd, argv[optind - 1], near, sizeof near))
+		return pl_die(PL_EXIT_USAGE, "unknown option '%s' (did you mean '%s'?)",
+			      argv[optind - 1], near);
 	return pl_die(PL_EXIT_USAGE, "unknown option '%s' (see 'perfloop %s --help')",
 		      argv[optind - 1], cmd);
+}
+
+/* An unknown command, with the nearest one named when one is near. */
+static int unknown_command(const char *name)
+{
+	const char *best = NULL;
+	int bd = 99;
+	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
+		int d = pl_edit_distance(name, commands[i].name);
+		if (d < bd) {
+			bd = d;
+			best = commands[i].name;
+		}
+	}
+	if (best && bd <= 2 && bd < (int)strlen(best))
+		return pl_die(PL_EXIT_USAGE, "unknown command '%s' (did you mean '%s'?)", name,
+			      best);
+	return pl_die(PL_EXIT_USAGE, "unknown command '%s' (see 'perfloop --help')", name);
+}
+
+/* --color WHEN (or --color=WHEN) anywhere before '--', for every command:
+ * taken out of argv. Returns -1 after an error message. */
+static int take_color(int *argc, char **argv)
+{
+	for (int i = 2; i < *argc; i++) {
+		if (!strcmp(argv[i], "--"))
+			break;
+		const char *v = NULL;
+		int drop = 0;
+		if (!strcmp(argv[i], "--color") || !strcmp(argv[i], "--colour")) {
+			if (i + 1 >= *argc) {
+				pl_die(PL_EXIT_USAGE, "option '--color' needs a value");
+				return -1;
+			}
+			v = argv[i + 1];
+			drop = 2;
+		} else if (!strncmp(argv[i], "--color=", 8) || !strncmp(argv[i], "--colour=", 9)) {
+			v = strchr(argv[i], '=') + 1;
+			drop = 1;
+		}
+		if (!v)
+			continue;
+		if (!strcmp(v, "always"))
+			pl_style_force(1);
+		else if (!strcmp(v, "never"))
+			pl_style_force(0);
+		else if (!strcmp(v, "auto"))
+			pl_style_force(-1);
+		else {
+			pl_die(PL_EXIT_USAGE, "option '--color': expected auto, always or never, got '%s'", v);
+			return -1;
+		}
+		for (int k = i; k + drop <= *argc; k++)
+			argv[k] = argv[k + drop];
+		*argc -= drop;
+		i--;
+	}
+	return 0;
 }
 
 static void usage(FILE *f)
@@ -123,14 +222,15 @@ int main(int argc, char **argv)
 		}
 		const struct command *c = find(argv[2]);
 		if (!c)
-			return pl_die(PL_EXIT_USAGE, "unknown command '%s' (see 'perfloop --help')",
-				      argv[2]);
+			return unknown_command(argv[2]);
 		fputs(c->usage, stdout);
 		return finish(0);
 	}
 	const struct command *c = find(first);
 	if (!c)
-		return pl_die(PL_EXIT_USAGE, "unknown command '%s' (see 'perfloop --help')", first);
+		return unknown_command(first);
+	if (take_color(&argc, argv) < 0)
+		return PL_EXIT_USAGE;
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

@@ -9,9 +9,24 @@
 #include <string.h>
 #include <unistd.h>
 
+static int forced = -1;
+
+void pl_style_force(int mode)
+{
+	forced = mode;
+}
+
 void pl_style_detect(struct pl_style *st, FILE *f)
 {
-	const char *nc = getenv("NO_COLOR");
+	if (forced >= 0) {
+		st->colour = forced;
+		return;
+	}
+	const char *nc = getenv("NO_COLOR"), *fc = getenv("FORCE_COLOR");
+	if (fc && *fc && strcmp(fc, "0") != 0) {
+		st->colour = 1;
+		return;
+	}
 	st->colour = isatty(fileno(f)) && !(nc && *nc);
 }
 

@@ -13,8 +13,13 @@ struct pl_style {
 	int colour;
 };
 
-/* Colour on when `f` is a terminal and NO_COLOR is unset or empty. */
+/* Colour on when `f` is a terminal and NO_COLOR is unset or empty, or
+ * FORCE_COLOR is set (not "0"); `--color always|never` (pl_style_force)
+ * overrides both. */
 void pl_style_detect(struct pl_style *st, FILE *f);
+
+/* --color: 1 always, 0 never, -1 auto (the default). */
+void pl_style_force(int mode);
 const char *pl_c(const struct pl_style *st, const char *code); /* "" when off */
 #define PL_BOLD "\033[1m"
 #define PL_DIM "\033[2m"

@@ -21,6 +21,10 @@ int pl_words_split(const char *s, struct pl_argv *out, struct pl_error *err);
 void pl_argv_release(struct pl_argv *a);
 /* Append a copy of buf[0..len) (keeping the vector NULL-terminated). */
 int pl_argv_push(struct pl_argv *a, const char *buf, size_t len);
+/* Levenshtein distance between a and b (for "did you mean"); stops
+ * counting at 99. */
+int pl_edit_distance(const char *a, const char *b);
+
 /* Replace every "{name}" in s with value; returns a malloc'd string. */
 char *pl_words_substitute(const char *s, const char *name, const char *value);
 

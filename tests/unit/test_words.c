@@ -74,6 +74,16 @@ static void test_split_refuses_shell_syntax(void **state)
 	}
 }
 
+static void test_edit_distance(void **state)
+{
+	(void)state;
+	assert_int_equal(pl_edit_distance("bench", "bench"), 0);
+	assert_int_equal(pl_edit_distance("bnech", "bench"), 2);
+	assert_int_equal(pl_edit_distance("--runz", "--runs"), 1);
+	assert_int_equal(pl_edit_distance("", "scan"), 4);
+	assert_int_equal(pl_edit_distance("kitten", "sitting"), 3);
+}
+
 static void test_substitute(void **state)
 {
 	(void)state;
@@ -91,6 +101,7 @@ int main(void)
 	    cmocka_unit_test(test_split_plain_and_quoted),
 	    cmocka_unit_test(test_split_errors),
 	    cmocka_unit_test(test_split_refuses_shell_syntax),
+	    cmocka_unit_test(test_edit_distance),
 	    cmocka_unit_test(test_substitute),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
