@@ -90,6 +90,12 @@ const char cmd_bench_usage[] =
     "      --reference NAME    compare the others with this command (default: the\n"
     "                          first)\n"
     "      --baseline FILE     also compare with a saved summary, by name\n"
+    "      --fail-on-regression\n"
+    "                          exit 1 when a command is slower than in --baseline\n"
+    "                          (or than the reference): a \"slower\" verdict, one\n"
+    "                          line each; for CI\n"
+    "      --regression-threshold PCT\n"
+    "                          ... and only when slower by more than PCT%\n"
     "\n"
     "Output:\n"
     "  -o, --out FILE          write the summary (perfloop.bench/1 JSON)\n"
@@ -102,6 +108,12 @@ const char cmd_bench_usage[] =
     "      --no-history        do not record the run in .perfloop/history.db (by\n"
     "                          default, runs inside a git repository are recorded)\n"
     "  -h, --help              this text\n"
+    "\n"
+    "hyperfine's spellings work too: -m/-M (--min-runs/--max-runs), -s/-p/-c\n"
+    "(--setup/--prepare/--cleanup), -N (no shell: the default), --command-name,\n"
+    "--show-output (--output inherit), --export-json (--export-hyperfine),\n"
+    "--style none|basic|nocolor|color|full, -P NAME LO HI and -L NAME V1,V2\n"
+    "(--parameter-scan, --parameter-list).\n"
     "\n"
     "Exit status: 0 ok, 2 bad usage or a command that cannot start, 3 a command\n"
     "failed, crashed or timed out, 130 interrupted (the summary of finished runs\n"
@@ -144,6 +156,11 @@ enum {
 	OPT_CONTENTION,
 	OPT_GPU,
 	OPT_GPU_HZ,
+	OPT_FAIL_REGRESSION,
+	OPT_REGRESSION_THRESHOLD,
+	OPT_SHOW_OUTPUT,
+	OPT_STYLE,
+	OPT_NO_SHELL,
 };
 
 static const struct option longopts[] = {
@@ -182,9 +199,26 @@ static const struct option longopts[] = {
     {"json", no_argument, NULL, OPT_JSON},
     {"shell", no_argument, NULL, OPT_SHELL},
     {"no-history", no_argument, NULL, OPT_NO_HISTORY},
+    {"fail-on-regression", no_argument, NULL, OPT_FAIL_REGRESSION},
+    {"regression-threshold", required_argument, NULL, OPT_REGRESSION_THRESHOLD},
+    /* hyperfine's spellings, for its users' fingers and scripts */
+    {"export-json", required_argument, NULL, OPT_HYPERFINE},
+    {"command-name", required_argument, NULL, 'n'},
+    {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
+    {"style", required_argument, NULL, OPT_STYLE},
+    {"parameter-list", required_argument, NULL, 'L'},
+    {"parameter-scan", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+static int is_int(const char *s)
+{
+	char *end;
+	errno = 0;
+	(void)strtol(s, &end, 10);
+	return *s && !*end && !errno;
+}
 
 static int parse_int(const char *opt, const char *arg, long min, int *out)
 {
@@ -365,6 +399,49 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 	return json_pack("{s:s, s:o}", "file", file, "comparisons", cmps);
 }
 
+/* --fail-on-regression: each comparison that says "slower" by more than
+ * pct percent (the ratio's median) gets one line; returns how many. With
+ * --baseline, against it; otherwise each command against the reference. */
+static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const char *base_path,
+		       double pct)
+{
+	int n = 0;
+	double limit = 1 + pct / 100;
+	if (base_cmp) {
+		size_t i;
+		json_t *c;
+		json_array_foreach(json_object_get(base_cmp, "comparisons"), i, c)
+		{
+			double ratio = json_number_value(json_object_get(c, "ratio"));
+			json_t *ci = json_object_get(c, "ci95");
+			if (strcmp(json_string_value(json_object_get(c, "verdict")), "slower") ||
+			    ratio <= limit)
+				continue;
+			fprintf(stderr,
+				"perfloop: regression: '%s' is %.1f%% slower than in %s "
+				"(95%% CI %.3f-%.3f, p %.2g)\n",
+				json_string_value(json_object_get(c, "name")), (ratio - 1) * 100,
+				base_path, json_number_value(json_array_get(ci, 0)),
+				json_number_value(json_array_get(ci, 1)),
+				json_number_value(json_object_get(c, "p_value")));
+			n++;
+		}
+		return n;
+	}
+	for (size_t i = 0; i < run->ncmp; i++) {
+		const struct pl_comparison *c = &run->cmp[i];
+		if (c->change != PL_CHANGE_SLOWER || c->ratio <= limit)
+			continue;
+		fprintf(stderr,
+			"perfloop: regression: '%s' is %.1f%% slower than '%s' (95%% CI "
+			"%.3f-%.3f, p %.2g)\n",
+			run->bench[c->bench].name, (c->ratio - 1) * 100,
+			run->bench[c->reference].name, c->ci_lo, c->ci_hi, c->p);
+		n++;
+	}
+	return n;
+}
+
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct pl_bench_run run;
@@ -378,6 +455,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
 	const char *md = NULL, *csv = NULL, *hf = NULL;
 	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE, gpu_on = 0;
+	int fail_regression = 0;
+	double regression_pct = 0;
 	double gpu_hz = 10;
 	struct pl_gpu gpu = {0};
 	struct pl_error err = {{0}};
@@ -396,7 +475,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	optind = 1;
 	opterr = 0;
 	int c;
-	while ((c = getopt_long(optargc, argv, ":w:r:P:n:io:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(optargc, argv, ":w:r:P:L:n:io:m:M:p:c:s:Nh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'w':
 			if (parse_int("--warmup", optarg, 0, &cfg->warmup))
@@ -406,10 +485,12 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			if (parse_int("--runs", optarg, 1, &cfg->runs))
 				goto out;
 			break;
+		case 'm': /* hyperfine's short spellings */
 		case OPT_MIN_RUNS:
 			if (parse_int("--min-runs", optarg, 1, &cfg->min_runs))
 				goto out;
 			break;
+		case 'M':
 		case OPT_MAX_RUNS:
 			if (parse_int("--max-runs", optarg, 1, &cfg->max_runs))
 				goto out;
@@ -429,24 +510,46 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				goto out;
 			}
 			break;
+		case 's':
 		case OPT_SETUP:
 			cfg->setup = optarg;
 			break;
+		case 'p':
 		case OPT_PREPARE:
 			cfg->prepare = optarg;
 			break;
 		case OPT_CONCLUDE:
 			cfg->conclude = optarg;
 			break;
+		case 'c':
 		case OPT_CLEANUP:
 			cfg->cleanup = optarg;
 			break;
-		case 'P':
+		case 'L':
+		case 'P': {
 			if (nparams >= sizeof(params) / sizeof(params[0])) {
 				pl_die(PL_EXIT_USAGE, "option '-P': at most 16 parameters");
 				goto out;
 			}
-			if (pl_param_parse(optarg, &params[nparams], &err) != PL_OK) {
+			/* hyperfine's forms: -P NAME LO HI and -L NAME V1,V2 */
+			char spec[512];
+			const char *arg = optarg;
+			if (c == 'P' && !strchr(optarg, '=') && optind + 1 < optargc &&
+			    is_int(argv[optind]) && is_int(argv[optind + 1])) {
+				snprintf(spec, sizeof spec, "%s=%s..%s", optarg, argv[optind],
+					 argv[optind + 1]);
+				optind += 2;
+				arg = spec;
+			} else if (c == 'L' || !strchr(optarg, '=')) {
+				if (optind >= optargc) {
+					pl_die(PL_EXIT_USAGE, "option '-%c %s': give its values", c,
+					       optarg);
+					goto out;
+				}
+				snprintf(spec, sizeof spec, "%s=%s", optarg, argv[optind++]);
+				arg = spec;
+			}
+			if (pl_param_parse(arg, &params[nparams], &err) != PL_OK) {
 				pl_die(PL_EXIT_USAGE, "%s", err.msg);
 				goto out;
 			}
@@ -460,6 +563,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				}
 			nparams++;
 			break;
+		}
 		case OPT_ORDER:
 			if (strcmp(optarg, "interleaved") == 0)
 				cfg->order = PL_ORDER_INTERLEAVED;
@@ -578,6 +682,34 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_QUIET:
 			quiet = 1;
+			break;
+		case 'N': /* hyperfine's --shell=none: perfloop's default */
+			break;
+		case OPT_SHOW_OUTPUT:
+			cfg->output = "inherit";
+			break;
+		case OPT_STYLE: /* hyperfine's: none, basic, nocolor, color, full */
+			if (!strcmp(optarg, "none")) {
+				quiet = 1;
+			} else if (!strcmp(optarg, "basic") || !strcmp(optarg, "nocolor")) {
+				pl_style_force(0);
+			} else if (!strcmp(optarg, "color") || !strcmp(optarg, "full")) {
+				pl_style_force(1);
+			} else {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--style': expected none, basic, nocolor, color or "
+				       "full, got '%s'",
+				       optarg);
+				goto out;
+			}
+			break;
+		case OPT_FAIL_REGRESSION:
+			fail_regression = 1;
+			break;
+		case OPT_REGRESSION_THRESHOLD:
+			if (parse_pos("--regression-threshold", optarg, &regression_pct) < 0)
+				goto out;
+			fail_regression = 1;
 			break;
 		case OPT_JSON:
 			json_out = 1;
@@ -790,6 +922,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	} else {
 		rc = run.failed ? PL_EXIT_FAILED : PL_EXIT_OK;
 	}
+	if (rc == PL_EXIT_OK && fail_regression &&
+	    regressions(&run, baseline_cmp, baseline_path, regression_pct) > 0)
+		rc = PL_EXIT_NEGATIVE;
 out:
 	json_decref(baseline);
 	json_decref(baseline_cmp);

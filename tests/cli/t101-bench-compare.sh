@@ -25,4 +25,30 @@ expect_rc 2
 expect_err "option '--name'"
 run "$PERFLOOP" bench -r 3 "$BUSY 1" -- "$BUSY" 2
 expect_rc 2
+# --fail-on-regression (CI): exit 1 with one line per regression; a
+# command four times the work is slower whatever the machine does, and the
+# same command again is not twice as slow (the VM's slow phases: 1.8x)
+run "$PERFLOOP" bench -w 1 -r 5 --batch 1 -n work -o old.json -- "$BUSY" 2000000
+expect_rc 0
+run "$PERFLOOP" bench -w 1 -r 5 --batch 1 -n work --baseline old.json --fail-on-regression -- "$BUSY" 8000000
+expect_rc 1
+expect_err "perfloop: regression: 'work' is .*% slower than in old.json (95% CI"
+run "$PERFLOOP" bench -w 1 -r 5 --batch 1 -n work --baseline old.json --regression-threshold 100 -- "$BUSY" 2000000
+expect_rc 0
+if grep -q regression "$T/err"; then fail "an A/A run called a regression: $(cat "$T/err")"; fi
+# without --baseline: against the reference
+run "$PERFLOOP" bench -w 1 -r 5 --batch 1 --fail-on-regression "$BUSY 2000000" "$BUSY 8000000"
+expect_rc 1
+expect_err "'$BUSY 8000000' is .*% slower than '$BUSY 2000000'"
+# hyperfine's spellings: -m/-M, -s/-p/-c, -N, --command-name, --show-output,
+# --export-json (hyperfine's layout), -P NAME LO HI, -L NAME V1,V2
+run "$PERFLOOP" bench -w 0 -m 2 -M 2 --batch 1 -N -s true -p true -c true --command-name spin --export-json hf.json -P n 1 2 "$BUSY {n}000"
+expect_rc 0
+check hf.json "[r['command'] for r in d['results']] == ['spin', 'spin'] and [len(r['times']) for r in d['results']] == [2, 2]"
+run "$PERFLOOP" bench -w 0 -r 1 --batch 1 --show-output -L word hello,world "echo {word}"
+expect_rc 0
+grep -q hello out && grep -q world out || fail "--show-output / -L: $(cat out)"
+run "$PERFLOOP" bench -w 0 -r 1 --batch 1 --style none -- "$BUSY" 1000
+expect_rc 0
+[ ! -s out ] || fail "--style none printed: $(cat out)"
 echo ok
