@@ -40,7 +40,9 @@ const char cmd_scan_usage[] =
     "\n"
     "Options:\n"
     "      --format FMT      text (default), json (perfloop.findings/1), sarif\n"
-    "                        (SARIF 2.1.0) or md\n"
+    "                        (SARIF 2.1.0), md, or github (annotations for\n"
+    "                        GitHub Actions); --output-format: the same\n"
+    "      --statistics      how many findings of each rule, not the findings\n"
     "  -o, --out FILE        write the report to FILE instead of stdout\n"
     "      --select IDS      only these rules (comma-separated ids or prefixes:\n"
     "                        PY, C003, ...; repeatable)\n"
@@ -85,6 +87,7 @@ enum {
 	OPT_EXCLUDE,
 	OPT_NOGITIGNORE,
 	OPT_ADVISORY,
+	OPT_STATISTICS,
 	OPT_LIST,
 	OPT_EXPLAIN
 };
@@ -100,6 +103,8 @@ static const struct option longopts[] = {
     {"no-gitignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"no-ignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"advisory", no_argument, NULL, OPT_ADVISORY},
+    {"statistics", no_argument, NULL, OPT_STATISTICS},
+    {"output-format", required_argument, NULL, OPT_FORMAT},
     {"jobs", required_argument, NULL, 'j'},
     {"list-rules", no_argument, NULL, OPT_LIST},
     {"explain", required_argument, NULL, OPT_EXPLAIN},
@@ -416,6 +421,92 @@ static char *render_md(struct pl_scan_file *files, size_t n, size_t total)
 	return pl_strbuf_take(&b);
 }
 
+/* GitHub Actions workflow commands: one annotation per finding, shown on
+ * the pull request's diff (ruff's --output-format github). */
+static void gh_escape(struct pl_strbuf *b, const char *s, int property)
+{
+	for (; *s; s++) {
+		if (*s == '%')
+			pl_strbuf_puts(b, "%25");
+		else if (*s == '\r')
+			pl_strbuf_puts(b, "%0D");
+		else if (*s == '\n')
+			pl_strbuf_puts(b, "%0A");
+		else if (property && *s == ':')
+			pl_strbuf_puts(b, "%3A");
+		else if (property && *s == ',')
+			pl_strbuf_puts(b, "%2C");
+		else
+			pl_strbuf_append(b, s, 1);
+	}
+}
+
+static char *render_github(struct pl_scan_file *files, size_t n)
+{
+	struct pl_strbuf b = {0};
+	pl_strbuf_puts(&b, "");
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < files[k].findings.n; i++) {
+			const struct pl_finding *x = &files[k].findings.v[i];
+			const char *level = x->severity <= PL_SEV_HIGH	   ? "error"
+					    : x->severity == PL_SEV_MEDIUM ? "warning"
+									   : "notice";
+			pl_strbuf_printf(&b, "::%s title=perfloop %s (%s),file=", level, x->leaf,
+					 pl_severity_name(x->severity));
+			gh_escape(&b, x->path, 1);
+			pl_strbuf_printf(&b, ",line=%ld,col=%ld::", x->line, x->column);
+			gh_escape(&b, x->signal, 0);
+			pl_strbuf_puts(&b, ": ");
+			gh_escape(&b, x->suggested_action, 0);
+			pl_strbuf_puts(&b, "\n");
+		}
+	return pl_strbuf_take(&b);
+}
+
+/* --statistics: how many findings of each rule, most first (ruff's). */
+static char *render_statistics(const struct pl_rules *rules, struct pl_scan_file *files,
+			       size_t n)
+{
+	size_t *count = calloc(rules->n ? rules->n : 1, sizeof *count);
+	size_t *order = malloc((rules->n ? rules->n : 1) * sizeof *order);
+	struct pl_strbuf b = {0};
+	pl_strbuf_puts(&b, "");
+	if (!count || !order) {
+		free(count);
+		free(order);
+		return NULL;
+	}
+	for (size_t k = 0; k < n; k++)
+		for (size_t i = 0; i < files[k].findings.n; i++)
+			for (size_t r = 0; r < rules->n; r++) {
+				struct pl_rule_info ri;
+				pl_rule_info(rules->v[r], &ri);
+				if (!strcmp(ri.id, files[k].findings.v[i].leaf)) {
+					count[r]++;
+					break;
+				}
+			}
+	size_t m = 0;
+	for (size_t r = 0; r < rules->n; r++)
+		if (count[r])
+			order[m++] = r;
+	for (size_t i = 1; i < m; i++) /* insertion sort: a few dozen rules */
+		for (size_t j = i; j > 0 && count[order[j]] > count[order[j - 1]]; j--) {
+			size_t t = order[j];
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (size_t i = 0; i < m; i++) {
+		struct pl_rule_info ri;
+		pl_rule_info(rules->v[order[i]], &ri);
+		pl_strbuf_printf(&b, "%6zu  %-6s %-8s %s\n", count[order[i]], ri.id, ri.severity,
+				 ri.title);
+	}
+	free(count);
+	free(order);
+	return pl_strbuf_take(&b);
+}
+
 static int emit(const char *out, char *text)
 {
 	if (!text)
@@ -527,7 +618,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	(void)ctx;
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
-	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, rc = PL_EXIT_OK, c;
+	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, statistics = 0;
+	int rc = PL_EXIT_OK, c;
 	struct skipped skipped = {0};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pl_rules rules = {0};
@@ -572,6 +664,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_ADVISORY:
 			advisory = 1;
 			break;
+		case OPT_STATISTICS:
+			statistics = 1;
+			break;
 		case 'j': {
 			char *e;
 			jobs = strtol(optarg, &e, 10);
@@ -597,9 +692,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		}
 	}
 	if (strcmp(fmt, "text") && strcmp(fmt, "json") && strcmp(fmt, "sarif") &&
-	    strcmp(fmt, "md")) {
-		rc = pl_die(PL_EXIT_USAGE, "--format: expected text, json, sarif or md, got '%s'",
-			    fmt);
+	    strcmp(fmt, "md") && strcmp(fmt, "github")) {
+		rc = pl_die(PL_EXIT_USAGE,
+			    "--format: expected text, json, sarif, md or github, got '%s'", fmt);
 		goto done;
 	}
 	if (pl_rules_load(&rules, &err) < 0) {
@@ -727,8 +822,12 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		} else {
 			text = render_sarif(&rules, files, paths.n);
 		}
+	} else if (statistics) {
+		text = render_statistics(&rules, files, paths.n);
 	} else if (!strcmp(fmt, "md")) {
 		text = render_md(files, paths.n, total);
+	} else if (!strcmp(fmt, "github")) {
+		text = render_github(files, paths.n);
 	} else {
 		struct pl_style st = {0};
 		if (!out)

@@ -208,3 +208,18 @@ expect_err "in 0 files"
 expect_err "skipped 1 path git ignores (--no-ignore scans them)"
 run "$PERFLOOP" scan --advisory --format json --no-ignore gitproj/gen
 check "$T/out" "[f['path'] for f in d['findings']] == ['gitproj/gen/a.py']"
+
+# ruff's --output-format github (annotations) and --statistics
+cd "$back"
+run "$PERFLOOP" scan --advisory --output-format github broken.py fast.c train.py util.py
+expect_rc 0
+grep -q '^::error title=perfloop C001 (high),file=fast.c,line=6,col=[0-9]*::strlen() in a loop condition: ' "$T/out" ||
+	fail "github: no C001 annotation: $(cat "$T/out")"
+grep -q '^::notice \|^::warning title=perfloop PY003 (medium),file=broken.py,line=4,' "$T/out" ||
+	fail "github: no PY003 annotation: $(cat "$T/out")"
+[ "$(grep -c '^::' "$T/out")" -eq "$(wc -l <"$T/out")" ] || fail "github: lines that are not annotations: $(cat "$T/out")"
+[ "$(wc -l <"$T/out")" -eq 7 ] || fail "github: expected 7 annotations: $(cat "$T/out")"
+run "$PERFLOOP" scan --advisory --statistics broken.py fast.c train.py util.py
+expect_rc 0
+[ "$(wc -l <"$T/out")" -eq 7 ] && grep -q "^ *1  PY013  critical" "$T/out" || fail "--statistics: $(cat "$T/out")"
+[ "$(awk '{s += $1} END {print s}' "$T/out")" -eq 7 ] || fail "--statistics: counts do not add up to 7: $(cat "$T/out")"
