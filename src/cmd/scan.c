@@ -20,6 +20,7 @@
 #include "fsio.h"
 #include "grow.h"
 #include "monotime.h"
+#include "pyproject.h"
 #include "render.h"
 #include "scan.h"
 #include "spawn.h"
@@ -43,6 +44,9 @@ const char cmd_scan_usage[] =
     "                        (SARIF 2.1.0), md, or github (annotations for\n"
     "                        GitHub Actions); --output-format: the same\n"
     "      --statistics      how many findings of each rule, not the findings\n"
+    "      --config FILE     settings from FILE's [tool.perfloop.scan] (default:\n"
+    "                        the nearest pyproject.toml above PATH that has one)\n"
+    "      --no-config       no settings file (--isolated: the same)\n"
     "  -o, --out FILE        write the report to FILE instead of stdout\n"
     "      --select IDS      only these rules (comma-separated ids or prefixes:\n"
     "                        PY, C003, ...; repeatable)\n"
@@ -88,6 +92,8 @@ enum {
 	OPT_NOGITIGNORE,
 	OPT_ADVISORY,
 	OPT_STATISTICS,
+	OPT_CONFIG,
+	OPT_NO_CONFIG,
 	OPT_LIST,
 	OPT_EXPLAIN
 };
@@ -104,6 +110,9 @@ static const struct option longopts[] = {
     {"no-ignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"advisory", no_argument, NULL, OPT_ADVISORY},
     {"statistics", no_argument, NULL, OPT_STATISTICS},
+    {"config", required_argument, NULL, OPT_CONFIG},
+    {"no-config", no_argument, NULL, OPT_NO_CONFIG},
+    {"isolated", no_argument, NULL, OPT_NO_CONFIG},
     {"output-format", required_argument, NULL, OPT_FORMAT},
     {"jobs", required_argument, NULL, 'j'},
     {"list-rules", no_argument, NULL, OPT_LIST},
@@ -165,13 +174,25 @@ static int excluded(const struct list *ex, const char *path)
 	while (p[0] == '.' && p[1] == '/')
 		p += 2;
 	/* the pattern may match the whole path, any tail after a '/' (so
-	 * vendor/ also matches src/vendor/x.py) or the file name */
+	 * vendor/ also matches src/vendor/x.py), the file name, or a directory
+	 * on the way (vendor, src/vendor: as ruff's exclude) */
+	char dir[4096];
 	for (size_t i = 0; i < ex->n; i++) {
 		if (!fnmatch(ex->v[i], base, 0))
 			return 1;
-		for (const char *t = p; t; t = strchr(t, '/'), t = t ? t + 1 : NULL)
+		for (const char *t = p; t; t = strchr(t, '/'), t = t ? t + 1 : NULL) {
 			if (!fnmatch(ex->v[i], t, 0))
 				return 1;
+			for (const char *e = strchr(t, '/'); e; e = strchr(e + 1, '/')) {
+				size_t n = (size_t)(e - t);
+				if (n >= sizeof dir)
+					break;
+				memcpy(dir, t, n);
+				dir[n] = '\0';
+				if (!fnmatch(ex->v[i], dir, 0))
+					return 1;
+			}
+		}
 	}
 	return 0;
 }
@@ -613,12 +634,66 @@ static char *render_explain(const struct pl_rule *r, const char *fmt)
 	return pl_strbuf_take(&b);
 }
 
+/* path relative to the settings file's directory, or NULL when outside */
+static const char *config_rel(const struct pl_scan_config *c, const char *path, char *buf,
+			      size_t len)
+{
+	char full[4096];
+	if (!c->dir || !realpath(path, full))
+		return NULL;
+	size_t n = strlen(c->dir);
+	if (strcmp(c->dir, "/") == 0)
+		n = 0;
+	else if (strncmp(full, c->dir, n) != 0 || full[n] != '/')
+		return NULL;
+	snprintf(buf, len, "%s", full + n + 1);
+	return buf;
+}
+
+static int glob_matches(const struct pl_strlist *globs, const char *rel)
+{
+	struct list l = {globs->v, globs->n, globs->n};
+	return excluded(&l, rel);
+}
+
+static int config_excluded(const struct pl_scan_config *c, const char *path)
+{
+	char buf[4096];
+	const char *rel = c->exclude.n ? config_rel(c, path, buf, sizeof buf) : NULL;
+	return rel && glob_matches(&c->exclude, rel);
+}
+
+/* per-file-ignores: a file's findings of the rules its globs name go */
+static void per_file_ignores(const struct pl_scan_config *c, struct pl_scan_file *f)
+{
+	char buf[4096];
+	const char *rel = c->nper_file && f->findings.n ? config_rel(c, f->path, buf, sizeof buf)
+							: NULL;
+	if (!rel)
+		return;
+	for (size_t g = 0; g < c->nper_file; g++) {
+		struct pl_strlist one = {&c->per_file[g].glob, 1};
+		if (!glob_matches(&one, rel))
+			continue;
+		const struct pl_strlist *ids = &c->per_file[g].ids;
+		for (size_t i = f->findings.n; i-- > 0;)
+			for (size_t k = 0; k < ids->n; k++)
+				if (!strncasecmp(f->findings.v[i].leaf, ids->v[k], strlen(ids->v[k]))) {
+					pl_findings_remove(&f->findings, i);
+					break;
+				}
+	}
+}
+
 int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
 	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, statistics = 0;
+	int no_config = 0;
+	const char *config_path = NULL;
+	struct pl_scan_config conf = {.advisory = -1};
 	int rc = PL_EXIT_OK, c;
 	struct skipped skipped = {0};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
@@ -666,6 +741,12 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_STATISTICS:
 			statistics = 1;
+			break;
+		case OPT_CONFIG:
+			config_path = optarg;
+			break;
+		case OPT_NO_CONFIG:
+			no_config = 1;
 			break;
 		case 'j': {
 			char *e;
@@ -733,6 +814,46 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	/* the files */
 	if (optind == argc)
 		argv[--optind] = ".";
+	/* settings: pyproject.toml's [tool.perfloop.scan], the nearest above
+	 * the first PATH; the command line wins where both say */
+	if (!no_config) {
+		int crc;
+		if (config_path) {
+			crc = pl_pyproject_read(config_path, &conf, &err);
+			if (crc == 0) {
+				rc = pl_die(PL_EXIT_USAGE,
+					    "option '--config': %s has no [tool.perfloop.scan] table",
+					    config_path);
+				goto done;
+			}
+		} else {
+			char start[4096];
+			struct stat st0;
+			snprintf(start, sizeof start, "%s", argv[optind]);
+			if (stat(start, &st0) == 0 && !S_ISDIR(st0.st_mode)) {
+				char *slash = strrchr(start, '/');
+				if (slash)
+					*slash = '\0';
+				else
+					snprintf(start, sizeof start, ".");
+			}
+			crc = pl_pyproject_find(start, &conf, &err);
+		}
+		if (crc < 0) {
+			rc = pl_die(crc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+				    err.msg);
+			goto done;
+		}
+		if (conf.path) {
+			if (conf.has_select && sel.n == 0)
+				for (size_t i = 0; i < conf.select.n; i++)
+					push(&sel, conf.select.v[i]);
+			for (size_t i = 0; i < conf.ignore.n; i++)
+				push(&ign, conf.ignore.v[i]);
+			if (conf.advisory == 1)
+				advisory = 1;
+		}
+	}
 	for (int i = optind; i < argc; i++) {
 		struct stat st;
 		if (stat(argv[i], &st) < 0) {
@@ -757,7 +878,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	size_t k = 0;
 	for (size_t i = 0; i < paths.n; i++) {
-		if (excluded(&ex, paths.v[i]))
+		if (excluded(&ex, paths.v[i]) || config_excluded(&conf, paths.v[i]))
 			free(paths.v[i]);
 		else
 			paths.v[k++] = paths.v[i];
@@ -775,6 +896,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		goto done;
 	}
 	double secs = pl_now_s() - t0;
+
+	for (size_t i = 0; i < paths.n; i++)
+		per_file_ignores(&conf, &files[i]);
 
 	size_t total = 0, lines = 0, by[4] = {0};
 	int unreadable = 0, failing = 0;
@@ -842,6 +966,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		    "in %zu file%s, %zu lines, %.2f s\n",
 		    total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n,
 		    paths.n == 1 ? "" : "s", lines, secs);
+	if (!rc && conf.path)
+		fprintf(stderr, "perfloop scan: settings from %s [tool.perfloop.scan]\n", conf.path);
 	/* what was left out, so that "0 files" is never a mystery */
 	if (!rc && skipped.git)
 		fprintf(stderr,
@@ -857,6 +983,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	if (!rc && failing)
 		rc = PL_EXIT_NEGATIVE;
 done:
+	pl_scan_config_release(&conf);
 	for (size_t i = 0; files && i < paths.n; i++)
 		pl_scan_file_release(&files[i]);
 	free(files);

@@ -316,6 +316,15 @@ void pl_findings_release(struct pl_findings *f)
 	f->n = 0;
 }
 
+void pl_findings_remove(struct pl_findings *f, size_t i)
+{
+	if (i >= f->n)
+		return;
+	finding_release(&f->v[i]);
+	memmove(&f->v[i], &f->v[i + 1], (f->n - i - 1) * sizeof *f->v);
+	f->n--;
+}
+
 json_t *pl_finding_to_json(const struct pl_finding *f)
 {
 	json_t *loc = json_pack("{s:I, s:I, s:s?}", "line", (json_int_t)f->line, "column",

@@ -223,3 +223,53 @@ run "$PERFLOOP" scan --advisory --statistics broken.py fast.c train.py util.py
 expect_rc 0
 [ "$(wc -l <"$T/out")" -eq 7 ] && grep -q "^ *1  PY013  critical" "$T/out" || fail "--statistics: $(cat "$T/out")"
 [ "$(awk '{s += $1} END {print s}' "$T/out")" -eq 7 ] || fail "--statistics: counts do not add up to 7: $(cat "$T/out")"
+
+# settings in pyproject.toml's [tool.perfloop.scan] (ruff's layout): select,
+# ignore, exclude (a directory name excludes it), per-file-ignores; found
+# from the PATH upward, named in the summary; --no-config and --config;
+# a bad value is one line naming file, line and key, exit 2
+mkdir -p "$T/cfg/src" "$T/cfg/tests" "$T/cfg/vendor"
+cp fast.c "$T/cfg/src/a.c"
+cp fast.c "$T/cfg/tests/t.c"
+cp fast.c "$T/cfg/vendor/v.c"
+printf 'def f(xs):\n    s = ""\n    for x in xs:\n        s += str(x)\n    return s\n' >"$T/cfg/src/b.py"
+cat >"$T/cfg/pyproject.toml" <<'TOML'
+[project]
+name = "demo"   # other tools' tables are left alone
+[tool.ruff]
+line-length = 100
+
+[tool.perfloop.scan]
+select = [
+  "C",        # every C rule
+  'PY003',    # an advisory rule, named
+]
+exclude = ["vendor"]
+
+[tool.perfloop.scan.per-file-ignores]
+"tests/*" = ["C001"]
+TOML
+export GIT_CEILING_DIRECTORIES="$T"
+run "$PERFLOOP" scan --format json "$T/cfg/src/.."
+expect_rc 0
+check "$T/out" "sorted((f['path'].split('/')[-1], f['leaf']) for f in d['findings']) == [('a.c', 'C001'), ('b.py', 'PY003')]"
+expect_err "settings from .*cfg/pyproject.toml \[tool.perfloop.scan\]"
+run "$PERFLOOP" scan --format json --no-config "$T/cfg"
+check "$T/out" "sorted((f['path'].split('/')[-1], f['leaf']) for f in d['findings']) == [('a.c', 'C001'), ('t.c', 'C001'), ('v.c', 'C001')]"
+# the command line wins: --select replaces the file's
+run "$PERFLOOP" scan --format json --select PY003 "$T/cfg"
+check "$T/out" "[f['leaf'] for f in d['findings']] == ['PY003']"
+printf '[tool.perfloop.scan]\nselect = ["C"]\nignore = "C001"\n' >"$T/bad.toml"
+run "$PERFLOOP" scan --config "$T/bad.toml" "$T/cfg"
+expect_rc 2
+expect_err "bad.toml:3: 'ignore': expected an array of strings"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
+printf '[tool.perfloop.scan]\nselekt = ["C"]\n' >"$T/bad2.toml"
+run "$PERFLOOP" scan --config "$T/bad2.toml" "$T/cfg"
+expect_rc 2
+expect_err "bad2.toml:2: 'selekt': unknown key in \[tool.perfloop.scan\]"
+printf '[tool.other]\nx = 1\n' >"$T/none.toml"
+run "$PERFLOOP" scan --config "$T/none.toml" "$T/cfg"
+expect_rc 2
+expect_err "has no \[tool.perfloop.scan\] table"
+unset GIT_CEILING_DIRECTORIES

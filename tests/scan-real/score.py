@@ -49,7 +49,7 @@ def main():
                   file=sys.stderr)
             continue
         used.append(c["name"])
-        cmd = [perfloop, "scan", "-j", "1", "--format", "json"]
+        cmd = [perfloop, "scan", "-j", "1", "--no-config", "--format", "json"]
         if c.get("no_gitignore"):
             cmd.append("--no-ignore")
         if advisory:
