@@ -733,6 +733,21 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 				  "the loop is done: %s; 'perfloop try --continue' goes on", why);
 		goto out;
 	}
+	/* a turn without a change would measure noise and use up an iteration */
+	{
+		struct pl_revert_result touched;
+		if ((rc = pl_checkpoint_revert(g, 1, &touched, err)) != PL_OK)
+			goto out;
+		size_t changed = touched.nrestored + touched.ncreated;
+		pl_revert_result_release(&touched);
+		if (changed == 0) {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "nothing changed since the last checkpoint (the baseline "
+					  "or the last accepted turn): make one change, then "
+					  "'perfloop try'; no iteration was used");
+			goto out;
+		}
+	}
 	char bpath[4300];
 	state_path(g, "baseline.json", bpath, sizeof(bpath));
 	if ((rc = pl_summary_load(bpath, &baseline, err)) != PL_OK)

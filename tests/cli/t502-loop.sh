@@ -39,6 +39,11 @@ run "$PERFLOOP" baseline --bench './work.sh' -n work --suite true --runs 5
 if [ "$rc" -eq 1 ] && grep -q 'too noisy' "$T/err"; then skip "this machine is too noisy even for sleep"; fi
 expect_rc 0
 [ -f .perfloop/baseline.json ] && [ -f .perfloop/checkpoint.json ] || fail "baseline state missing"
+# a try with nothing changed is refused and uses up no iteration
+run "$PERFLOOP" try -m "nothing"
+expect_rc 2
+expect_err "nothing changed since the last checkpoint"
+check .perfloop/loop.json "d['iteration'] == 0"
 
 # turn 1: a genuine win
 printf '#!/bin/sh\nsleep 0.06\n' >work.sh
