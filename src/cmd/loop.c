@@ -12,6 +12,8 @@
 #include "cmd.h"
 #include "benchrun.h"
 #include "loop.h"
+#include "summary.h"
+#include "render.h"
 
 const char cmd_baseline_usage[] =
     "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
@@ -102,6 +104,39 @@ const char cmd_status_usage[] =
     "\n"
     "Examples:\n"
     "  perfloop status\n";
+
+/* Each benchmark of the loop's current baseline (.perfloop/baseline.json:
+ * the first, or the last accepted turn's): its median, interval and
+ * noise, as bench prints them. */
+static void print_baseline_medians(const struct pl_git *g)
+{
+	char path[4200];
+	snprintf(path, sizeof path, "%s/.perfloop/baseline.json", g->top);
+	json_t *doc;
+	struct pl_error err;
+	if (pl_summary_load(path, &doc, &err) != PL_OK)
+		return;
+	size_t i;
+	json_t *b;
+	json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
+	{
+		json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
+		json_t *ci = json_object_get(w, "ci95_median");
+		double p50 = json_number_value(json_object_get(w, "p50"));
+		double scale;
+		const char *unit;
+		pl_time_unit(p50, &scale, &unit);
+		printf("  %s: median %.4g %s", json_string_value(json_object_get(b, "name")),
+		       p50 * scale, unit);
+		if (json_array_size(ci) == 2)
+			printf(" (95%% CI %.4g-%.4g %s)", json_number_value(json_array_get(ci, 0)) * scale,
+			       json_number_value(json_array_get(ci, 1)) * scale, unit);
+		printf(", CV %.1f%%, %lld samples\n",
+		       json_number_value(json_object_get(w, "cv")) * 100,
+		       (long long)json_integer_value(json_object_get(w, "n")));
+	}
+	json_decref(doc);
+}
 
 static int open_repo(const char *dir, struct pl_git *g)
 {
@@ -240,9 +275,10 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 		rc = pl_die(pl_exit_code(lrc), "%s", err.msg);
 		goto done;
 	}
-	printf("baseline of %zu benchmark%s stored in .perfloop/baseline.json, checkpoint taken;\n"
-	       "change one thing, then run 'perfloop try -m MESSAGE'\n",
+	printf("baseline of %zu benchmark%s stored in .perfloop/baseline.json, checkpoint taken:\n",
 	       s.nbench, s.nbench == 1 ? "" : "s");
+	print_baseline_medians(&g);
+	printf("change one thing, then run 'perfloop try -m MESSAGE'\n");
 	json_decref(state);
 	rc = PL_EXIT_OK;
 done:
@@ -407,7 +443,9 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
 		printf("%s %s (`%s`)", i ? "," : "", json_string_value(json_object_get(x, "name")),
 		       json_string_value(json_object_get(x, "command")));
 	}
-	printf("\nsuite: %s\n", json_is_string(json_object_get(state, "suite"))
+	printf("\n");
+	print_baseline_medians(&g);
+	printf("suite: %s\n", json_is_string(json_object_get(state, "suite"))
 				    ? json_string_value(json_object_get(state, "suite"))
 				    : "(none)");
 	printf("iterations: %lld of %lld\n",

@@ -39,6 +39,11 @@ run "$PERFLOOP" baseline --bench './work.sh' -n work --suite true --runs 5
 if [ "$rc" -eq 1 ] && grep -q 'too noisy' "$T/err"; then skip "this machine is too noisy even for sleep"; fi
 expect_rc 0
 [ -f .perfloop/baseline.json ] && [ -f .perfloop/checkpoint.json ] || fail "baseline state missing"
+# baseline and status print the baseline's median, as bench does
+grep -q '^  work: median [0-9.]* ms (95% CI [0-9.]*-[0-9.]* ms), CV [0-9.]*%, [0-9]* samples$' "$T/out" ||
+	fail "baseline: no median: $(cat "$T/out")"
+run "$PERFLOOP" status
+grep -q '^  work: median [0-9.]* ms' "$T/out" || fail "status: no median: $(cat "$T/out")"
 # a try with nothing changed is refused and uses up no iteration
 run "$PERFLOOP" try -m "nothing"
 expect_rc 2
