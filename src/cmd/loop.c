@@ -455,12 +455,17 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
 		printf("interrupted: %s\n", pending);
 	json_array_foreach(json_object_get(state, "turns"), i, x)
 	{
-		json_t *commit = json_object_get(x, "commit");
-		printf("  %lld: %s %+.1f%%%s%.12s\n",
+		json_t *commit = json_object_get(x, "commit"), *on = json_object_get(x, "measured_on");
+		printf("  %lld: %s %+.1f%%%s%.12s",
 		       (long long)json_integer_value(json_object_get(x, "iteration")),
 		       json_string_value(json_object_get(x, "verdict")),
 		       json_number_value(json_object_get(x, "gain")) * 100,
 		       commit ? " commit " : "", commit ? json_string_value(commit) : "");
+		/* the ledger's "commit" is the one it was measured on */
+		if (json_is_string(on))
+			printf("%smeasured on %.12s (the ledger's commit)", commit ? ", " : " ",
+			       json_string_value(on));
+		printf("\n");
 	}
 	json_decref(state);
 	return PL_EXIT_OK;

@@ -820,8 +820,11 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	struct timespec ts;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	snprintf(id, sizeof(id), "%lx-%lx-%x", (long)ts.tv_sec, ts.tv_nsec, (unsigned)getpid());
-	json_t *turn = json_pack("{s:i, s:s, s:f}", "iteration", it, "verdict",
-				 pl_verdict_name(o->kind), "gain", o->gain);
+	/* measured_on: the commit the change was measured on top of, which is
+	 * what the ledger's line calls "commit" (a line cannot name the commit
+	 * it is part of); "commit" here, once accepted, is the turn's own */
+	json_t *turn = json_pack("{s:i, s:s, s:f, s:s}", "iteration", it, "verdict",
+				 pl_verdict_name(o->kind), "gain", o->gain, "measured_on", head);
 	j = json_pack("{s:s, s:s, s:i, s:s, s:s, s:o, s:f, s:b}", "id", id, "kind",
 		      o->kind == PL_ACCEPT ? "accept" : "reject", "iteration", it, "line", line,
 		      "head_before", head, "turn", turn, "gain", o->gain, "reverted", 0);

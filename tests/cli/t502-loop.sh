@@ -106,6 +106,10 @@ run "$PERFLOOP" status
 expect_rc 0
 grep -q 'iterations: 3 of 3' "$T/out" || fail "status: $(cat "$T/out")"
 grep -q '1: accept' "$T/out" && grep -q '2: reject' "$T/out" || fail "status turns"
+# status and the ledger name the same commit for a turn: the one measured on
+on=$(python3 -c 'import json; print(json.loads(open("docs/perf/baseline_ledger.jsonl").readline())["commit"][:12])')
+grep -q "1: accept .*measured on $on (the ledger's commit)" "$T/out" ||
+	fail "status and the ledger name different commits (ledger: $on): $(cat "$T/out")"
 # nothing else left behind (scratch.txt is the file the change created, listed)
 [ -z "$(git status --porcelain | grep -v 'notes.txt\|baseline_ledger\|scratch.txt')" ] ||
 	fail "litter: $(git status --porcelain | tr '\n' ' ')"
