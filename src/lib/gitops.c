@@ -54,6 +54,8 @@ struct entry {
 	long long st[4]; /* size, mtime ns, ctime ns, inode: the hash cache key */
 	int tracked;
 	int hashed; /* oid known */
+	int leftover; /* created by a rejected turn and left in place: if the
+		       * user deletes it, that is not a change to undo */
 };
 
 struct manifest {
@@ -733,6 +735,8 @@ static json_t *manifest_json(const struct manifest *m)
 			json_object_set_new(o, "state", json_string(e->state));
 		json_object_set_new(o, "stat",
 				    json_pack("[I,I,I,I]", e->st[0], e->st[1], e->st[2], e->st[3]));
+		if (e->leftover)
+			json_object_set_new(o, "leftover", json_true());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -773,6 +777,7 @@ static int manifest_load(json_t *doc, const char *file, struct manifest *m,
 			return PL_ENOMEM;
 		}
 		e->kind = (enum kind)k;
+		e->leftover = json_is_true(json_object_get(o, "leftover"));
 		e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
 		snprintf(e->oid, sizeof(e->oid), "%s", oid);
 		snprintf(e->state, sizeof(e->state), "%s",
@@ -860,7 +865,27 @@ static int index_file(const struct pl_git *g, char *out, size_t len, struct pl_e
 	return git_path(g, "index", out, len, err);
 }
 
+/* Files a rejected turn created and left in place, as told: new ones
+ * (leftovers), and those of earlier checkpoints still there unchanged. */
+static void mark_leftovers(struct manifest *m, const struct manifest *prev,
+			   const char *const *leftovers, size_t n)
+{
+	for (size_t i = 0; i < m->n; i++) {
+		struct entry *e = &m->v[i];
+		const struct entry *p = find_entry(prev, e->path);
+		e->leftover = p && p->leftover && !strcmp(p->oid, e->oid);
+		for (size_t k = 0; k < n && !e->leftover; k++)
+			e->leftover = !strcmp(leftovers[k], e->path);
+	}
+}
+
 int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err)
+{
+	return pl_checkpoint_create_ex(g, NULL, 0, out, err);
+}
+
+int pl_checkpoint_create_ex(const struct pl_git *g, const char *const *leftovers, size_t nleft,
+			    json_t **out, struct pl_error *err)
 {
 	*out = NULL;
 	char dir[4200];
@@ -915,6 +940,7 @@ int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *
 	if ((rc = take_manifest(g, have_index ? tmpcopy : NULL, 1, &cache, NULL, &m, err)) !=
 	    PL_OK)
 		goto out;
+	mark_leftovers(&m, &cache, leftovers, nleft);
 	if ((rc = manifest_commit(g, &m, "perfloop checkpoint", commit, sizeof(commit), err)) !=
 	    PL_OK)
 		goto out;
@@ -1188,6 +1214,10 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	size_t i = 0, j = 0;
 	while (i < before.n || j < now.n) {
 		int c = i == before.n ? 1 : j == now.n ? -1 : strcmp(before.v[i].path, now.v[j].path);
+		if (c < 0 && before.v[i].leftover) {
+			i++; /* the user removed what a rejected turn left: as told */
+			continue;
+		}
 		if (c < 0 || (c == 0 && !same(&before.v[i], &now.v[j]))) {
 			const struct entry *b = &before.v[i];
 			if (b->kind == K_REPO) {

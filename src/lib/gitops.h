@@ -38,6 +38,11 @@ int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_err
 /* Record a checkpoint in TOP/.perfloop/checkpoint.json; refuses (PL_EINPUT,
  * one line naming the path) whatever it cannot record exactly. */
 int pl_checkpoint_create(const struct pl_git *g, json_t **out, struct pl_error *err);
+/* The same, marking the paths in leftovers (files a rejected turn created
+ * and left in place) so that a later revert does not bring one back once
+ * the user deleted it; earlier marks carry over while a file is unchanged. */
+int pl_checkpoint_create_ex(const struct pl_git *g, const char *const *leftovers, size_t nleft,
+			    json_t **out, struct pl_error *err);
 
 struct pl_revert_result {
 	char **restored; /* paths put back as they were (or removed from the index) */

@@ -522,8 +522,15 @@ static void ledger_dirs(const struct pl_git *g, char *lpath)
 static int end_turn(const struct pl_git *g, json_t *state, json_t *j, const char *step,
 		    struct pl_error *err)
 {
-	json_t *cp;
-	int rc = pl_checkpoint_create(g, &cp, err);
+	json_t *cp, *created = json_object_get(j, "created");
+	size_t n = json_array_size(created);
+	const char **left = calloc(n + 1, sizeof(*left));
+	if (!left)
+		return PL_ENOMEM;
+	for (size_t i = 0; i < n; i++)
+		left[i] = json_string_value(json_array_get(created, i));
+	int rc = pl_checkpoint_create_ex(g, left, n, &cp, err);
+	free(left);
 	if (rc != PL_OK)
 		return rc;
 	json_decref(cp);
@@ -596,6 +603,11 @@ static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
 			return rc;
 		fault_point("reject-revert");
 		json_object_set_new(j, "reverted", json_true());
+		/* left in place, as said: the next checkpoint marks them */
+		json_t *created = json_array();
+		for (size_t i = 0; created && i < reverted->ncreated; i++)
+			json_array_append_new(created, json_string(reverted->created[i]));
+		json_object_set_new(j, "created", created);
 		if ((rc = journal_write(g, j, err)) != PL_OK)
 			return rc;
 	}

@@ -88,10 +88,15 @@ grep -q "unrelated work" notes.txt || fail "the user's edit is gone after a reje
 ls .perfloop/rejected-2.json >/dev/null || fail "rejected evidence not kept"
 check .perfloop/rejected-2.verdict.json "d['verdict'] == 'reject' and 'target_improved' in d['failed_rules']"
 
+# told "remove them if unwanted", the user removes the file: a later
+# rejected turn must not bring it back
+rm scratch.txt
 # turn 3: a change that does nothing; then the loop stops
 echo "# comment" >>work.sh
 run "$PERFLOOP" try -m "noop"
 expect_rc 1
+[ ! -e scratch.txt ] || fail "a file the user removed came back with turn 3's revert"
+grep -q "reverted 1 file: work.sh" "$T/out" || fail "turn 3 reverted more than its change: $(cat "$T/out")"
 grep -q 'the loop is done: 3 iterations' "$T/out" || fail "no stop after 3 turns: $(cat "$T/out")"
 # the reject of turn 2 must survive turn 3's revert
 [ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 3 ] || fail "ledger lost a line"
