@@ -415,6 +415,15 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 		P->stats.idle++;
 		return;
 	}
+	if (t->idle) {
+		/* --idle: a waiting thread's stack ends in "(idle)", so that the
+		 * flame graph tells waiting from running and no hot-function
+		 * finding names a sleep (synthetic frames are never findings) */
+		long id = pl_prof_frame(&P->prof, "(idle)", "", 0, 0, 1);
+		if (id < 0)
+			goto oom;
+		P->ids[n++] = (uint32_t)id;
+	}
 	if (pl_prof_add(&P->prof, P->ids, n, 1) < 0)
 		goto oom;
 	return;

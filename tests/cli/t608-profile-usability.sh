@@ -38,4 +38,24 @@ if command -v script >/dev/null 2>&1; then
 	grep -a -q "sampling: [0-9]* samples, [0-9]*/s, [0-9.]* s, [0-9]* errors" tty.txt ||
 		fail "no live line on a terminal: $(tr '\r' '\n' <tty.txt | head -5)"
 fi
+# --idle: a sleeping thread's stack ends in "(idle)" and is never a hot
+# function; the busy one still is
+cat >idle.py <<'PY'
+import threading, time
+def waiter():
+    time.sleep(1.5)
+def busy():
+    t = time.time()
+    while time.time() - t < 1.0:
+        pass
+th = threading.Thread(target=waiter)
+th.start()
+busy()
+th.join()
+PY
+run "$PERFLOOP" profile --idle -o idle -- "$py" idle.py
+expect_rc 0
+check idle.findings.json "'busy' in [f['location'].get('function') for f in d['findings']]"
+check idle.findings.json "not {'waiter', 'Thread._wait_for_tstate_lock', 'Thread.join'} & {f['location'].get('function') for f in d['findings']}"
+grep -q 'waiter;(idle) [0-9]' idle.folded || grep -q ';(idle) [0-9]' idle.folded || fail "no (idle) leaf in the folded stacks: $(head -5 idle.folded)"
 exit 0
