@@ -367,7 +367,7 @@ static int write_text(const char *path, char *text, struct pl_error *err)
 static void record_history(json_t *doc)
 {
 	struct pl_error err;
-	if (pl_history_record_here(".", doc, &err) != PL_OK)
+	if (pl_history_record_here(".", doc, NULL, &err) != PL_OK)
 		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
 }
 

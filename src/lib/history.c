@@ -20,6 +20,8 @@
 #include "benchrun.h"
 #include "gitops.h"
 #include "hash.h"
+#include "render.h"
+#include "spawn.h"
 #include "ledger.h"
 #include "stats.h"
 
@@ -42,6 +44,9 @@ static const char *migrations[] = {
     " wall_s REAL NOT NULL, user_s REAL, sys_s REAL, max_rss_bytes INTEGER, exit_code INTEGER,"
     " counted INTEGER NOT NULL);"
     "CREATE INDEX benchmarks_by_name ON benchmarks(name, run_id);",
+    /* version 2: the tree's state, so that a dirty tree or a rejected turn
+     * is not blamed on its commit */
+    "ALTER TABLE runs ADD COLUMN tree TEXT;",
 };
 
 static int fail(struct pl_history *h, struct pl_error *err, const char *what)
@@ -148,7 +153,7 @@ static char *spec_hash(json_t *summary, json_t *bench, char *out)
 }
 
 int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
-		      struct pl_error *err)
+		      const char *tree, struct pl_error *err)
 {
 	int rc = exec(h, "BEGIN IMMEDIATE", err);
 	if (rc != PL_OK)
@@ -156,8 +161,8 @@ int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
 	sqlite3_stmt *run = NULL, *bench = NULL, *sample = NULL;
 	char *fp = json_dumps(json_object_get(summary, "fingerprint"), JSON_COMPACT);
 	if (sqlite3_prepare_v2(h->db,
-			       "INSERT INTO runs (created, commit_id, tool_version, fingerprint) "
-			       "VALUES (?, ?, ?, ?)",
+			       "INSERT INTO runs (created, commit_id, tool_version, fingerprint, "
+			       "tree) VALUES (?, ?, ?, ?, ?)",
 			       -1, &run, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		h->db,
@@ -177,6 +182,8 @@ int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
 		sqlite3_bind_text(run, 2, commit, -1, SQLITE_TRANSIENT);
 	sqlite3_bind_text(run, 3, PERFLOOP_VERSION, -1, SQLITE_STATIC);
 	sqlite3_bind_text(run, 4, fp ? fp : "{}", -1, SQLITE_TRANSIENT);
+	if (tree)
+		sqlite3_bind_text(run, 5, tree, -1, SQLITE_TRANSIENT);
 	if (sqlite3_step(run) != SQLITE_DONE) {
 		rc = fail(h, err, "insert run");
 		goto out;
@@ -271,7 +278,8 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
 		h->db,
-		"SELECT r.created, coalesce(substr(r.commit_id, 1, 12), '-'), b.p50, b.n, b.cv "
+		"SELECT r.created, coalesce(substr(r.commit_id, 1, 12), '-'), b.p50, b.n, b.cv, "
+		"coalesce(r.tree, '?') "
 		"FROM benchmarks b JOIN runs r ON r.id = b.run_id WHERE b.name = ? "
 		"ORDER BY b.id",
 		-1, &st, NULL) != SQLITE_OK)
@@ -279,14 +287,17 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 	sqlite3_bind_text(st, 1, name, -1, SQLITE_TRANSIENT);
 	double v[4096];
 	int n = 0;
-	pl_strbuf_printf(out, "%-20s  %-12s  %12s  %5s  %6s\n", "time", "commit", "p50 (s)", "n",
-			 "CV");
+	pl_strbuf_printf(out, "%-20s  %-12s  %-18s  %12s  %5s  %6s\n", "time", "commit", "tree",
+			 "median", "n", "CV");
 	while (sqlite3_step(st) == SQLITE_ROW) {
-		double p50 = sqlite3_column_double(st, 2);
+		double p50 = sqlite3_column_double(st, 2), scale;
+		const char *unit;
+		pl_time_unit(p50, &scale, &unit);
 		if (n < 4096)
 			v[n++] = p50;
-		pl_strbuf_printf(out, "%-20s  %-12s  %12.6g  %5d  %5.1f%%\n",
-				 sqlite3_column_text(st, 0), sqlite3_column_text(st, 1), p50,
+		pl_strbuf_printf(out, "%-20s  %-12s  %-18s  %9.4g %-2s  %5d  %5.1f%%\n",
+				 sqlite3_column_text(st, 0), sqlite3_column_text(st, 1),
+				 sqlite3_column_text(st, 5), p50 * scale, unit,
 				 sqlite3_column_int(st, 3), sqlite3_column_double(st, 4) * 100);
 	}
 	sqlite3_finalize(st);
@@ -342,8 +353,11 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 	if (sqlite3_prepare_v2(
 		h->db,
 		"SELECT b.id, b.name, b.spec_hash, coalesce(substr(r.commit_id, 1, 12), '-') "
-		"FROM benchmarks b JOIN runs r ON r.id = b.run_id ORDER BY b.name, b.spec_hash, "
-		"b.id",
+		"FROM benchmarks b JOIN runs r ON r.id = b.run_id "
+		/* a commit's own state only: not uncommitted edits, not a turn the
+		 * loop rejected or has not judged (those are not what HEAD is) */
+		"WHERE r.tree IS NULL OR r.tree = 'clean' OR r.tree LIKE 'turn:%:accept' "
+		"ORDER BY b.name, b.spec_hash, b.id",
 		-1, &st, NULL) != SQLITE_OK)
 		return fail(h, err, "regressions");
 	int found = 0;
@@ -415,21 +429,89 @@ int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl
 	return PL_OK;
 }
 
-int pl_history_record_here(const char *dir, json_t *summary, struct pl_error *err)
+/* "clean", or "dirty:" and a digest of the uncommitted changes (tracked
+ * files' diff against HEAD and the untracked files' names): runs of the
+ * same edits share it. NULL when git cannot say. */
+static char *tree_state(const char *top)
 {
-	struct pl_git g;
-	if (pl_git_toplevel(dir, g.top, sizeof(g.top)) != 0)
+	char *diff = NULL, *untracked = NULL;
+	size_t dl = 0, ul = 0;
+	char *a[] = {"git", "-C", (char *)top, "diff", "HEAD", "--binary", NULL};
+	char *b[] = {"git",	"-C",	   (char *)top, "ls-files", "--others",
+		     "--exclude-standard", "-z", NULL};
+	if (pl_spawn_output(a, 0, &diff, &dl) != 0 || pl_spawn_output(b, 0, &untracked, &ul) != 0) {
+		free(diff);
+		free(untracked);
+		return NULL;
+	}
+	char *out = malloc(32);
+	if (out && dl == 0 && ul == 0)
+		snprintf(out, 32, "clean");
+	else if (out) {
+		uint64_t h = PL_FNV_INIT;
+		for (size_t i = 0; i < dl; i++)
+			h = (h ^ (unsigned char)diff[i]) * 0x100000001b3ULL;
+		for (size_t i = 0; i < ul; i++)
+			h = (h ^ (unsigned char)untracked[i]) * 0x100000001b3ULL;
+		snprintf(out, 32, "dirty:%012llx", (unsigned long long)(h & 0xffffffffffffULL));
+	}
+	free(diff);
+	free(untracked);
+	return out;
+}
+
+static int open_here(const char *dir, struct pl_git *g, struct pl_history **h,
+		     struct pl_error *err)
+{
+	*h = NULL;
+	if (pl_git_toplevel(dir, g->top, sizeof(g->top)) != 0)
 		return PL_OK;
-	char pdir[4300], db[4400], commit[64];
-	int rc = pl_perfloop_dir(&g, pdir, sizeof(pdir), err);
+	char pdir[4300], db[4400];
+	int rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);
 	if (rc != PL_OK)
 		return rc;
 	snprintf(db, sizeof(db), "%s/history.db", pdir);
-	pl_git_head_of(g.top, commit, sizeof(commit));
+	return pl_history_open(db, h, err);
+}
+
+int pl_history_record_here(const char *dir, json_t *summary, const char *tree,
+			   struct pl_error *err)
+{
+	struct pl_git g;
 	struct pl_history *h;
-	if ((rc = pl_history_open(db, &h, err)) != PL_OK)
+	int rc = open_here(dir, &g, &h, err);
+	if (rc != PL_OK || !h)
 		return rc;
-	rc = pl_history_record(h, summary, commit, err);
+	char commit[64];
+	pl_git_head_of(g.top, commit, sizeof(commit));
+	char *state = tree ? NULL : tree_state(g.top);
+	rc = pl_history_record(h, summary, commit, tree ? tree : state, err);
+	free(state);
+	pl_history_close(h);
+	return rc;
+}
+
+int pl_history_retag_here(const char *dir, const char *from, const char *to,
+			  struct pl_error *err)
+{
+	struct pl_git g;
+	struct pl_history *h;
+	int rc = open_here(dir, &g, &h, err);
+	if (rc != PL_OK || !h)
+		return rc;
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h->db,
+			       "UPDATE runs SET tree = ? WHERE id = "
+			       "(SELECT max(id) FROM runs WHERE tree = ?)",
+			       -1, &st, NULL) != SQLITE_OK) {
+		rc = fail(h, err, "retag");
+	} else {
+		sqlite3_bind_text(st, 1, to, -1, SQLITE_TRANSIENT);
+		sqlite3_bind_text(st, 2, from, -1, SQLITE_TRANSIENT);
+		if (sqlite3_step(st) != SQLITE_DONE)
+			rc = fail(h, err, "retag");
+		sqlite3_finalize(st);
+	}
 	pl_history_close(h);
 	return rc;
 }

@@ -20,13 +20,22 @@ struct pl_history;
 int pl_history_open(const char *path, struct pl_history **h, struct pl_error *err);
 void pl_history_close(struct pl_history *h);
 
-/* Record a perfloop.bench/1 summary taken at `commit` ("" for none). */
+/* Record a perfloop.bench/1 summary taken at `commit` ("" for none) with
+ * the tree in state `tree` (NULL unknown): "clean", "dirty:HASH" (the
+ * uncommitted changes' digest), "turn:N" (a loop turn being judged),
+ * "turn:N:accept" or "turn:N:reject". */
 int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
-		      struct pl_error *err);
+		      const char *tree, struct pl_error *err);
 
 /* Record into TOP/.perfloop/history.db of the repository containing dir;
- * PL_OK without doing anything outside a repository. */
-int pl_history_record_here(const char *dir, json_t *summary, struct pl_error *err);
+ * PL_OK without doing anything outside a repository. tree NULL: found
+ * from git (clean or dirty:HASH). */
+int pl_history_record_here(const char *dir, json_t *summary, const char *tree,
+			   struct pl_error *err);
+
+/* The latest run recorded with tree `from` gets `to` (a turn's verdict). */
+int pl_history_retag_here(const char *dir, const char *from, const char *to,
+			  struct pl_error *err);
 
 /* Text renderings for the history command. */
 int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);

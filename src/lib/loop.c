@@ -127,7 +127,12 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	if (rc == PL_OK) {
 		/* the loop's runs are bench runs: they go into the history too */
 		struct pl_error herr;
-		if (pl_history_record_here(g->top, *summary, &herr) != PL_OK)
+		int turn = 0;
+		char tag[32];
+		if (sscanf(file, "try-%d.json", &turn) != 1)
+			turn = 0; /* the baseline: the tree's own state */
+		snprintf(tag, sizeof(tag), "turn:%d", turn);
+		if (pl_history_record_here(g->top, *summary, turn ? tag : NULL, &herr) != PL_OK)
 			fprintf(stderr, "perfloop: warning: history not recorded: %s\n", herr.msg);
 	}
 out:
@@ -822,6 +827,16 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	if (o->verdict.nrules == 0)
 		snprintf(o->verdict.target, sizeof(o->verdict.target), "timing");
 	ventry = pl_verdict_ledger_entry(&o->verdict, head);
+	{
+		/* the turn's run in the history gets its verdict: a rejected one is
+		 * not what any commit is (history regressions leaves it out) */
+		char from[32], to[48];
+		struct pl_error herr;
+		snprintf(from, sizeof(from), "turn:%d", it);
+		snprintf(to, sizeof(to), "turn:%d:%s", it, o->kind == PL_ACCEPT ? "accept" : "reject");
+		if (pl_history_retag_here(g->top, from, to, &herr) != PL_OK)
+			fprintf(stderr, "perfloop: warning: history not updated: %s\n", herr.msg);
+	}
 	json_object_set_new(ventry, "iteration", json_integer(it));
 	char *line = json_dumps(ventry, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	if (!line) {

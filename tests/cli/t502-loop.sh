@@ -107,6 +107,14 @@ grep -q 'the loop is done' "$T/out" || fail "a 4th turn ran without --continue"
 run "$PERFLOOP" history list
 expect_rc 0
 grep -q '^work  *4 ' "$T/out" || fail "loop runs not in the history: $(cat "$T/out")"
+# ... each with its state: turn 2 was slower but rejected, so no commit is
+# blamed for it; the baseline ran with the user's edit in notes.txt (dirty)
+run "$PERFLOOP" history show work
+grep -q 'turn:1:accept' "$T/out" && grep -q 'turn:2:reject' "$T/out" && grep -q 'dirty:' "$T/out" ||
+	fail "history: the turns' states: $(cat "$T/out")"
+run "$PERFLOOP" history regressions
+expect_rc 0
+grep -q "no regressions" "$T/out" || fail "a rejected turn was blamed: $(cat "$T/out")"
 run "$PERFLOOP" status
 expect_rc 0
 grep -q 'iterations: 3 of 3' "$T/out" || fail "status: $(cat "$T/out")"
