@@ -138,6 +138,7 @@ struct pl_bench_run {
 	struct pl_probe_reading probe_fast; /* after pl_bench_finish; 0 if none */
 	double probe_slowest;		   /* the largest slow-down seen */
 	int interrupted;
+	int extended; /* times a close call had every command measured again */
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];
 	const volatile sig_atomic_t *interrupt_flag;
@@ -162,6 +163,13 @@ void pl_bench_judge_contention(const struct pl_speedprobe *sp, struct pl_bench *
  * under it with --min-runs samples left (--batch auto only). Returns m, 1
  * if none. scratch holds the largest bench's executions. */
 size_t pl_bench_regroup(struct pl_bench_run *run, double *scratch);
+
+/* A close call: some command differs from the reference significantly
+ * (p < 0.05) but the ratio's 95% interval straddles the 1% line a verdict
+ * needs crossed, so that measuring as much again would likely settle it.
+ * Never for --runs, --max-runs or --precision, nor past a third of
+ * --max-time spent. */
+int pl_bench_close_call(const struct pl_bench_run *run);
 
 /* Run every benchmark. Returns PL_OK, PL_EINTR (summary still valid),
  * PL_ENOEXEC (a command could not be started), PL_EFAILED (a hook failed).

@@ -22,6 +22,12 @@ void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_be
 	if (run->unpinned_why[0])
 		fprintf(f, "%sNot pinned: %s%s\n", pl_c(st, PL_DIM), run->unpinned_why,
 			pl_c(st, PL_RESET));
+	if (run->extended)
+		fprintf(f,
+			"%sA close call (significant, but the interval crossed the 1%% line): "
+			"every command measured %s as long%s\n",
+			pl_c(st, PL_DIM), run->extended == 1 ? "twice" : "three times",
+			pl_c(st, PL_RESET));
 	if (cpu < 0 && !q->checked)
 		return;
 	fprintf(f, "%s", pl_c(st, PL_DIM));

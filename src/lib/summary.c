@@ -312,6 +312,7 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 			    run->pinned_by[0] ? json_string(run->pinned_by) : json_null());
 	json_object_set_new(fp, "unpinned_why",
 			    run->unpinned_why[0] ? json_string(run->unpinned_why) : json_null());
+	json_object_set_new(doc, "close_call_extensions", json_integer(run->extended));
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
 	json_object_set_new(
 	    fp, "speed_probe",

@@ -224,6 +224,51 @@ static void test_regroup(void **state)
 	free(run.bench);
 }
 
+/* A close call, from synthetic runs: a difference whose interval crosses
+ * the 1% line is one; a clear one, an identical pair, and any run with
+ * --runs are not. */
+static void test_close_call(void **state)
+{
+	(void)state;
+	double a[40], b[40];
+	struct pl_bench_run run;
+	memset(&run, 0, sizeof(run));
+	pl_bench_config_defaults(&run.cfg);
+	run.bench = calloc(2, sizeof(*run.bench));
+	run.nbench = 2;
+	struct {
+		double ratio, spread;
+		int want;
+	} cases[] = {
+	    {1.010, 0.010, 1}, /* ~1%, noisy: significant, interval across 1.01 */
+	    {1.100, 0.010, 0}, /* 10%: clear */
+	    {1.000, 0.010, 0}, /* the same: not significant */
+	    {0.990, 0.010, 1}, /* faster by ~1% */
+	};
+	for (size_t c = 0; c < sizeof(cases) / sizeof(cases[0]); c++) {
+		for (size_t i = 0; i < 40; i++) { /* a fixed pattern of noise */
+			double e = cases[c].spread * (double)((int)(i * 7 % 11) - 5) / 5.0;
+			a[i] = 0.01 * (1.0 + e); /* 10 ms runs: within --max-time */
+			b[i] = 0.01 * cases[c].ratio *
+			       (1.0 + cases[c].spread * (double)((int)(i * 5 % 11) - 5) / 5.0);
+		}
+		fill(&run.bench[0], a, 40);
+		fill(&run.bench[1], b, 40);
+		run.bench[0].batch = run.bench[1].batch = 1;
+		run.cfg.runs = 0;
+		assert_int_equal(pl_bench_close_call(&run), cases[c].want);
+		run.cfg.runs = 40; /* an exact count is never extended */
+		assert_int_equal(pl_bench_close_call(&run), 0);
+		run.cfg.runs = 0; /* nor what already took a third of --max-time */
+		run.cfg.max_time_s = 1.0;
+		assert_int_equal(pl_bench_close_call(&run), 0);
+		run.cfg.max_time_s = 60.0;
+		free(run.bench[0].samples);
+		free(run.bench[1].samples);
+	}
+	free(run.bench);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +279,7 @@ int main(void)
 	    cmocka_unit_test(test_speedprobe),
 	    cmocka_unit_test(test_judge_contention),
 	    cmocka_unit_test(test_regroup),
+	    cmocka_unit_test(test_close_call),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
