@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -340,6 +341,49 @@ static void progress_clear(struct progress_state *ps)
 	for (size_t i = 1; i < ps->drawn; i++)
 		fprintf(stderr, "\r\033[K\033[1A");
 	pl_progress_clear(stderr);
+}
+
+/* The unsupported-counters notice is said once per machine (and again
+ * when the set changes, or when --counters names counters): a file under
+ * $XDG_CACHE_HOME/perfloop (~/.cache) remembers which set was said. The
+ * summary always lists them. Returns 1 to keep quiet. */
+static int counters_said(const struct pl_counter_set *cs)
+{
+	char key[1024] = "";
+	size_t len = 0;
+	for (size_t k = 0; k < cs->n; k++)
+		if (!cs->supported[k])
+			len += (size_t)snprintf(key + len, len < sizeof key ? sizeof key - len : 0,
+						"%s\n", pl_counter_def(cs->id[k])->name);
+	if (!key[0])
+		return 0;
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char dir[4096], path[4200];
+	if (xdg && *xdg)
+		snprintf(dir, sizeof dir, "%s/perfloop", xdg);
+	else if (home && *home)
+		snprintf(dir, sizeof dir, "%s/.cache/perfloop", home);
+	else
+		return 0;
+	snprintf(path, sizeof path, "%s/counters-notice", dir);
+	size_t n;
+	int missing;
+	char *old = pl_fsio_read(path, &n, &missing);
+	int same = old && strcmp(old, key) == 0;
+	free(old);
+	if (same)
+		return 1;
+	char parent[4096];
+	snprintf(parent, sizeof parent, "%s", dir);
+	char *slash = strrchr(parent, '/');
+	if (slash) {
+		*slash = '\0';
+		mkdir(parent, 0755);
+	}
+	mkdir(dir, 0755);
+	struct pl_error err;
+	(void)pl_fsio_write_atomic(path, key, strlen(key), &err); /* best effort */
+	return 0;
 }
 
 /* An output that cannot be written is found before minutes of measuring,
@@ -844,6 +888,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 
 	pl_counters_probe(&cfg->counters, pl_perf_open);
+	run.quiet_counters = !strcmp(counters, "auto") && counters_said(&cfg->counters);
 	struct progress_state ps = {.run = &run};
 	pl_style_detect(&ps.st, stderr);
 	run.interrupt_flag = ctx->interrupted;

@@ -139,6 +139,7 @@ struct pl_bench_run {
 	double probe_slowest;		   /* the largest slow-down seen */
 	int interrupted;
 	int extended; /* times a close call had every command measured again */
+	int quiet_counters; /* the unsupported-counters notice was said before */
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];
 	const volatile sig_atomic_t *interrupt_flag;

@@ -164,7 +164,7 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		fprintf(f, "\n");
 	}
 	int unsup = 0;
-	for (size_t k = 0; k < run->cfg.counters.n; k++) {
+	for (size_t k = 0; k < run->cfg.counters.n && !run->quiet_counters; k++) {
 		if (run->cfg.counters.supported[k])
 			continue;
 		const struct pl_counter_def *def = pl_counter_def(run->cfg.counters.id[k]);

@@ -8,6 +8,8 @@ BUSY=$PERFLOOP_BUILD/bench/busy
 T=$(mktemp -d "${TMPDIR:-/tmp}/perfloop-test.XXXXXX")
 trap 'rm -rf "$T"' EXIT
 cd "$T"
+# what perfloop remembers per user (notices said once) stays in the test
+export XDG_CACHE_HOME="$T/.cache"
 
 fail() {
 	echo "FAIL: $*" >&2

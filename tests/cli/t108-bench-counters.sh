@@ -48,4 +48,18 @@ else
 	check hw.json "d['benchmarks'][0]['counters']['instructions']['value'] > 0"
 	check hw.json "'ipc' in d['benchmarks'][0]['dimensions']"
 fi
+# the unsupported-counters notice is said once per machine (and again for
+# --counters LIST); the summary lists them every time
+rm -rf "$XDG_CACHE_HOME"
+run "$PERFLOOP" bench -w 0 -r 2 --batch 1 -o n1.json -- true
+first=$(grep -c "Counters unsupported here" "$T/out" || true)
+if [ "$(j n1.json "len(d['unsupported_counters'])")" -gt 0 ]; then
+	[ "$first" -eq 1 ] || fail "the first run does not say which counters are unsupported: $(cat "$T/out")"
+	run "$PERFLOOP" bench -w 0 -r 2 --batch 1 -o n2.json -- true
+	if grep -q "Counters unsupported here" "$T/out"; then fail "the notice was said twice"; fi
+	check n2.json "len(d['unsupported_counters']) > 0"
+	c=$(j n1.json "list(d['unsupported_counters'])[0]")
+	run "$PERFLOOP" bench -w 0 -r 2 --batch 1 --counters "$c" -- true
+	grep -q "Counters unsupported here" "$T/out" || fail "--counters $c: the notice is not said"
+fi
 echo ok
