@@ -1578,11 +1578,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		}
 	}
 	o->out = prefix;
-	/* an output that cannot be written is found before the program runs */
+	/* an output that cannot be written is found before the program runs
+	 * (--format none writes nothing: nothing to check) */
 	char probe[4200];
 	snprintf(probe, sizeof probe, "%s.svg", o->out);
 	struct pl_error werr = {{0}};
-	if (pl_fsio_check_writable(probe, &werr) != PL_OK)
+	if ((o->formats || o->gpu) && pl_fsio_check_writable(probe, &werr) != PL_OK)
 		return pl_die(PL_EXIT_USAGE, "option '--out': %s", werr.msg);
 
 	char cwd[4096];

@@ -150,7 +150,27 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			 "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
 			 rx, ry, rw, FH - 1, col, rx + 3, ry + 11.5);
-	xml_escape(b, shown);
+	/* the label cut to the box, as the script does (and flamegraph.pl):
+	 * a viewer without JavaScript (rsvg-convert, an image preview) shows
+	 * no overlapping text; the script takes the whole name from <title> */
+	long fit = (long)((rw - 6) / 7);
+	size_t len = strlen(shown);
+	if (fit < 3) {
+		len = 0;
+	} else if ((long)len > fit) {
+		len = (size_t)(fit - 2);
+		while (len > 0 && ((unsigned char)shown[len] & 0xC0) == 0x80)
+			len--; /* not inside a UTF-8 character */
+	}
+	char *cut = strndup(shown, len);
+	if (!cut) {
+		free(label);
+		return -1;
+	}
+	xml_escape(b, cut);
+	if (len < strlen(shown) && len > 0)
+		pl_strbuf_puts(b, "..");
+	free(cut);
 	pl_strbuf_puts(b, "</text></g>\n");
 	free(label);
 
@@ -184,7 +204,8 @@ static const char script[] =
     "function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
     " matchEl=document.getElementById('matched');total=+frames[0].getAttribute('data-w');\n"
     " frames.forEach(function(g){g.onclick=function(){zoom(g)};\n"
-    "  g.label=g.querySelector('text').textContent;fit(g)});\n"
+    "  g.label=g.querySelector('title').textContent.replace(/ \\([0-9]+ samples, [0-9.]+%\\)$/,'');\n"
+    "  fit(g)});\n"
     " document.getElementById('search').onclick=search;\n"
     " document.getElementById('reset').onclick=function(){zoom(frames[0])};\n"
     " window.addEventListener('keydown',function(e){if(e.key==='Escape')zoom(frames[0]);\n"

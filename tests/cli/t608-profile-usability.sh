@@ -30,6 +30,19 @@ expect_rc 0
 [ ! -e flame.svg.svg ] || fail "-o flame.svg wrote flame.svg.svg"
 [ -s flame.folded ] && [ -s flame.findings.json ] || fail "the other outputs are not beside it: $(ls)"
 grep -q "wrote flame.folded, flame.svg" out || fail "the outputs named wrongly: $(cat out)"
+# the SVG's labels fit their boxes without JavaScript (rsvg-convert, a
+# preview): cut as flamegraph.pl does, the whole name kept in <title>
+python3 - flame.svg <<'PY' || fail "flame.svg: a label wider than its box"
+import html, re, sys
+svg = open(sys.argv[1]).read()
+frames = re.findall(r'<g class="f"[^>]*><title>([^<]*)</title><rect x="[^"]*" y="[^"]*" width="([^"]*)"[^>]*/><text[^>]*>([^<]*)</text>', svg)
+assert frames, "no frames"
+for title, width, text in frames:
+    text = html.unescape(text)
+    assert len(text) * 7 <= float(width) - 6 + 1e-6 or text == "", (title, width, text)
+    if text and not text.endswith(".."):
+        assert html.unescape(title).startswith(text), (title, text)
+PY
 # not a terminal: no live line, no escape codes
 if grep -q "sampling:" err; then fail "a live line into a file: $(cat err)"; fi
 # a terminal (script(1) gives one): the live line, redrawn, then cleared
