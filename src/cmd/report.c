@@ -2,18 +2,22 @@
  * perfloop report: read any mix of findings, summaries, verdicts and
  * ledgers, and print one report (lib/report.c).
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cmd.h"
 #include "fsio.h"
+#include "gitops.h"
 #include "report.h"
+#include "strbuf.h"
 
 const char cmd_report_usage[] =
     "usage: perfloop report [--format text|md] [--style findings|review] [--out FILE]\n"
-    "                       INPUT...\n"
+    "                       [INPUT...]\n"
     "\n"
     "One report from any mix of findings (perfloop.findings/1), benchmark\n"
     "summaries (perfloop.bench/1), verdicts (perfloop.verdict/1) and ledgers\n"
@@ -21,7 +25,9 @@ const char cmd_report_usage[] =
     "follows the template [Bottleneck] [Severity] [Status] [Before] [Fix]\n"
     "[After] [Impact], ranked by measured impact; static-only findings say\n"
     "[Measured] none; advisories go to a trailing \"Additional options (not\n"
-    "defects)\" list; a Confidence block closes the report.\n"
+    "defects)\" list; a Confidence block closes the report. With no INPUT,\n"
+    "inside a repository where a loop runs ('perfloop baseline'): the loop's\n"
+    "evidence (its ledger, its baseline, every turn's kept verdict).\n"
     "\n"
     "Options:\n"
     "  -f, --format FORMAT  text (default) or md (Markdown)\n"
@@ -45,6 +51,66 @@ static const struct option longopts[] = {
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
+
+/* The loop's evidence in this repository: its ledger, the current
+ * baseline, and every turn's kept verdict. Returns how many files were
+ * added (0: no loop here), or -1. */
+static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
+{
+	char top[4096], path[4400];
+	if (pl_git_toplevel(".", top, sizeof top) != 0)
+		return 0;
+	snprintf(path, sizeof path, "%s/.perfloop/loop.json", top);
+	json_t *state = json_load_file(path, 0, NULL);
+	if (!state)
+		return 0;
+	int n = 0;
+	const char *ledger = json_string_value(json_object_get(state, "ledger"));
+	struct pl_strbuf names = {0};
+	char file[8800];
+	if (ledger) {
+		snprintf(file, sizeof file, "%s/%s", top, ledger);
+		if (access(file, R_OK) == 0) {
+			if (pl_report_add_file(in, file, err) != PL_OK)
+				goto fail;
+			pl_strbuf_printf(&names, "%s", ledger);
+			n++;
+		}
+	}
+	snprintf(file, sizeof file, "%s/.perfloop/baseline.json", top);
+	if (access(file, R_OK) == 0) {
+		if (pl_report_add_file(in, file, err) != PL_OK)
+			goto fail;
+		pl_strbuf_printf(&names, "%s.perfloop/baseline.json", n ? ", " : "");
+		n++;
+	}
+	snprintf(path, sizeof path, "%s/.perfloop", top);
+	DIR *d = opendir(path);
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 13 || strcmp(e->d_name + len - 13, ".verdict.json") != 0)
+			continue;
+		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		if (pl_report_add_file(in, file, err) != PL_OK) {
+			closedir(d);
+			goto fail;
+		}
+		pl_strbuf_printf(&names, "%s.perfloop/%s", n ? ", " : "", e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	if (n)
+		fprintf(stderr, "perfloop report: the loop's evidence: %s\n", names.s ? names.s : "");
+	free(names.s);
+	json_decref(state);
+	return n;
+fail:
+	free(names.s);
+	json_decref(state);
+	return -1;
+}
 
 int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 {
@@ -97,8 +163,17 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 		}
 	}
 	if (optind >= argc) {
-		pl_die(PL_EXIT_USAGE, "no input: give findings, summaries, verdicts or ledgers");
-		goto done;
+		/* no files: the loop's own evidence, where a loop runs here */
+		int got = loop_evidence(&in, &err);
+		if (got < 0) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto done;
+		}
+		if (got == 0) {
+			pl_die(PL_EXIT_USAGE, "no input: give findings, summaries, verdicts or "
+					      "ledgers (or run it where a 'perfloop baseline' loop is)");
+			goto done;
+		}
 	}
 	for (int i = optind; i < argc; i++)
 		if (pl_report_add_file(&in, argv[i], &err) != PL_OK) {

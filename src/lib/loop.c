@@ -25,6 +25,7 @@
 #include "gitrun.h"
 #include "history.h"
 #include "ledger.h"
+#include "render.h"
 #include "spawn.h"
 #include "strbuf.h"
 #include "summary.h"
@@ -890,13 +891,19 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			}
 		}
 		npaths = keep;
-		char msg[1400];
+		char msg[1400], before[48], after[48];
+		if (!strcmp(o->verdict.target, "timing")) {
+			pl_fmt_seconds(before, sizeof(before), o->verdict.before_p50);
+			pl_fmt_seconds(after, sizeof(after), o->verdict.after_p50);
+		} else {
+			snprintf(before, sizeof(before), "%.6g", o->verdict.before_p50);
+			snprintf(after, sizeof(after), "%.6g", o->verdict.after_p50);
+		}
 		snprintf(msg, sizeof(msg),
-			 "%s\n\nperfloop: %s of '%s' improved %.1f%% (p50 %.6g -> %.6g)\n\n"
+			 "%s\n\nperfloop: %s of '%s' improved %.1f%% (p50 %s -> %s)\n\n"
 			 "Perfloop-Turn: %s\n",
 			 message ? message : "perf: accepted change", o->verdict.target,
-			 o->verdict.bench, o->gain * 100, o->verdict.before_p50,
-			 o->verdict.after_p50, id);
+			 o->verdict.bench, o->gain * 100, before, after, id);
 		hold_signals(&oldmask);
 		held = 1;
 		if ((rc = journal_write(g, j, err)) != PL_OK)

@@ -68,6 +68,15 @@ char *pl_fmt_time(char *buf, size_t len, double seconds)
 	return buf;
 }
 
+char *pl_fmt_seconds(char *buf, size_t len, double seconds)
+{
+	double scale;
+	const char *unit;
+	pl_time_unit(seconds, &scale, &unit);
+	snprintf(buf, len, "%.4g %s", seconds * scale, unit);
+	return buf;
+}
+
 char *pl_fmt_bytes(char *buf, size_t len, double b)
 {
 	if (b >= 1024.0 * 1024 * 1024)

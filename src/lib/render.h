@@ -34,6 +34,8 @@ char *pl_fmt_time(char *buf, size_t len, double seconds);
 /* Time in the given unit scale (picked from a reference value). */
 void pl_time_unit(double ref_seconds, double *scale, const char **unit);
 char *pl_fmt_bytes(char *buf, size_t len, double bytes);
+/* A duration with its unit, as bench prints it: "82.6 ms", "1.24 s". */
+char *pl_fmt_seconds(char *buf, size_t len, double seconds);
 char *pl_fmt_count(char *buf, size_t len, double v);
 
 /* One progress line, redrawn in place with \r. */

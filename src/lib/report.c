@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "render.h"
 #include "strbuf.h"
 #include "summary.h"
 #include "verdict.h"
@@ -305,6 +306,17 @@ static json_t *bench_of(json_t *summary, const char *name)
 	return NULL;
 }
 
+/* A dimension's value as bench prints it: a duration with its unit
+ * (82.6 ms), anything else as the number it is. */
+static void dim_value(char *buf, size_t len, const char *target, double v)
+{
+	if (target && !strcmp(target, "timing")) {
+		pl_fmt_seconds(buf, len, v);
+	} else {
+		snprintf(buf, len, "%g", v);
+	}
+}
+
 static void describe_run(char *buf, size_t len, json_t *summary, const char *file,
 			 const char *bench, const char *target)
 {
@@ -315,10 +327,14 @@ static void describe_run(char *buf, size_t len, json_t *summary, const char *fil
 	}
 	json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
 	json_t *d = json_object_get(json_object_get(b, "dimensions"), target);
-	snprintf(buf, len, "%s: `%s`, %s p50 %g %s, n=%lld, CV %.1f%%", file,
-		 json_string_value(json_object_get(b, "command")), target,
-		 json_number_value(json_object_get(d, "value")),
-		 json_string_value(json_object_get(d, "unit")),
+	char value[64];
+	if (!strcmp(target, "timing"))
+		dim_value(value, sizeof value, target, json_number_value(json_object_get(d, "value")));
+	else
+		snprintf(value, sizeof value, "%g %s", json_number_value(json_object_get(d, "value")),
+			 json_string_value(json_object_get(d, "unit")) ?: "");
+	snprintf(buf, len, "%s: `%s`, %s p50 %s, n=%lld, CV %.1f%%", file,
+		 json_string_value(json_object_get(b, "command")), target, value,
 		 (long long)json_integer_value(json_object_get(w, "n")),
 		 json_number_value(json_object_get(w, "cv")) * 100);
 }
@@ -430,15 +446,18 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 				review_block(&o, in, d);
 				continue;
 			}
-			pl_strbuf_printf(
-			    &o.b, "%s %s: %s %g -> %g (%+.1f%%): %s\n",
-			    fmt == PL_REPORT_MD ? "-" : "*",
-			    json_string_value(json_object_get(d, "benchmark")),
-			    json_string_value(json_object_get(d, "target")),
-			    json_number_value(json_object_get(json_object_get(d, "before"), "p50")),
-			    json_number_value(json_object_get(json_object_get(d, "after"), "p50")),
-			    json_number_value(json_object_get(d, "gain")) * 100,
-			    json_string_value(json_object_get(d, "verdict")));
+			const char *target = json_string_value(json_object_get(d, "target"));
+			char before[48], after[48];
+			dim_value(before, sizeof before, target,
+				  json_number_value(json_object_get(json_object_get(d, "before"), "p50")));
+			dim_value(after, sizeof after, target,
+				  json_number_value(json_object_get(json_object_get(d, "after"), "p50")));
+			pl_strbuf_printf(&o.b, "%s %s: %s %s -> %s (%+.1f%%): %s\n",
+					 fmt == PL_REPORT_MD ? "-" : "*",
+					 json_string_value(json_object_get(d, "benchmark")), target,
+					 before, after,
+					 json_number_value(json_object_get(d, "gain")) * 100,
+					 json_string_value(json_object_get(d, "verdict")));
 		}
 		if (style != PL_REPORT_REVIEW)
 			pl_strbuf_puts(&o.b, "\n");
@@ -466,12 +485,14 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 					    json_string_value(json_object_get(s, "file")));
 					continue;
 				}
+				char p50[48];
+				dim_value(p50, sizeof p50, "timing",
+					  json_number_value(json_object_get(t, "value")));
 				pl_strbuf_printf(
-				    &o.b, "%s %s (%s): timing p50 %g s, n=%lld, CV %.1f%%%s\n",
+				    &o.b, "%s %s (%s): timing p50 %s, n=%lld, CV %.1f%%%s\n",
 				    fmt == PL_REPORT_MD ? "-" : "*",
 				    json_string_value(json_object_get(b, "name")),
-				    json_string_value(json_object_get(s, "file")),
-				    json_number_value(json_object_get(t, "value")),
+				    json_string_value(json_object_get(s, "file")), p50,
 				    (long long)json_integer_value(json_object_get(w, "n")),
 				    json_number_value(json_object_get(w, "cv")) * 100,
 				    json_is_true(json_object_get(t, "scored"))

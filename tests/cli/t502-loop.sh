@@ -123,6 +123,12 @@ grep -q '1: accept' "$T/out" && grep -q '2: reject' "$T/out" || fail "status tur
 on=$(python3 -c 'import json; print(json.loads(open("docs/perf/baseline_ledger.jsonl").readline())["commit"][:12])')
 grep -q "1: accept .*measured on $on (the ledger's commit)" "$T/out" ||
 	fail "status and the ledger name different commits (ledger: $on): $(cat "$T/out")"
+# report with no file: the loop's own evidence, durations with units
+run "$PERFLOOP" report
+expect_rc 0
+expect_err "the loop's evidence: docs/perf/baseline_ledger.jsonl, .perfloop/baseline.json"
+grep -q '3 verdicts: 1 accepted, ' "$T/out" || fail "report: $(cat "$T/out")"
+grep -q 'timing p50 [0-9.]* ms' "$T/out" || fail "report: no unit: $(cat "$T/out")"
 # nothing else left behind (scratch.txt is the file the change created, listed)
 [ -z "$(git status --porcelain | grep -v 'notes.txt\|baseline_ledger\|scratch.txt')" ] ||
 	fail "litter: $(git status --porcelain | tr '\n' ' ')"
