@@ -1042,7 +1042,9 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 			 "the host's other work slowed this CPU during %zu of the runs, too many "
 			 "to leave out (perfloop's speed probe, measured around every run: a "
 			 "busy sibling hyperthread or stolen time, for seconds at a time); "
-			 "measure when the host is idle, or on a machine with dedicated CPUs",
+			 "measure when the host is idle, or on a machine with dedicated CPUs "
+			 "(no setting of this machine, 'perfloop system tune' included, changes "
+			 "the host's)",
 			 b->contended);
 		return;
 	}
@@ -1062,7 +1064,9 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 		snprintf(out, len,
 			 "the times %s over the run (rank correlation with time %+.2f): the machine's "
 			 "speed changed or the command's work grows run after run; more runs will "
-			 "not help, a quieter or pinned machine (taskset -c N) may",
+			 "not help, a quieter or pinned machine (taskset -c N) may; 'perfloop "
+			 "system show' lists what disturbs this one, 'system tune' (root) fixes "
+			 "the CPU frequency",
 			 trend > 0 ? "grew" : "shrank", trend);
 	} else if (k > 1 && b->exec_cv > 0 && cv > 2 * b->exec_cv / sqrt((double)k)) {
 		snprintf(out, len,
