@@ -586,8 +586,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				arg = spec;
 			} else if (c == 'L' || !strchr(optarg, '=')) {
 				if (optind >= optargc) {
-					pl_die(PL_EXIT_USAGE, "option '-%c %s': give its values", c,
-					       optarg);
+					pl_die(PL_EXIT_USAGE,
+					       "option '-%c': '%s' has no values (NAME=VALUES, or "
+					       "hyperfine's -P NAME LO HI and -L NAME V1,V2)",
+					       c, optarg);
 					goto out;
 				}
 				snprintf(spec, sizeof spec, "%s=%s", optarg, argv[optind++]);

@@ -42,7 +42,7 @@ expect_rc 1
 expect_err "'$BUSY 8000000' is .*% slower than '$BUSY 2000000'"
 # hyperfine's spellings: -m/-M, -s/-p/-c, -N, --command-name, --show-output,
 # --export-json (hyperfine's layout), -P NAME LO HI, -L NAME V1,V2
-run "$PERFLOOP" bench -w 0 -m 2 -M 2 --batch 1 -N -s true -p true -c true --command-name spin --export-json hf.json -P n 1 2 "$BUSY {n}000"
+run "$PERFLOOP" bench -w 0 -m 2 -M 2 --batch 1 --contention keep -N -s true -p true -c true --command-name spin --export-json hf.json -P n 1 2 "$BUSY {n}000"
 expect_rc 0
 check hf.json "[r['command'] for r in d['results']] == ['spin', 'spin'] and [len(r['times']) for r in d['results']] == [2, 2]"
 run "$PERFLOOP" bench -w 0 -r 1 --batch 1 --show-output -L word hello,world "echo {word}"

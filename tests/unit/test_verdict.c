@@ -132,6 +132,35 @@ static void test_each_rule_alone(void **state)
 	pl_verdict_release(&v);
 }
 
+/* A faster time bought with parallelism: the after's CPU time grows (two
+ * workers), which judged as a dimension would reject it; judged only when
+ * the after is not running on several CPUs at once */
+static void test_parallel_speedup(void **state)
+{
+	(void)state;
+	for (int parallel = 0; parallel < 2; parallel++) {
+		json_t *b = summary(1.0, 0.01, 1, 100, 5, "6.1"), *a = summary(0.6, 0.01, 1, 100, 5, "6.1");
+		json_t *db = json_object_get(json_array_get(json_object_get(b, "benchmarks"), 0), "dimensions");
+		json_t *da = json_object_get(json_array_get(json_object_get(a, "benchmarks"), 0), "dimensions");
+		/* before: 1.0 s of CPU in 1.0 s of wall; after: 1.2 s of CPU in 0.6 s
+		 * (2 CPUs at once), or 1.15 s of CPU in 1.2 s (one CPU, 15% more CPU:
+		 * a tier worse, judged); min_gain -1 lets the target rule pass */
+		json_object_set_new(db, "cpu", json_pack("{s:f, s:f, s:b}", "value", 1.0, "cv", 0.01, "scored", 1));
+		json_object_set_new(da, "cpu", json_pack("{s:f, s:f, s:b}", "value", parallel ? 1.2 : 1.15, "cv", 0.01, "scored", 1));
+		if (!parallel)
+			json_object_set_new(json_object_get(da, "timing"), "value", json_real(1.2));
+		struct pl_verdict v = run(b, a, 0, -1.0);
+		if (parallel) {
+			assert_false(failed(&v, "no_tier_regression"));
+			assert_non_null(strstr(v.rule[5].detail, "cpu and task_clock not judged"));
+		} else {
+			assert_true(failed(&v, "no_tier_regression"));
+			assert_non_null(strstr(v.rule[5].detail, "cpu tier"));
+		}
+		pl_verdict_release(&v);
+	}
+}
+
 static void test_different_benchmarks_and_missing_target(void **state)
 {
 	(void)state;
@@ -235,6 +264,7 @@ int main(void)
 	    cmocka_unit_test(test_each_rule_alone),
 	    cmocka_unit_test(test_different_benchmarks_and_missing_target),
 	    cmocka_unit_test(test_tiers),
+	    cmocka_unit_test(test_parallel_speedup),
 	    cmocka_unit_test(test_ledger_appends_whole_lines),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
