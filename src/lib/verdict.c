@@ -328,7 +328,7 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 			 "%zu other scored dimension%s, none worse by a tier%s", compared,
 			 compared == 1 ? "" : "s", note);
 	else
-		snprintf(r->detail, sizeof(r->detail), "regressed: %s%s", names, note);
+		snprintf(r->detail, sizeof(r->detail), "regressed: %.340s%.160s", names, note);
 	if (parallel)
 		json_object_set_new(r->numbers, "parallel_cpus_after", json_real(par_a));
 	json_object_set_new(r->numbers, "regressed", list);
