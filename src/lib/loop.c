@@ -892,13 +892,8 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		}
 		npaths = keep;
 		char msg[1400], before[48], after[48];
-		if (!strcmp(o->verdict.target, "timing")) {
-			pl_fmt_seconds(before, sizeof(before), o->verdict.before_p50);
-			pl_fmt_seconds(after, sizeof(after), o->verdict.after_p50);
-		} else {
-			snprintf(before, sizeof(before), "%.6g", o->verdict.before_p50);
-			snprintf(after, sizeof(after), "%.6g", o->verdict.after_p50);
-		}
+		pl_fmt_dim(before, sizeof(before), o->verdict.target, o->verdict.before_p50);
+		pl_fmt_dim(after, sizeof(after), o->verdict.target, o->verdict.after_p50);
 		snprintf(msg, sizeof(msg),
 			 "%s\n\nperfloop: %s of '%s' improved %.1f%% (p50 %s -> %s)\n\n"
 			 "Perfloop-Turn: %s\n",

@@ -77,6 +77,14 @@ char *pl_fmt_seconds(char *buf, size_t len, double seconds)
 	return buf;
 }
 
+char *pl_fmt_dim(char *buf, size_t len, const char *dimension, double value)
+{
+	if (dimension && !strcmp(dimension, "timing"))
+		return pl_fmt_seconds(buf, len, value);
+	snprintf(buf, len, "%.6g", value);
+	return buf;
+}
+
 char *pl_fmt_bytes(char *buf, size_t len, double b)
 {
 	if (b >= 1024.0 * 1024 * 1024)

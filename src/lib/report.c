@@ -306,17 +306,6 @@ static json_t *bench_of(json_t *summary, const char *name)
 	return NULL;
 }
 
-/* A dimension's value as bench prints it: a duration with its unit
- * (82.6 ms), anything else as the number it is. */
-static void dim_value(char *buf, size_t len, const char *target, double v)
-{
-	if (target && !strcmp(target, "timing")) {
-		pl_fmt_seconds(buf, len, v);
-	} else {
-		snprintf(buf, len, "%g", v);
-	}
-}
-
 static void describe_run(char *buf, size_t len, json_t *summary, const char *file,
 			 const char *bench, const char *target)
 {
@@ -328,10 +317,9 @@ static void describe_run(char *buf, size_t len, json_t *summary, const char *fil
 	json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
 	json_t *d = json_object_get(json_object_get(b, "dimensions"), target);
 	char value[64];
-	if (!strcmp(target, "timing"))
-		dim_value(value, sizeof value, target, json_number_value(json_object_get(d, "value")));
-	else
-		snprintf(value, sizeof value, "%g %s", json_number_value(json_object_get(d, "value")),
+	pl_fmt_dim(value, sizeof value, target, json_number_value(json_object_get(d, "value")));
+	if (strcmp(target, "timing") != 0) /* the unit the summary names */
+		snprintf(value + strlen(value), sizeof value - strlen(value), " %s",
 			 json_string_value(json_object_get(d, "unit")) ?: "");
 	snprintf(buf, len, "%s: `%s`, %s p50 %s, n=%lld, CV %.1f%%", file,
 		 json_string_value(json_object_get(b, "command")), target, value,
@@ -448,9 +436,9 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 			}
 			const char *target = json_string_value(json_object_get(d, "target"));
 			char before[48], after[48];
-			dim_value(before, sizeof before, target,
+			pl_fmt_dim(before, sizeof before, target,
 				  json_number_value(json_object_get(json_object_get(d, "before"), "p50")));
-			dim_value(after, sizeof after, target,
+			pl_fmt_dim(after, sizeof after, target,
 				  json_number_value(json_object_get(json_object_get(d, "after"), "p50")));
 			pl_strbuf_printf(&o.b, "%s %s: %s %s -> %s (%+.1f%%): %s\n",
 					 fmt == PL_REPORT_MD ? "-" : "*",
@@ -486,7 +474,7 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 					continue;
 				}
 				char p50[48];
-				dim_value(p50, sizeof p50, "timing",
+				pl_fmt_dim(p50, sizeof p50, "timing",
 					  json_number_value(json_object_get(t, "value")));
 				pl_strbuf_printf(
 				    &o.b, "%s %s (%s): timing p50 %s, n=%lld, CV %.1f%%%s\n",

@@ -91,13 +91,8 @@ static void rule_target(struct pl_verdict *v, double min_gain)
 	struct pl_rule *r = rule(v, "target_improved");
 	r->passed = v->gain >= min_gain;
 	char before[48], after[48];
-	if (!strcmp(v->target, "timing")) { /* with units, as bench prints them */
-		pl_fmt_seconds(before, sizeof before, v->before_p50);
-		pl_fmt_seconds(after, sizeof after, v->after_p50);
-	} else {
-		snprintf(before, sizeof before, "%.6g", v->before_p50);
-		snprintf(after, sizeof after, "%.6g", v->after_p50);
-	}
+	pl_fmt_dim(before, sizeof before, v->target, v->before_p50);
+	pl_fmt_dim(after, sizeof after, v->target, v->after_p50);
 	snprintf(r->detail, sizeof(r->detail), "%s p50 %s -> %s: %+.1f%% (needs >= %.1f%%)",
 		 v->target, before, after, v->gain * 100, min_gain * 100);
 	json_object_set_new(r->numbers, "before_p50", json_real(v->before_p50));
