@@ -407,6 +407,8 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 		b->state = PL_BENCH_FAILED;
 		run->failed = 1;
 	}
+	/* CPUs at once, for every run (warm-ups record no sample) */
+	run->last_cpus = r.wall_s > 0 ? (r.user_s + r.sys_s) / r.wall_s : 0;
 	if (measured || b->state == PL_BENCH_FAILED) {
 		struct pl_sample s = {.wall_s = r.wall_s,
 				      .user_s = r.user_s,
@@ -458,9 +460,9 @@ static int parallel_check(struct pl_bench_run *run, struct pl_bench *b, const st
 			  struct pl_error *err)
 {
 	pl_machine_unpin(&run->autopin_saved);
+	run->last_cpus = 0;
 	int rc = one_run(run, b, io, 0, err);
-	const struct pl_sample *s = b->n ? &b->samples[b->n - 1] : NULL;
-	double cpus = s && s->wall_s > 0 ? (s->user_s + s->sys_s) / s->wall_s : 0;
+	double cpus = run->last_cpus; /* a warm-up run records no sample */
 	if (rc == PL_OK && cpus >= PARALLEL_CPUS) {
 		snprintf(run->unpinned_why, sizeof(run->unpinned_why),
 			 "'%.80s' ran on %.1f CPUs at once in its warm-up run; pinned to one "
