@@ -6,6 +6,7 @@
 ; metric: complexity_exponent
 ; rationale: The condition is evaluated on every iteration and strlen walks the whole string each time: a loop over a string of length n costs O(n^2). Compilers hoist it only when they can prove the string is not modified.
 ; fix: compute the length once before the loop (size_t n = strlen(s);) or loop until s[i] == '\0'
+; quiet: strlen() outside a loop condition, or in the body (it may be needed there); a length kept in a variable
 ; bad:
 ;| #include <ctype.h>
 ;| #include <string.h>

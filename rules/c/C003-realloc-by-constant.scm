@@ -4,9 +4,10 @@
 ; severity: high
 ; status: statically_confirmed
 ; metric: complexity_exponent
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-not-small
 ; rationale: Growing a buffer by a fixed amount reallocates, and usually copies, on every step: O(n^2) bytes copied for n elements, and heap fragmentation.
 ; fix: grow geometrically (double the capacity when full) and track the capacity apart from the length
+; quiet: realloc() growing by a multiple (doubling) or by a computed size; loops known to run few times
 ; bad:
 ;| #include <stdlib.h>
 ;| int *read_all(int n)

@@ -4,9 +4,10 @@
 ; severity: medium
 ; status: requires_profiling
 ; metric: allocation_churn
-; when: in-loop, loop-lacks /free[[:space:]]*\([[:space:]]*{@v}[[:space:]]*\)/, loop-header-lacks /argc|optind/
+; when: in-loop, loop-lacks /free[[:space:]]*\([[:space:]]*{@v}[[:space:]]*\)/, loop-not-small
 ; rationale: A fresh allocation per iteration costs allocator time and, when the pointer is overwritten without free, leaks memory every iteration.
 ; fix: allocate once before the loop and reuse the buffer, or free it in the same iteration
+; quiet: an allocation freed in the same loop; loops known to run few times
 ; bad:
 ;| #include <stdlib.h>
 ;| #include <string.h>

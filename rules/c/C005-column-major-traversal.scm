@@ -7,6 +7,7 @@
 ; when: loop-header-has /\([[:space:]]*([[:alpha:]_]+[[:space:]]+)?{@first}[[:space:]]*=/
 ; rationale: C stores a[i][j] row by row; an inner loop that varies the first index jumps a whole row per step, so every access misses the cache line the previous one loaded.
 ; fix: swap the loops so the inner loop varies the last index (a[i][j] with j innermost), or transpose the data
+; quiet: traversals whose inner subscript is the outer loop's variable (row-major order); subscripts that are not plain loop variables
 ; bad:
 ;| double sum(double a[512][512])
 ;| {

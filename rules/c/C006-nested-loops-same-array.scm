@@ -7,6 +7,7 @@
 ; when: enclosing-loop-iterates @bound, node-has /([[:alpha:]_][[:alnum:]_]*)\[[[:space:]]*[[:alpha:]_][[:alnum:]_]*[[:space:]]*\][^;]*[^[:alnum:]_]\1\[/
 ; rationale: Comparing every element with every other element of the same array is O(n^2): fine for 100 items, minutes for 100,000.
 ; fix: sort once (O(n log n)) and compare neighbours, or use a hash set of the elements seen
+; quiet: nested loops over different bounds, or whose body does not index the same array with both variables
 ; bad:
 ;| int has_duplicate(const int *a, int n)
 ;| {

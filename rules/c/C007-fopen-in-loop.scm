@@ -3,9 +3,10 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/, loop-lacks /{@path}[[:space:]]*=[^=]|(printf|strcpy|strcat|strncpy|memcpy)[[:space:]]*\([[:space:]]*{@path}[[:space:]]*,/
+; when: in-loop, loop-not-small, loop-lacks /{@path}[[:space:]]*=[^=]|(printf|strcpy|strcat|strncpy|memcpy)[[:space:]]*\([[:space:]]*{@path}[[:space:]]*,/
 ; rationale: Opening a file per iteration costs path lookup, an open and a close (with a flush) each time, and defeats stdio buffering.
 ; fix: open the file once before the loop and keep the FILE * for the loop
+; quiet: opening a different file each iteration (a path the loop sets or formats: what such a loop is for); loops known to run few times
 ; bad:
 ;| #include <stdio.h>
 ;| void log_all(const int *v, int n)

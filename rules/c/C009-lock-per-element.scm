@@ -3,9 +3,10 @@
 ; level: 5
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/, unconditional
+; when: in-loop, loop-not-small, unconditional
 ; rationale: Locking and unlocking per element costs two atomic operations each time and, under contention, a context switch; the critical section is smaller than the locking.
 ; fix: take the lock once around the batch, or accumulate locally and merge under one lock at the end
+; quiet: a lock taken under a condition (a rare branch); loops known to run few times
 ; bad:
 ;| #include <pthread.h>
 ;| void add_all(pthread_mutex_t *m, long *total, const long *v, int n)

@@ -3,9 +3,10 @@
 ; level: 7
 ; severity: low
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-not-small
 ; rationale: pow is a general library call (exp/log for arbitrary exponents); x*x is one multiplication that the compiler can vectorize.
 ; fix: write x * x (or x * x * x); keep pow for non-integer exponents
+; quiet: pow() with exponents other than 2 or 3, or computed ones; loops known to run few times
 ; bad:
 ;| #include <math.h>
 ;| double energy(const double *v, int n)

@@ -3,9 +3,10 @@
 ; level: 3
 ; severity: medium
 ; status: requires_profiling
-; when: in-loop, loop-header-lacks /argc|optind/
+; when: in-loop, loop-not-small
 ; rationale: Each stdio call has locking and bookkeeping overhead; moving one byte per call makes that overhead the whole cost.
 ; fix: read or write blocks (fread(buf, 1, sizeof buf, f)) and loop over the buffer, or use getc_unlocked
+; quiet: fread()/fwrite() of more than one byte per call; loops known to run few times
 ; bad:
 ;| #include <stdio.h>
 ;| long count_newlines(FILE *f)

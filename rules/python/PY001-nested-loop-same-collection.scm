@@ -4,9 +4,10 @@
 ; severity: high
 ; status: requires_profiling
 ; metric: complexity_exponent
-; when: enclosing-loop-iterates @iter
+; when: enclosing-loop-iterates @iter, loop-not-small
 ; rationale: An inner loop over the collection the outer loop already walks compares every element with every other: n^2 steps, a second for 1,000 items becomes 17 minutes for 30,000.
 ; fix: index the collection once outside the loops (a set, a dict keyed by what the inner loop looks for, or a sort), then do one pass
+; quiet: nested loops over different collections; loops over a collection known to be small (a literal, `[0] * 4`, `range(8)`, a count named n_splits, num_layers, world_size, ndim...); comprehensions
 ; bad:
 ;| def duplicates(items):
 ;|     out = []

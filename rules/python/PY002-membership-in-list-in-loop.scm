@@ -8,6 +8,7 @@
 ; when: in-loop, function-has /(^|[^.[:alnum:]_]){@seq}[[:space:]]*=[[:space:]]*(\[|list\()/
 ; rationale: `x in some_list` scans the list element by element; inside a loop that is O(n*m). A set or dict answers in constant time.
 ; fix: build a set once before the loop (`wanted = set(some_list)`) and test membership against it
+; quiet: membership in a set, dict or a list not built as a list literal or list() in the same function
 ; bad:
 ;| def keep(rows, names):
 ;|     allowed = [n.lower() for n in names]

@@ -8,6 +8,7 @@
 ; when: in-loop
 ; rationale: Strings are immutable: each += may copy everything built so far, O(n^2) in the final length. CPython sometimes resizes in place, but not when another reference exists or for non-local targets.
 ; fix: collect the pieces in a list and ''.join(pieces) once after the loop (or write to io.StringIO)
+; quiet: += of anything but strings; string building outside loops
 ; bad:
 ;| def render(rows):
 ;|     out = ""

@@ -8,6 +8,7 @@
 ; when: in-loop, loop-lacks /(model|net|decoder|encoder|forward)[A-Za-z0-9_]*[[:space:]]*\(/
 ; rationale: torch.cat, np.append, np.concatenate and np.vstack allocate a new array and copy both inputs: growing an array this way copies O(n^2) elements and allocates n times.
 ; fix: append the pieces to a Python list and concatenate once after the loop (torch.cat(parts) / np.concatenate(parts)), or preallocate and fill
+; quiet: growth that appends to a Python list and concatenates once; loops that also run a model (the forward dwarfs the copy)
 ; bad:
 ;| import numpy as np
 ;| def collect(batches):

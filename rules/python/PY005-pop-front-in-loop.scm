@@ -8,6 +8,7 @@
 ; when: in-loop
 ; rationale: Removing or inserting at the front of a list shifts every other element: O(n) per call, O(n^2) for the loop.
 ; fix: use collections.deque (popleft / appendleft are O(1)), or reverse the order and work at the end of the list
+; quiet: pop() from the end; pop(0) outside loops
 ; bad:
 ;| def drain(queue):
 ;|     while queue:

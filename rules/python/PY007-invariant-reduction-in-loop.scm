@@ -7,6 +7,7 @@
 ; when: in-loop, loop-lacks /(^|[^.[:alnum:]_]){@data}[[:space:]]*([-+*\/]?=[^=]|\[)/, loop-lacks /for[[:space:]]+{@data}[[:space:]]/, loop-lacks /{@data}\.[a-z_]+_\(/
 ; rationale: The reduction walks the whole array on every iteration although the array does not change inside the loop: O(n) wasted per iteration.
 ; fix: compute it once before the loop and reuse the value
+; quiet: reductions of data the loop assigns, iterates or modifies in place
 ; bad:
 ;| def normalize(values, rows):
 ;|     out = []

@@ -6,6 +6,7 @@
 ; when: in-async-def
 ; rationale: A blocking call inside a coroutine stops the event loop: every other task waits until it returns, so concurrency collapses to one request at a time.
 ; fix: use the async equivalent (aiohttp/httpx.AsyncClient, asyncio.sleep, aiofiles) or run it in a thread with await asyncio.to_thread(...)
+; quiet: blocking calls outside async def; asyncio and aiohttp calls
 ; bad:
 ;| import requests
 ;| async def fetch(url):

@@ -7,6 +7,7 @@
 ; when: in-loop
 ; rationale: One query per item turns one round trip into N; with network latency the loop is dominated by waiting for the database.
 ; fix: fetch everything in one query before the loop (filter(id__in=...), select_related/prefetch_related, a JOIN, or executemany)
+; quiet: iterating the rows of one query (the query runs once); queries outside loops
 ; bad:
 ;| def owners(orders):
 ;|     names = []

@@ -6,6 +6,7 @@
 ; when: in-training-loop, not-periodic, unconditional
 ; rationale: Printing a CUDA tensor copies it to the host and synchronizes with the GPU on every step, and terminal output is slow.
 ; fix: log every N steps, or accumulate on the device and print once per epoch
+; quiet: printing under a periodic or any other branch (a NaN guard before exiting); prints outside training loops
 ; bad:
 ;| def train(model, loader, opt, loss_fn):
 ;|     for x, y in loader:

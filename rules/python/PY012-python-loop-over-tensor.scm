@@ -7,6 +7,7 @@
 ; when: file-has /import (torch|numpy)/, node-has /{@t}\[/
 ; rationale: Indexing a tensor element by element runs the interpreter (and for tensors a dispatch) per element: orders of magnitude slower than one vectorized operation.
 ; fix: express the loop as whole-array operations (broadcasting, torch.where, cumsum, indexing with masks)
+; quiet: loops over anything but range(len(x)) or range(x.shape[i]) whose body indexes x
 ; bad:
 ;| import torch
 ;| def relu(x):

@@ -7,6 +7,7 @@
 ; when: in-training-loop
 ; rationale: total += loss adds the tensor, not its value: the sum references every step's autograd graph, so memory grows with every step until the process runs out of memory.
 ; fix: accumulate a detached value: total += loss.detach() (or loss.item() once per logging interval)
+; quiet: accumulating loss.item() or a detached value; += outside a training loop
 ; bad:
 ;| def train(model, loader, opt, loss_fn):
 ;|     total = 0

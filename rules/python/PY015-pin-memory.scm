@@ -3,9 +3,10 @@
 ; level: 3
 ; severity: low
 ; status: requires_profiling
-; when: file-has /cuda/, node-lacks /batch_size[[:space:]]*=[[:space:]]*1[^0-9.]/, file-lacks /(^|[[:space:]])(import|from)[[:space:]]+(unittest|pytest)[^[:alnum:]_]/
+; when: call-args-lack /pin_memory["']?[[:space:]]*[=:][[:space:]]*[^F[:space:]]/, file-has /cuda/, node-lacks /batch_size[[:space:]]*=[[:space:]]*1[^0-9.]/, file-lacks /(^|[[:space:]])(import|from)[[:space:]]+(unittest|pytest)[^[:alnum:]_]/
 ; rationale: Copies from pageable host memory to the GPU go through a staging buffer and cannot overlap with compute; pinned memory allows asynchronous, faster transfers.
 ; fix: DataLoader(..., pin_memory=True) and tensor.to(device, non_blocking=True)
+; quiet: pin_memory set to anything but False, also through a `**kwargs` dict the function builds; files that never mention cuda; batch_size=1 loaders; unit tests
 ; bad:
 ;| import torch
 ;| from torch.utils.data import DataLoader
@@ -18,8 +19,5 @@
 ;| loader = DataLoader(dataset, batch_size=64, num_workers=8, pin_memory=True)
 ;| kwargs = dict(num_workers=4, pin_memory=True)
 ;| val_loader = DataLoader(val_set, batch_size=64, **kwargs)
-((call function: [(identifier) @f (attribute attribute: (identifier) @f)] arguments: (argument_list) @args) @finding
- (#eq? @f "DataLoader") (#not-match? @args "pin_memory") (#not-match? @args "[*][*]"))
-((call function: [(identifier) @f (attribute attribute: (identifier) @f)]
-   arguments: (argument_list (keyword_argument name: (identifier) @k value: (false)))) @finding
- (#eq? @f "DataLoader") (#eq? @k "pin_memory"))
+((call function: [(identifier) @f (attribute attribute: (identifier) @f)]) @finding
+ (#eq? @f "DataLoader"))

@@ -7,6 +7,7 @@
 ; when: not-in-no-grad, function-lacks /no_grad|inference_mode|set_grad_enabled/
 ; rationale: model.eval() changes layers' behaviour but does not stop autograd: every forward pass still records a graph and keeps activations, costing memory and time.
 ; fix: wrap evaluation in with torch.inference_mode(): (or torch.no_grad()), or decorate the function with @torch.inference_mode()
+; quiet: eval() under no_grad/inference_mode (or in a function that uses them)
 ; bad:
 ;| def evaluate(model, loader):
 ;|     model.eval()

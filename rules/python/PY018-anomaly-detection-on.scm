@@ -5,6 +5,7 @@
 ; status: statically_confirmed
 ; rationale: detect_anomaly records a traceback for every operation and checks every backward for NaN: a debugging aid that slows training several times over.
 ; fix: remove it, or enable it only behind a debug flag
+; quiet: set_detect_anomaly(False)
 ; bad:
 ;| import torch
 ;| torch.autograd.set_detect_anomaly(True)

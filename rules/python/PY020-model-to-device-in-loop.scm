@@ -6,6 +6,7 @@
 ; when: in-loop, loop-header-lacks /children|modules|named_|layers|partitions|devices/
 ; rationale: model.to(device) or model.cuda() walks every parameter and buffer; after the first iteration it does nothing useful but still costs a traversal (and a copy if the device differs).
 ; fix: move the model once, before the loop; move only the batch inside it
+; quiet: moving child modules or layers in turn (a loop over children(), modules(), layers, devices), and names other than model/net/module/network/encoder/decoder
 ; bad:
 ;| def train(model, loader, device):
 ;|     for x, y in loader:

@@ -6,6 +6,7 @@
 ; when: in-loop, loop-lacks /(for|as|,)[[:space:]]+{@arg}[^[:alnum:]_]|{@arg}[[:space:]]*=[^=]/
 ; rationale: torch.load reads and unpickles a whole file; inside a loop the same checkpoint or shard is deserialized again on every iteration.
 ; fix: load once before the loop (or cache what was loaded by path)
+; quiet: loading a different file each iteration (the path is the loop variable or set in the loop)
 ; bad:
 ;| import torch
 ;| def score(batches, path):

@@ -5,6 +5,7 @@
 ; status: requires_profiling
 ; rationale: iterrows builds a Series per row (and loses dtypes): hundreds of times slower than a column operation.
 ; fix: use vectorized column arithmetic, np.where, .map on a column, or groupby; itertuples only when a loop is unavoidable
+; quiet: vectorized pandas operations; itertuples() (fast enough for most uses)
 ; bad:
 ;| def totals(df):
 ;|     out = []

@@ -7,6 +7,7 @@
 ; when: in-method
 ; rationale: The cache is global to the class and keyed by self: it keeps every instance alive and grows with every distinct call, without bound, until the process runs out of memory.
 ; fix: give it a maxsize, cache per instance (functools.cached_property or a dict attribute), or cache a module-level function of the values only
+; quiet: lru_cache with a maxsize; caches on plain functions
 ; bad:
 ;| from functools import lru_cache
 ;| class Model:

@@ -6,6 +6,7 @@
 ; when: in-loop
 ; rationale: Opening, writing and closing a file per iteration costs system calls and a flush each time; with a constant path it is the same file every time.
 ; fix: open the file once, outside the loop, and write to it inside
+; quiet: open() of a name or expression (likely a different file each time); open() outside loops
 ; bad:
 ;| def log_all(events):
 ;|     for e in events:

@@ -7,6 +7,7 @@
 ; when: in-loop
 ; rationale: Each concat or append copies the whole frame: O(n^2) copying for n rows.
 ; fix: collect rows (dicts or frames) in a list and build the DataFrame once with pd.DataFrame(rows) or pd.concat(frames)
+; quiet: pd.concat of a list built in the loop (the recommended pattern); names that do not read as DataFrames
 ; bad:
 ;| import pandas as pd
 ;| def build(records):

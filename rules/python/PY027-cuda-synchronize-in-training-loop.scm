@@ -6,6 +6,7 @@
 ; when: in-training-loop, not-periodic, loop-lacks /time\.(time|perf_counter|monotonic)[A-Za-z_]*\(|elapsed_time\(/
 ; rationale: An explicit synchronize makes the CPU wait for all queued GPU work every step, removing the overlap between Python and the GPU.
 ; fix: remove it, or keep it only around timing code that runs every N steps
+; quiet: synchronize() under a periodic branch, or in a loop that times itself (time.perf_counter, elapsed_time): a timing needs it
 ; bad:
 ;| import torch
 ;| def train(model, loader, opt):

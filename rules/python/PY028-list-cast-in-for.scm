@@ -5,6 +5,7 @@
 ; status: statically_confirmed
 ; rationale: for x in list(items) copies the whole iterable into a new list before the first iteration; iterating the original is enough unless the loop mutates it.
 ; fix: iterate the object directly (keep the copy only when the loop changes the container)
+; quiet: list() of anything but a plain name (a generator, a call, a slice). Note: it does flag list(d) in a loop that changes d, where the copy is needed; write d.copy() or list(d.keys()) there to say so
 ; bad:
 ;| def total(prices):
 ;|     s = 0

@@ -7,6 +7,7 @@
 ; when: function-lacks /^(async +)?def +__init__\(/
 ; rationale: A loop whose body is a single .append call pays an attribute lookup and a method call per item; a comprehension builds the list with a dedicated bytecode.
 ; fix: out = [f(x) for x in items] (or out.extend(...) when appending to an existing list)
+; quiet: loops in __init__ (run once), loops with more than the append, appends to attributes or items, appends of constructors, tensor ops or RPCs (their cost dwarfs the append)
 ; bad:
 ;| def squares(items):
 ;|     out = []

@@ -7,6 +7,7 @@
 ; when: in-loop
 ; rationale: deepcopy walks and copies the whole object graph, with a memo dictionary, on every iteration: often the hottest line of a loop that seems to do little.
 ; fix: copy once outside the loop, copy only what changes (a shallow copy, dataclasses.replace), or avoid mutation
+; quiet: copy.copy; deepcopy outside loops
 ; bad:
 ;| import copy
 ;| def variants(base, keys):

@@ -6,6 +6,7 @@
 ; when: in-training-loop
 ; rationale: retain_graph=True keeps every saved activation of the graph after backward; in a loop that is usually a workaround that holds memory per step and hides a bug.
 ; fix: compute the losses first and call backward once on their sum, or detach what is reused across steps
+; quiet: retain_graph=True outside a training loop; retain_graph=False
 ; bad:
 ;| def train(model, loader, opt):
 ;|     for x, y in loader:

@@ -399,6 +399,8 @@ static char *render_text(struct pl_scan_file *files, size_t n, const struct pl_s
 				pl_strbuf_printf(&b, "%s^%s\n", pl_c(st, "\033[32m"),
 						 pl_c(st, "\033[0m"));
 			}
+			if (x->severity_note)
+				pl_strbuf_printf(&b, "       = note: %s\n", x->severity_note);
 			pl_strbuf_printf(&b, "       = fix: %s\n\n", x->suggested_action);
 		}
 	}
@@ -548,11 +550,13 @@ static json_t *rule_json(const struct pl_rule *r)
 {
 	struct pl_rule_info ri;
 	pl_rule_info(r, &ri);
-	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o}", "id",
-			 ri.id, "language", ri.lang, "title", ri.title, "level", ri.level,
+	return json_pack("{s:s, s:s, s:s, s:i, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:s, "
+			 "s:s?}",
+			 "id", ri.id, "language", ri.lang, "title", ri.title, "level", ri.level,
 			 "severity", ri.severity, "status", ri.status, "when", ri.when, "rationale",
 			 ri.rationale, "fix", ri.fix, "bad", ri.bad, "good", ri.good, "file",
-			 ri.path, "advisory", ri.advisory ? json_string(ri.advisory) : json_null());
+			 ri.path, "advisory", ri.advisory ? json_string(ri.advisory) : json_null(),
+			 "does_not_flag", ri.quiet, "rated_lower_when", ri.lower_why);
 }
 
 static char *render_rules(const struct pl_rules *rules, const char *fmt)
@@ -573,7 +577,10 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 			"do not edit.\nSeverity and level follow SPEC.md section 3; "
 			"`perfloop scan --explain ID` prints one rule. Rules marked *advisory* "
 			"are off by default: on real code most of what they flagged was not a "
-			"problem (tests/scan-real); `--advisory` or `--select ID` runs them.\n\n"
+			"problem (tests/scan-real); `--advisory` or `--select ID` runs them. "
+			"Every rule says what it deliberately does not flag; a finding in test "
+			"code (a test, tests or testing directory, test_*.py, *_test.*) is rated "
+			"one level lower than its rule, and says so.\n\n"
 			"| id | severity | level | status | title |\n|---|---|---|---|---|\n");
 		for (size_t i = 0; i < rules->n; i++) {
 			struct pl_rule_info ri;
@@ -597,10 +604,13 @@ static char *render_rules(const struct pl_rules *rules, const char *fmt)
 					 ri.title, ri.severity, ri.level, ri.status);
 			if (ri.advisory)
 				pl_strbuf_printf(&b, "*Advisory, off by default:* %s\n\n", ri.advisory);
-			pl_strbuf_printf(&b,
-					 "%s\n\n**Fix:** "
-					 "%s\n\nBad:\n\n```%s\n%s```\n\nGood:\n\n```%s\n%s```\n",
-					 ri.rationale, ri.fix, fence, ri.bad, fence, ri.good);
+			pl_strbuf_printf(&b, "%s\n\n**Fix:** %s\n\n**Does not flag:** %s\n\n",
+					 ri.rationale, ri.fix, ri.quiet);
+			if (ri.lower_why)
+				pl_strbuf_printf(&b, "**Rated one level lower** where %s.\n\n",
+						 ri.lower_why);
+			pl_strbuf_printf(&b, "Bad:\n\n```%s\n%s```\n\nGood:\n\n```%s\n%s```\n",
+					 fence, ri.bad, fence, ri.good);
 		}
 		return pl_strbuf_take(&b);
 	}
@@ -626,11 +636,13 @@ static char *render_explain(const struct pl_rule *r, const char *fmt)
 	struct pl_strbuf b = {0};
 	pl_strbuf_printf(&b,
 			 "%s: %s\n  language %s, severity %s, level %d, %s\n%s%s%s%s%s\n\n%s\n\nFix: "
-			 "%s\n\nBad:\n%s\nGood:\n%s",
+			 "%s\n\nDoes not flag: %s\n%s%s%s\nBad:\n%s\nGood:\n%s",
 			 ri.id, ri.title, ri.lang, ri.severity, ri.level, ri.status,
 			 ri.when[0] ? "  when: " : "", ri.when, ri.when[0] ? "" : "",
 			 ri.advisory ? "\n  advisory (off by default): " : "",
-			 ri.advisory ? ri.advisory : "", ri.rationale, ri.fix, ri.bad, ri.good);
+			 ri.advisory ? ri.advisory : "", ri.rationale, ri.fix, ri.quiet,
+			 ri.lower_why ? "\nRated one level lower where " : "",
+			 ri.lower_why ? ri.lower_why : "", ri.lower_why ? ".\n" : "", ri.bad, ri.good);
 	return pl_strbuf_take(&b);
 }
 

@@ -154,6 +154,11 @@ static int parse_one(struct ctx *c, json_t *o, struct pl_finding *f)
 	if (!json_is_string(et))
 		return bad(c, "evidence.text", "expected a string");
 	f->evidence_text = strdup(json_string_value(et));
+	json_t *sn = json_object_get(ev, "severity_note");
+	if (sn && !json_is_null(sn) && !json_is_string(sn))
+		return bad(c, "evidence.severity_note", "expected a string or null");
+	if (json_is_string(sn))
+		f->severity_note = strdup(json_string_value(sn));
 	json_t *nums = json_object_get(ev, "numbers");
 	if (nums && !json_is_null(nums)) {
 		if (!json_is_object(nums))
@@ -206,6 +211,7 @@ static void finding_release(struct pl_finding *f)
 	free(f->metric_name);
 	free(f->metric_unit);
 	free(f->evidence_text);
+	free(f->severity_note);
 	free(f->source);
 	json_decref(f->evidence_numbers);
 	memset(f, 0, sizeof(*f));
@@ -332,8 +338,8 @@ json_t *pl_finding_to_json(const struct pl_finding *f)
 	json_t *metric = json_pack("{s:s, s:o, s:s?}", "name", f->metric_name, "value",
 				   f->has_metric_value ? json_real(f->metric_value) : json_null(),
 				   "unit", f->metric_unit);
-	json_t *ev = json_pack("{s:s, s:O?}", "text", f->evidence_text ? f->evidence_text : "",
-			       "numbers", f->evidence_numbers);
+	json_t *ev = json_pack("{s:s, s:O?, s:s?}", "text", f->evidence_text ? f->evidence_text : "",
+			       "numbers", f->evidence_numbers, "severity_note", f->severity_note);
 	json_t *o =
 	    json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:f, s:i, s:s}", "id", f->id,
 		      "leaf", f->leaf, "signal", f->signal, "severity",

@@ -26,6 +26,7 @@ struct pl_finding {
 	double metric_value;
 	int has_metric_value;
 	char *evidence_text;
+	char *severity_note; /* why the rule's severity was lowered here; NULL */
 	json_t *evidence_numbers; /* object name -> number, may be NULL */
 	double ratio;		  /* evidence.numbers.ratio: measured impact */
 	int has_ratio;

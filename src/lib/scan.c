@@ -69,6 +69,8 @@ enum cond_kind {
 	C_LOOP_HEADER_HAS,
 	C_LOOP_HEADER_LACKS,
 	C_UNCONDITIONAL,
+	C_LOOP_NOT_SMALL,
+	C_CALL_ARGS_LACK,
 };
 
 struct cond {
@@ -81,6 +83,7 @@ struct cond {
 
 struct pl_rule {
 	char *id, *title, *severity_s, *status_s, *rationale, *fix, *bad, *good, *path, *when;
+	char *quiet; /* what the rule deliberately does not flag, in words */
 	char *metric;
 	char *advisory; /* why it is off by default (low precision on real code); NULL: on */
 	int level;
@@ -97,6 +100,11 @@ struct pl_rule {
 	uint32_t npatterns;
 	struct cond *conds;
 	size_t nconds;
+	/* `; lower: CONDS` and `; lower-why: TEXT`: where every one holds, the
+	 * finding is rated one level lower, and says why */
+	char *lower, *lower_why;
+	struct cond *lconds;
+	size_t nlconds;
 	int group_loop; /* `; group: loop`: one finding per enclosing loop */
 };
 
@@ -124,6 +132,17 @@ static char *trim_dup(const char *s, size_t n)
 	return dupn(s, n);
 }
 
+static void free_conds(struct cond *v, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(v[i].cap);
+		free(v[i].re_text);
+		if (v[i].has_re)
+			regfree(&v[i].re);
+	}
+	free(v);
+}
+
 static void free_rule(struct pl_rule *r)
 {
 	if (!r)
@@ -138,16 +157,14 @@ static void free_rule(struct pl_rule *r)
 	free(r->good);
 	free(r->path);
 	free(r->when);
+	free(r->quiet);
 	free(r->advisory);
 	free(r->metric);
 	free_preds(r);
-	for (size_t i = 0; i < r->nconds; i++) {
-		free(r->conds[i].cap);
-		free(r->conds[i].re_text);
-		if (r->conds[i].has_re)
-			regfree(&r->conds[i].re);
-	}
-	free(r->conds);
+	free_conds(r->conds, r->nconds);
+	free_conds(r->lconds, r->nlconds);
+	free(r->lower);
+	free(r->lower_why);
 	if (r->query && r->own_query)
 		ts_query_delete(r->query);
 	free(r->qtext);
@@ -170,7 +187,9 @@ static int parse_severity(const char *s, enum pl_severity *out)
 	return -1;
 }
 
-static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err)
+/* The conditions of a `when:` (or `lower:`) line, appended to *v. */
+static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, size_t *nv,
+		       struct pl_error *err)
 {
 	static const struct {
 		const char *name;
@@ -195,6 +214,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 	    {"loop-header-has", C_LOOP_HEADER_HAS, 2},
 	    {"loop-header-lacks", C_LOOP_HEADER_LACKS, 2},
 	    {"unconditional", C_UNCONDITIONAL, 0},
+	    {"loop-not-small", C_LOOP_NOT_SMALL, 0},
+	    {"call-args-lack", C_CALL_ARGS_LACK, 2},
 	};
 	const char *p = when;
 	while (*p) {
@@ -210,11 +231,11 @@ static int parse_conds(struct pl_rule *r, const char *when, struct pl_error *err
 		if (k == sizeof table / sizeof table[0])
 			return pl_error_set(err, PL_EINPUT, "%s: when: unknown condition '%.*s'",
 					    r->path, (int)n, p);
-		struct cond *c = realloc(r->conds, (r->nconds + 1) * sizeof *c);
+		struct cond *c = realloc(*v, (*nv + 1) * sizeof *c);
 		if (!c)
 			return pl_error_set(err, PL_ENOMEM, "out of memory");
-		r->conds = c;
-		c = &c[r->nconds++];
+		*v = c;
+		c = &c[(*nv)++];
 		memset(c, 0, sizeof *c);
 		c->kind = table[k].kind;
 		p += n;
@@ -418,6 +439,12 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				slot = &r->when;
 			else if (KEY("advisory"))
 				slot = &r->advisory;
+			else if (KEY("quiet"))
+				slot = &r->quiet;
+			else if (KEY("lower"))
+				slot = &r->lower;
+			else if (KEY("lower-why"))
+				slot = &r->lower_why;
 			else if (KEY("metric"))
 				slot = &r->metric;
 			else if (KEY("level")) {
@@ -470,6 +497,7 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 			      : !r->status_s   ? "status"
 			      : !r->rationale  ? "rationale"
 			      : !r->fix	       ? "fix"
+			      : !r->quiet      ? "quiet"
 			      : !r->level      ? "level"
 			      : !r->bad	       ? "bad"
 			      : !r->good       ? "good"
@@ -502,7 +530,13 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 		rc = pl_error_set(err, PL_EINPUT, "%s: query: no @finding capture", path);
 		goto done;
 	}
-	if (r->when && (rc = parse_conds(r, r->when, err)) < 0)
+	if (r->when && (rc = parse_conds(r, r->when, &r->conds, &r->nconds, err)) < 0)
+		goto done;
+	if (!r->lower != !r->lower_why) {
+		rc = pl_error_set(err, PL_EINPUT, "%s: lower: and lower-why: go together", path);
+		goto done;
+	}
+	if (r->lower && (rc = parse_conds(r, r->lower, &r->lconds, &r->nlconds, err)) < 0)
 		goto done;
 	if (!r->metric)
 		r->metric = strdup("anti_pattern");
@@ -694,6 +728,8 @@ void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *o)
 	o->lang = r->lang == PL_LANG_PYTHON ? "python" : "c";
 	o->path = r->path;
 	o->when = r->when ? r->when : "";
+	o->quiet = r->quiet;
+	o->lower_why = r->lower_why;
 	o->advisory = r->advisory;
 	o->level = r->level;
 }
@@ -1051,6 +1087,313 @@ static TSNode loop_iterable(TSNode loop)
 	return (TSNode){0};
 }
 
+/* ---- what the code says about sizes and arguments ---- */
+
+static int node_is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+/* Calls fn(node, arg) on every named node under root (root included) in
+ * document order until it returns nonzero; that value, or 0. */
+static int walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	int rc = 0;
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		if (ts_node_is_named(n) && (rc = fn(n, arg)) != 0)
+			break;
+		if (ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&cur))
+			if (!ts_tree_cursor_goto_parent(&cur) ||
+			    ts_node_eq(ts_tree_cursor_current_node(&cur), root))
+				goto out;
+	}
+out:
+	ts_tree_cursor_delete(&cur);
+	return rc;
+}
+
+/* The scope a name's local definitions are looked for in: its function,
+ * or the whole file. */
+static TSNode name_scope(struct src *s, TSNode n)
+{
+	TSNode fn = enclosing_function(s, n);
+	return ts_node_is_null(fn) ? s->root : fn;
+}
+
+/* A count that is one of few by its name: splits, blocks, folds, layers,
+ * heads, devices, workers, ranks, dimensions (`n_splits`, `num_layers`,
+ * `self.world_size`, `x.ndim`, `x.shape`) */
+static int small_count_name(const char *t, size_t len)
+{
+	static regex_t re;
+	static int state; /* 0 not compiled, 1 compiled, -1 failed */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	if (state == 0)
+		state = regcomp(&re,
+				"^(n_?|num_?|nb_?)?(splits|blocks|chunks|folds|layers|heads|"
+				"devices|gpus|workers|ranks|replicas|shards|stages|dims?|ndims?|"
+				"axes|world_size|shape)$",
+				REG_EXTENDED | REG_NOSUB | REG_ICASE) == 0
+			    ? 1
+			    : -1;
+	pthread_mutex_unlock(&mu);
+	return state > 0 && len < 64 && re_hit(&re, t, len);
+}
+
+struct assign_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	int depth, found, all_small;
+};
+
+static int known_small_at(struct src *s, TSNode n, int depth);
+
+static int assign_visit(TSNode n, void *arg)
+{
+	struct assign_find *a = arg;
+	if (!node_is(n, "assignment") && !node_is(n, "augmented_assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	size_t len;
+	const char *t = node_is(left, "identifier") ? ntext(a->s, left, &len) : NULL;
+	if (!t || len != a->len || memcmp(t, a->name, len))
+		return 0;
+	a->found = 1;
+	if (node_is(n, "augmented_assignment") ||
+	    !known_small_at(a->s, ts_node_child_by_field_name(n, "right", 5), a->depth + 1)) {
+		a->all_small = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is n (a Python iterable or count, a C loop bound) known to hold fewer
+ * than 100 items? An integer literal under 100, a literal list, `range`,
+ * `len`, `enumerate` or `zip` of such, `[x] * 4`, argc, a count named as
+ * one of few (small_count_name), or a name every assignment of which in
+ * its function is one of these. Unknown: 0. */
+static int known_small_at(struct src *s, TSNode n, int depth)
+{
+	if (ts_node_is_null(n) || depth > 4)
+		return 0;
+	const char *ty = ts_node_type(n);
+	size_t len;
+	const char *t = ntext(s, n, &len);
+	if (!strcmp(ty, "integer") || !strcmp(ty, "number_literal")) {
+		char buf[24];
+		if (len >= sizeof buf)
+			return 0;
+		memcpy(buf, t, len);
+		buf[len] = '\0';
+		char *e;
+		long v = strtol(buf, &e, 0);
+		return e != buf && v >= 0 && v < 100;
+	}
+	if (!strcmp(ty, "parenthesized_expression"))
+		return known_small_at(s, ts_node_named_child(n, 0), depth + 1);
+	if (!strcmp(ty, "list") || !strcmp(ty, "tuple") || !strcmp(ty, "set")) {
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k; i++)
+			if (strstr(ts_node_type(ts_node_named_child(n, i)), "splat"))
+				return 0;
+		return k < 100;
+	}
+	if (!strcmp(ty, "binary_operator")) { /* [0] * 4 */
+		TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+		size_t ol;
+		const char *o = ts_node_is_null(op) ? "" : ntext(s, op, &ol);
+		return *o == '*' &&
+		       known_small_at(s, ts_node_child_by_field_name(n, "left", 4), depth + 1) &&
+		       known_small_at(s, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+	}
+	if (!strcmp(ty, "call")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+		if (!node_is(fn, "identifier") || ts_node_is_null(args))
+			return 0;
+		size_t fl;
+		const char *f = ntext(s, fn, &fl);
+		uint32_t k = ts_node_named_child_count(args);
+		if (fl == 5 && !memcmp(f, "range", 5)) /* range(stop), range(start, stop...) */
+			return k >= 1 &&
+			       known_small_at(s, ts_node_named_child(args, k == 1 ? 0 : 1), depth + 1);
+		if ((fl == 3 && !memcmp(f, "len", 3)) || (fl == 9 && !memcmp(f, "enumerate", 9)) ||
+		    (fl == 8 && !memcmp(f, "reversed", 8)) || (fl == 6 && !memcmp(f, "sorted", 6)) ||
+		    (fl == 4 && !memcmp(f, "list", 4)) || (fl == 5 && !memcmp(f, "tuple", 5)))
+			return k >= 1 && known_small_at(s, ts_node_named_child(args, 0), depth + 1);
+		if (fl == 3 && !memcmp(f, "zip", 3)) { /* as short as its shortest */
+			for (uint32_t i = 0; i < k; i++)
+				if (known_small_at(s, ts_node_named_child(args, i), depth + 1))
+					return 1;
+			return 0;
+		}
+		return 0;
+	}
+	if (!strcmp(ty, "attribute") || !strcmp(ty, "field_expression")) {
+		TSNode a = ts_node_child_by_field_name(n, !strcmp(ty, "attribute") ? "attribute" : "field",
+						       !strcmp(ty, "attribute") ? 9 : 5);
+		if (ts_node_is_null(a))
+			return 0;
+		t = ntext(s, a, &len);
+		return small_count_name(t, len);
+	}
+	if (!strcmp(ty, "identifier")) {
+		if ((len == 4 && !memcmp(t, "argc", 4)) || small_count_name(t, len))
+			return 1;
+		if (s->lang != PL_LANG_PYTHON)
+			return 0;
+		struct assign_find a = {s, t, len, depth, 0, 1};
+		walk_named(name_scope(s, n), assign_visit, &a);
+		return a.found && a.all_small;
+	}
+	return 0;
+}
+
+/* Is every loop around n, within its function, known to run few times?
+ * Python: what the loop iterates; C: the bound of `i < BOUND` (either
+ * side), or a header that walks argc/optind (argument parsing). A `while`
+ * with no such bound is not known. No loop: 0. */
+static int loops_small(struct src *s, TSNode n)
+{
+	static regex_t args_re;
+	static int state;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	if (state == 0)
+		state = regcomp(&args_re, "(^|[^[:alnum:]_])(argc|optind|argv)([^[:alnum:]_]|$)",
+				REG_EXTENDED | REG_NOSUB) == 0
+			    ? 1
+			    : -1;
+	pthread_mutex_unlock(&mu);
+	int any = 0;
+	for (TSNode p = enclosing_loop(s, n); !ts_node_is_null(p); p = enclosing_loop(s, p)) {
+		any = 1;
+		if (s->lang == PL_LANG_C) {
+			TSNode body = ts_node_child_by_field_name(p, "body", 4);
+			uint32_t a = ts_node_start_byte(p),
+				 b = ts_node_is_null(body) ? ts_node_end_byte(p) : ts_node_start_byte(body);
+			if (state > 0 && b <= s->len && a <= b && re_hit(&args_re, s->text + a, b - a))
+				continue; /* argument parsing */
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (node_is(cond, "parenthesized_expression"))
+				cond = ts_node_named_child(cond, 0);
+			if (!node_is(cond, "binary_expression"))
+				return 0;
+			/* i < BOUND, i <= BOUND; BOUND > i, BOUND >= i */
+			TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+			size_t ol;
+			const char *o = ts_node_is_null(op) ? "" : ntext(s, op, &ol);
+			TSNode bound = *o == '<'   ? ts_node_child_by_field_name(cond, "right", 5)
+				       : *o == '>' ? ts_node_child_by_field_name(cond, "left", 4)
+						   : (TSNode){0};
+			if (!known_small_at(s, bound, 0))
+				return 0;
+		}
+		TSNode it = loop_iterable(p);
+		if (ts_node_is_null(it) || !known_small_at(s, it, 0))
+			return 0;
+	}
+	return any;
+}
+
+struct kw_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	struct pl_strbuf *out;
+	int found;
+};
+
+/* NAME = {...} / dict(...), NAME.update(...), NAME["key"] = ...: what
+ * they say, appended to out */
+static int kw_visit(TSNode n, void *arg)
+{
+	struct kw_find *k = arg;
+	size_t len;
+	const char *t;
+	TSNode target = {0}, what = {0};
+	if (node_is(n, "assignment")) {
+		TSNode left = ts_node_child_by_field_name(n, "left", 4);
+		TSNode right = ts_node_child_by_field_name(n, "right", 5);
+		if (node_is(left, "identifier") &&
+		    (node_is(right, "dictionary") ||
+		     (node_is(right, "call") &&
+		      (t = ntext(k->s, ts_node_child_by_field_name(right, "function", 8), &len)) &&
+		      len == 4 && !memcmp(t, "dict", 4)))) {
+			target = left;
+			what = right;
+		} else if (node_is(left, "subscript")) {
+			target = ts_node_child_by_field_name(left, "value", 5);
+			what = n;
+		}
+	} else if (node_is(n, "call")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		if (node_is(fn, "attribute") &&
+		    (t = ntext(k->s, ts_node_child_by_field_name(fn, "attribute", 9), &len)) &&
+		    len == 6 && !memcmp(t, "update", 6)) {
+			target = ts_node_child_by_field_name(fn, "object", 6);
+			what = ts_node_child_by_field_name(n, "arguments", 9);
+		}
+	}
+	if (!node_is(target, "identifier") || ts_node_is_null(what))
+		return 0;
+	t = ntext(k->s, target, &len);
+	if (len != k->len || memcmp(t, k->name, len))
+		return 0;
+	k->found = 1;
+	t = ntext(k->s, what, &len);
+	pl_strbuf_append(k->out, t, len);
+	pl_strbuf_puts(k->out, "\n");
+	return 0;
+}
+
+/* The arguments of the call n as text, with each `**name` replaced by
+ * what its function puts in that dict. NULL where an argument cannot be
+ * read (`*args`, `**self.opts`, a dict built elsewhere): the caller then
+ * does not judge what the call is missing. */
+static char *call_args_text(struct src *s, TSNode call)
+{
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+	if (ts_node_is_null(args))
+		return NULL;
+	struct pl_strbuf b = {0};
+	size_t len;
+	const char *t = ntext(s, args, &len);
+	pl_strbuf_append(&b, t, len);
+	pl_strbuf_puts(&b, "\n");
+	uint32_t k = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (node_is(a, "list_splat")) {
+			free(b.s);
+			return NULL;
+		}
+		if (!node_is(a, "dictionary_splat"))
+			continue;
+		TSNode name = ts_node_named_child(a, 0);
+		struct kw_find f = {s, NULL, 0, &b, 0};
+		if (node_is(name, "identifier")) {
+			f.name = ntext(s, name, &f.len);
+			walk_named(name_scope(s, call), kw_visit, &f);
+		}
+		if (!f.found) {
+			free(b.s);
+			return NULL;
+		}
+	}
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	return pl_strbuf_take(&b);
+}
+
 static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
 		      const TSQueryMatch *m, TSNode node)
 {
@@ -1102,6 +1445,14 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 				return 0;
 		}
 		return 1;
+	}
+	case C_LOOP_NOT_SMALL:
+		return !loops_small(s, node);
+	case C_CALL_ARGS_LACK: {
+		char *args = call_args_text(s, node);
+		int hit = !args || cond_match(s, r, c, m, args, strlen(args));
+		free(args);
+		return !hit;
 	}
 	case C_IN_ASYNC_DEF: {
 		TSNode fn = enclosing_function(s, node);
@@ -1296,7 +1647,30 @@ static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o)
 	return 1;
 }
 
-static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r, TSNode node)
+/* Test code (a test, tests or testing directory; test_*.py, *_test.*,
+ * conftest.py) runs in CI, not in production: its findings are rated one
+ * level lower. */
+static int is_test_path(const char *path)
+{
+	for (const char *p = path; *p;) {
+		size_t n = strcspn(p, "/");
+		int last = p[n] == '\0';
+		if (!last && ((n == 4 && !strncmp(p, "test", 4)) || (n == 5 && !strncmp(p, "tests", 5)) ||
+			      (n == 7 && !strncmp(p, "testing", 7))))
+			return 1;
+		if (last) {
+			const char *dot = memchr(p, '.', n);
+			size_t stem = dot ? (size_t)(dot - p) : n;
+			return !strncmp(p, "test_", 5) || !strcmp(p, "conftest.py") ||
+			       (stem > 5 && !strncmp(p + stem - 5, "_test", 5));
+		}
+		p += n + 1;
+	}
+	return 0;
+}
+
+static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r, TSNode node,
+		       enum pl_severity sev, const char *note)
 {
 	TSPoint pt = ts_node_start_point(node);
 	/* one finding per rule and line: `x.mean() / x.std()` is one problem;
@@ -1359,7 +1733,9 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 	char sig[512];
 	snprintf(sig, sizeof sig, "%s|%s", r->title, x->evidence_text);
 	pl_finding_id(x->leaf, x->path, x->function ? x->function : "", sig, x->id);
-	x->severity = r->severity;
+	x->severity = sev;
+	if (note && !(x->severity_note = strdup(note)))
+		return -1;
 	x->status = r->status;
 	x->line = (long)pt.row + 1;
 	x->column = (long)pt.column + 1;
@@ -1487,6 +1863,7 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	s.root = root;
 	int rc = 0;
 	TSQuery *q = rules->combined[f->lang];
+	int test_code = is_test_path(f->path);
 	if (q) {
 		ts_query_cursor_exec(qc, q, root);
 		TSQueryMatch m;
@@ -1509,7 +1886,31 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 				continue;
 			if (pl_supp_match(&s.supps, ts_node_start_point(node).row, r->id))
 				continue;
-			if (add_finding(f, &s, r, node) < 0)
+			/* severity from evidence: the rule's, one level lower where
+			 * its lower: conditions hold or in test code */
+			enum pl_severity sev = r->severity;
+			const char *note = NULL;
+			if (r->nlconds) {
+				c = 0;
+				while (c < r->nlconds && cond_holds(&s, r, &r->lconds[c], &m, node))
+					c++;
+				if (c == r->nlconds)
+					note = r->lower_why;
+			}
+			if (!note && test_code)
+				note = "in test code";
+			char why[256];
+			if (note && sev < PL_SEV_LOW) {
+				sev++;
+				snprintf(why, sizeof why, "rated %s, not %s: %s", pl_severity_name(sev),
+					 pl_severity_name(r->severity), note);
+				note = why;
+			} else {
+				note = NULL;
+			}
+			if (o && (int)sev > o->min_severity)
+				continue;
+			if (add_finding(f, &s, r, node, sev, note) < 0)
 				rc = -1;
 		}
 	}

@@ -46,6 +46,8 @@ struct pl_rule_info {
 	const char *id, *title, *severity, *status, *rationale, *fix, *bad, *good, *lang, *path,
 	    *when;
 	const char *advisory; /* why it is off by default; NULL: on */
+	const char *quiet;    /* what it deliberately does not flag */
+	const char *lower_why; /* where it rates a finding one level lower; NULL */
 	int level;
 };
 void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *out);

@@ -17,11 +17,10 @@ python3 "$score" "$PERFLOOP" "$deps" --json default.json >default.txt 2>default.
 	fail "default rules: $(cat default.err)"
 cat default.txt
 # the advisory rules are the ones the corpus showed to be mostly noise: off
-# by default. What remains: every rule that fires 5 times or more is right
-# at least 60% of the time (the issue's target), and all of them together
-# no worse than measured when the corpus was labelled (a ratchet: raise it
-# as rules improve; the issue's targets, 80% true and at most 5% rated
-# above their fair severity, are not met yet: docs/PERFORMANCE.md)
+# by default. What remains meets #13's targets: every rule that fires 5
+# times or more is right at least 60% of the time, all of them together at
+# least 80%, and at most 5% of the findings are rated above the severity
+# the labeller judged fair
 python3 - <<'PY' || fail "the default rules' precision"
 import json
 a, d = json.load(open("all.json")), json.load(open("default.json"))
@@ -30,10 +29,10 @@ bad = []
 for rule, r in d["rules"].items():
     if r["findings"] >= 5 and r["tp"] < 0.6 * r["findings"]:
         bad.append("%s: %d of %d true (< 60%%): make it advisory or fix it" % (rule, r["tp"], r["findings"]))
-if d["findings"] and d["true"] / d["findings"] < 10 / 14 - 1e-9:
-    bad.append("all default rules: %d of %d true, below the 10 of 14 measured" % (d["true"], d["findings"]))
-if d["above_fair"] > 2:
-    bad.append("%d true findings rated above their fair severity (2 measured)" % d["above_fair"])
+if d["findings"] and d["true"] < 0.8 * d["findings"]:
+    bad.append("all default rules: %d of %d true (< 80%%)" % (d["true"], d["findings"]))
+if d["above_fair"] > 0.05 * d["findings"]:
+    bad.append("%d of %d findings rated above their fair severity (> 5%%)" % (d["above_fair"], d["findings"]))
 for b in bad:
     print("FAIL:", b)
 assert not bad
