@@ -23,6 +23,7 @@
 #include "pyproject.h"
 #include "render.h"
 #include "scan.h"
+#include "scancache.h"
 #include "spawn.h"
 #include "strbuf.h"
 
@@ -64,6 +65,8 @@ const char cmd_scan_usage[] =
     "                        most of what they flag in real code is not a problem\n"
     "                        (--list-rules marks them; --select ID runs one)\n"
     "  -j, --jobs N          files scanned in parallel (default: CPUs)\n"
+    "      --no-cache        neither read nor write .perfloop/cache/scan (results\n"
+    "                        kept by content, rules, options and perfloop build)\n"
     "      --list-rules      list the rules\n"
     "      --explain RULE    a rule's rationale, fix and examples\n"
     "  -h, --help            this text\n"
@@ -95,7 +98,8 @@ enum {
 	OPT_CONFIG,
 	OPT_NO_CONFIG,
 	OPT_LIST,
-	OPT_EXPLAIN
+	OPT_EXPLAIN,
+	OPT_NO_CACHE
 };
 
 static const struct option longopts[] = {
@@ -109,6 +113,7 @@ static const struct option longopts[] = {
     {"no-gitignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"no-ignore", no_argument, NULL, OPT_NOGITIGNORE},
     {"advisory", no_argument, NULL, OPT_ADVISORY},
+    {"no-cache", no_argument, NULL, OPT_NO_CACHE},
     {"statistics", no_argument, NULL, OPT_STATISTICS},
     {"config", required_argument, NULL, OPT_CONFIG},
     {"no-config", no_argument, NULL, OPT_NO_CONFIG},
@@ -702,7 +707,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	(void)ctx;
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
-	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, statistics = 0;
+	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, statistics = 0, nocache = 0;
 	int no_config = 0;
 	const char *config_path = NULL;
 	struct pl_scan_config conf = {.advisory = -1};
@@ -710,6 +715,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	struct skipped skipped = {0};
 	long jobs = sysconf(_SC_NPROCESSORS_ONLN);
 	struct pl_rules rules = {0};
+	struct pl_scan_cache cache = {0};
 	struct pl_scan_file *files = NULL;
 	struct pl_error err = {{0}};
 	optind = 1;
@@ -750,6 +756,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_ADVISORY:
 			advisory = 1;
+			break;
+		case OPT_NO_CACHE:
+			nocache = 1;
 			break;
 		case OPT_STATISTICS:
 			statistics = 1;
@@ -901,9 +910,23 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
 				  ign.n, minsev, advisory};
+	/* the cache key: the rules' text and every option that changes what
+	 * a file's scan reports (perfloop's build is added by the cache) */
+	uint64_t salt = pl_scan_cache_salt(rules.source_hash, advisory ? "advisory" : "");
+	char num[32];
+	snprintf(num, sizeof num, "sev%d", minsev);
+	salt = pl_scan_cache_salt(salt, num);
+	for (size_t i = 0; i < sel.n; i++)
+		salt = pl_scan_cache_salt(pl_scan_cache_salt(salt, "select"), sel.v[i]);
+	for (size_t i = 0; i < ign.n; i++)
+		salt = pl_scan_cache_salt(pl_scan_cache_salt(salt, "ignore"), ign.v[i]);
+	if (!nocache && pl_scan_cache_init(&cache, salt) < 0)
+		fprintf(stderr, "perfloop: warning: no scan cache (cannot create "
+				".perfloop/cache/scan here); scanning every file\n");
+	size_t cached = 0;
 	double t0 = pl_now_s();
-	if (pl_scan_files(&rules, &so, (const char *const *)paths.v, paths.n, (int)jobs, &files,
-			  &err) < 0) {
+	if (pl_scan_files(&rules, &so, &cache, (const char *const *)paths.v, paths.n, (int)jobs,
+			  &files, &cached, &err) < 0) {
 		rc = pl_die(PL_EXIT_INTERNAL, "%s", err.msg);
 		goto done;
 	}
@@ -978,6 +1001,11 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		    "in %zu file%s, %zu lines, %.2f s\n",
 		    total, total == 1 ? "" : "s", by[0], by[1], by[2], by[3], paths.n,
 		    paths.n == 1 ? "" : "s", lines, secs);
+	if (!rc && cached)
+		fprintf(stderr,
+			"perfloop scan: %zu of %zu file%s unchanged since a scan with these rules "
+			"and options, read from %s (--no-cache rescans)\n",
+			cached, paths.n, paths.n == 1 ? "" : "s", cache.dir);
 	if (!rc && conf.path)
 		fprintf(stderr, "perfloop scan: settings from %s [tool.perfloop.scan]\n", conf.path);
 	/* what was left out, so that "0 files" is never a mystery */
@@ -995,6 +1023,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	if (!rc && failing)
 		rc = PL_EXIT_NEGATIVE;
 done:
+	pl_scan_cache_release(&cache);
 	pl_scan_config_release(&conf);
 	for (size_t i = 0; files && i < paths.n; i++)
 		pl_scan_file_release(&files[i]);

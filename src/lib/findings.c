@@ -217,6 +217,16 @@ static void finding_release(struct pl_finding *f)
 	memset(f, 0, sizeof(*f));
 }
 
+int pl_finding_from_json(json_t *o, const char *file, struct pl_finding *f, struct pl_error *err)
+{
+	struct ctx c = {.file = file, .err = err};
+	memset(f, 0, sizeof *f);
+	int rc = parse_one(&c, o, f);
+	if (rc != PL_OK)
+		finding_release(f);
+	return rc;
+}
+
 int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error *err)
 {
 	json_t *doc;

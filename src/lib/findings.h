@@ -68,6 +68,9 @@ void pl_finding_id(const char *leaf, const char *path, const char *function, con
 		   char out[16]);
 
 json_t *pl_finding_to_json(const struct pl_finding *f);
+/* One finding object (as pl_finding_to_json writes it) into *f; on an
+ * error nothing is kept and err names file and field. */
+int pl_finding_from_json(json_t *o, const char *file, struct pl_finding *f, struct pl_error *err);
 /* A whole document with these findings; tool names the producer. */
 json_t *pl_findings_doc(const char *tool, const struct pl_findings *f);
 

@@ -22,6 +22,8 @@
 
 #include "strbuf.h"
 #include "suppress.h"
+#include "scancache.h"
+#include "hash.h"
 
 const TSLanguage *tree_sitter_python(void);
 const TSLanguage *tree_sitter_c(void);
@@ -109,6 +111,7 @@ struct pl_rule {
 };
 
 static void free_preds(struct pl_rule *r);
+static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o);
 static int combine(struct pl_rules *rs, struct pl_error *err);
 
 static char *dupn(const char *s, size_t n)
@@ -579,10 +582,28 @@ int pl_rules_load(struct pl_rules *rs, struct pl_error *err)
 			}
 		rs->n++;
 	}
+	uint64_t h = PL_FNV_INIT;
+	for (size_t i = 0; i < n; i++)
+		h = pl_fnv1a(pl_fnv1a(h, pl_rule_files[i].path), pl_rule_files[i].text) * 31 + 1;
+	rs->source_hash = h;
+	return 0;
+}
+
+int pl_rules_compile(struct pl_rules *rs, const struct pl_scan_opts *o, struct pl_error *err)
+{
+	if (rs->compiled)
+		return 0;
 	int rc = combine(rs, err);
 	if (rc < 0)
-		pl_rules_release(rs);
-	return rc;
+		return rc;
+	/* the rules this scan does not run: their patterns off, so the query
+	 * cursor never tries them */
+	for (int lang = 0; lang < PL_LANG_COUNT; lang++)
+		for (unsigned k = 0; k < rs->npatterns[lang]; k++)
+			if (rs->owner[lang][k] && !rule_selected(rs->owner[lang][k], o))
+				ts_query_disable_pattern(rs->combined[lang], k);
+	rs->compiled = 1;
+	return 0;
 }
 
 static uint32_t finding_id(TSQuery *q)
@@ -1980,13 +2001,17 @@ static int read_file(const char *path, char **text, size_t *len)
 }
 
 struct work {
-	const struct pl_rules *rules;
+	struct pl_rules *rules;
 	const struct pl_scan_opts *o;
+	const struct pl_scan_cache *cache;
 	const char *const *paths;
 	struct pl_scan_file *files;
 	size_t n;
 	atomic_size_t next;
 	atomic_int failed;
+	int phase;	 /* 0: read, and take what the cache has; 1: scan the rest */
+	char (*keys)[33]; /* per file, with a cache */
+	unsigned char *done; /* per file: read failed, or served from the cache */
 };
 
 static void *worker(void *arg)
@@ -2002,19 +2027,32 @@ static void *worker(void *arg)
 			if (i >= w->n)
 				break;
 			struct pl_scan_file *f = &w->files[i];
+			if (w->phase == 1) {
+				if (w->done[i])
+					continue;
+				if (scan_with(p, qc, w->rules, w->o, f) < 0)
+					atomic_store(&w->failed, 1);
+				else if (w->cache)
+					pl_scan_cache_put(w->cache, w->keys[i], f);
+				continue;
+			}
 			f->path = strdup(w->paths[i]);
 			f->lang = (enum pl_lang)pl_scan_lang(w->paths[i]);
 			if (!f->path) {
 				atomic_store(&w->failed, 1);
+				w->done[i] = 1;
 				continue;
 			}
 			if (read_file(f->path, &f->text, &f->len) < 0) {
 				f->unreadable = 1;
 				f->read_errno = errno;
+				w->done[i] = 1;
 				continue;
 			}
-			if (scan_with(p, qc, w->rules, w->o, f) < 0)
-				atomic_store(&w->failed, 1);
+			if (w->cache) {
+				pl_scan_cache_key(w->cache, f, w->keys[i]);
+				w->done[i] = pl_scan_cache_get(w->cache, w->keys[i], f) ? 2 : 0;
+			}
 		}
 	}
 	if (qc)
@@ -2024,25 +2062,61 @@ static void *worker(void *arg)
 	return NULL;
 }
 
-int pl_scan_files(const struct pl_rules *rules, const struct pl_scan_opts *o,
-		  const char *const *paths, size_t n, int threads, struct pl_scan_file **out,
-		  struct pl_error *err)
+/* One phase of w over every file, on `threads` threads. */
+static void run_phase(struct work *w, int phase, int threads)
 {
-	struct work w = {rules, o, paths, calloc(n ? n : 1, sizeof(struct pl_scan_file)), n, 0, 0};
-	if (!w.files)
+	w->phase = phase;
+	atomic_store(&w->next, 0);
+	pthread_t tid[64];
+	int started = 0;
+	for (int i = 1; i < threads && i < 64; i++)
+		if (pthread_create(&tid[started], NULL, worker, w) == 0)
+			started++;
+	worker(w);
+	for (int i = 0; i < started; i++)
+		pthread_join(tid[i], NULL);
+}
+
+int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
+		  const struct pl_scan_cache *cache, const char *const *paths, size_t n,
+		  int threads, struct pl_scan_file **out, size_t *cached, struct pl_error *err)
+{
+	struct work w = {rules, o, cache && cache->dir ? cache : NULL, paths,
+			 calloc(n ? n : 1, sizeof(struct pl_scan_file)), n, 0, 0, 0, NULL, NULL};
+	w.done = calloc(n ? n : 1, 1);
+	w.keys = w.cache ? calloc(n ? n : 1, sizeof *w.keys) : NULL;
+	if (!w.files || !w.done || (w.cache && !w.keys)) {
+		free(w.files);
+		free(w.done);
+		free(w.keys);
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
 	if (threads < 1)
 		threads = 1;
 	if ((size_t)threads > n)
 		threads = n ? (int)n : 1;
-	pthread_t tid[64];
-	int started = 0;
-	for (int i = 1; i < threads && i < 64; i++)
-		if (pthread_create(&tid[started], NULL, worker, &w) == 0)
-			started++;
-	worker(&w);
-	for (int i = 0; i < started; i++)
-		pthread_join(tid[i], NULL);
+	run_phase(&w, 0, threads);
+	size_t hits = 0, todo = 0;
+	for (size_t i = 0; i < n; i++) {
+		hits += w.done[i] == 2;
+		todo += w.done[i] == 0;
+	}
+	if (cached)
+		*cached = hits;
+	int rc = 0;
+	if (todo && !atomic_load(&w.failed)) {
+		rc = pl_rules_compile(rules, o, err);
+		if (rc == 0)
+			run_phase(&w, 1, threads);
+	}
+	free(w.done);
+	free(w.keys);
+	if (rc < 0) {
+		for (size_t i = 0; i < n; i++)
+			pl_scan_file_release(&w.files[i]);
+		free(w.files);
+		return rc;
+	}
 	if (atomic_load(&w.failed)) {
 		for (size_t i = 0; i < n; i++)
 			pl_scan_file_release(&w.files[i]);

@@ -14,6 +14,7 @@
 #define PL_SCAN_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "error.h"
 #include "findings.h"
@@ -32,11 +33,18 @@ struct pl_rules {
 	struct TSQuery *combined[PL_LANG_COUNT];
 	struct pl_rule **owner[PL_LANG_COUNT];
 	unsigned npatterns[PL_LANG_COUNT];
+	uint64_t source_hash; /* of every rule file's text */
+	int compiled;
 };
 
-/* Parse and compile every embedded rule. A bad rule is an internal error
- * naming the file, line and field. */
+/* Parse every embedded rule (pl_rules_compile compiles the queries: most
+ * of a small scan's time, and not needed where every result is cached).
+ * A bad rule is an internal error naming the file, line and field. */
 int pl_rules_load(struct pl_rules *r, struct pl_error *err);
+/* Compile the combined queries, with only the patterns of the rules o
+ * runs enabled (o NULL: all). Once; later calls do nothing. */
+struct pl_scan_opts;
+int pl_rules_compile(struct pl_rules *r, const struct pl_scan_opts *o, struct pl_error *err);
 void pl_rules_release(struct pl_rules *r);
 /* The rule with this id, or NULL. */
 const struct pl_rule *pl_rules_find(const struct pl_rules *r, const char *id);
@@ -80,10 +88,14 @@ struct pl_scan_file {
 /* Language by file name, or -1 when perfloop does not scan it. */
 int pl_scan_lang(const char *path);
 
-/* Scan files[0..n) with `threads` threads; results in files' order. */
-int pl_scan_files(const struct pl_rules *rules, const struct pl_scan_opts *o,
-		  const char *const *paths, size_t n, int threads, struct pl_scan_file **out,
-		  struct pl_error *err);
+/* Scan files[0..n) with `threads` threads; results in files' order.
+ * With a cache (NULL: none), a file whose entry is there is not parsed;
+ * the rules are compiled only if some file is. cached (NULL or) counts
+ * the files served from the cache. */
+struct pl_scan_cache;
+int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
+		  const struct pl_scan_cache *cache, const char *const *paths, size_t n,
+		  int threads, struct pl_scan_file **out, size_t *cached, struct pl_error *err);
 void pl_scan_file_release(struct pl_scan_file *f);
 
 #endif
