@@ -73,6 +73,7 @@ enum cond_kind {
 	C_UNCONDITIONAL,
 	C_LOOP_NOT_SMALL,
 	C_CALL_ARGS_LACK,
+	C_UNUSED,
 };
 
 struct cond {
@@ -219,6 +220,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"unconditional", C_UNCONDITIONAL, 0},
 	    {"loop-not-small", C_LOOP_NOT_SMALL, 0},
 	    {"call-args-lack", C_CALL_ARGS_LACK, 2},
+	    {"unused", C_UNUSED, 1},
 	};
 	const char *p = when;
 	while (*p) {
@@ -652,12 +654,22 @@ static int combine(struct pl_rules *rs, struct pl_error *err)
 				pl_strbuf_puts(&b, rs->v[i]->qtext);
 				pl_strbuf_puts(&b, "\n");
 			}
-		size_t textlen = b.len;
-		char *text = pl_strbuf_take(&b);
-		if (!textlen) {
-			free(text);
+		size_t scope_at = b.len;
+		if (!scope_at) {
+			free(pl_strbuf_take(&b));
 			continue;
 		}
+		/* last, the scopes conditions ask about (add_scope) */
+		pl_strbuf_puts(&b, lang == PL_LANG_PYTHON
+				       ? "[(for_statement) (while_statement) (list_comprehension) "
+					 "(set_comprehension) (dictionary_comprehension) "
+					 "(generator_expression) (function_definition) (lambda) "
+					 "(class_definition) (with_statement) (decorated_definition)] "
+					 "@pl.scope\n"
+				       : "[(for_statement) (while_statement) (do_statement) "
+					 "(function_definition)] @pl.scope\n");
+		size_t textlen = b.len;
+		char *text = pl_strbuf_take(&b);
 		if (!text) {
 			free(start);
 			return pl_error_set(err, PL_ENOMEM, "out of memory");
@@ -684,9 +696,12 @@ static int combine(struct pl_rules *rs, struct pl_error *err)
 			free(start);
 			return pl_error_set(err, PL_ENOMEM, "out of memory");
 		}
-		rs->npatterns[lang] = n;
+		rs->npatterns[lang] = 0; /* the rules' patterns; the scope pattern after */
 		for (uint32_t k = 0; k < n; k++) {
 			uint32_t at = ts_query_start_byte_for_pattern(q, k);
+			if (at >= scope_at)
+				break;
+			rs->npatterns[lang] = k + 1;
 			struct pl_rule *owner = NULL;
 			for (size_t i = 0; i < rs->n; i++)
 				if ((int)rs->v[i]->lang == lang && start[i] <= at)
@@ -767,11 +782,10 @@ struct src {
 	size_t group_cap;
 	size_t nlines;
 	struct scope *scopes; /* loops, functions, classes, with, decorators */
-	size_t nscopes;
+	size_t nscopes, scopes_cap;
 	TSNode root;
-	int scopes_state; /* 0 not built (built on first use), 1 built, -1 failed */
 	char *code;	  /* the text with comments blanked (built on first use) */
-	int code_state;	  /* as scopes_state */
+	int code_state;	  /* 0 not built (built on first use), 1 built, -1 failed */
 };
 
 /* The nodes conditions ask about, found in one pass over the tree, each
@@ -882,73 +896,65 @@ static int scope_kind(struct src *s, const char *t)
 	return 0;
 }
 
-/* Preorder walk with an explicit stack: deep trees must not exhaust the
- * C stack. 0, or -1 out of memory. */
-static int build_scopes(struct src *s, TSNode root)
+/* The scope kind of every node symbol of a language, computed once:
+ * comparing a symbol number is what a walk over every node can afford,
+ * comparing type strings is not. */
+#define PL_MAX_SYMBOLS 512
+static unsigned char kinds[PL_LANG_COUNT][PL_MAX_SYMBOLS];
+static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
+
+static void kinds_init(void)
 {
-	size_t cap = 256;
-	struct {
-		uint32_t depth;
-		int idx;
-	} stack[4096];
-	size_t sp = 0;
-	s->scopes = malloc(cap * sizeof *s->scopes);
-	if (!s->scopes)
-		return -1;
-	TSTreeCursor cur = ts_tree_cursor_new(root);
-	uint32_t depth = 0;
-	for (;;) {
-		TSNode n = ts_tree_cursor_current_node(&cur);
-		while (sp && stack[sp - 1].depth >= depth)
-			sp--;
-		int kind = ts_node_is_named(n) ? scope_kind(s, ts_node_type(n)) : 0;
-		if (kind) {
-			if (pl_grow((void **)&s->scopes, &cap, s->nscopes + 1, sizeof *s->scopes,
-				    256) < 0) {
-				ts_tree_cursor_delete(&cur);
-				return -1;
-			}
-			int parent = -1;
-			for (size_t k = sp; k-- > 0;)
-				if (stack[k].idx >= 0) {
-					parent = stack[k].idx;
-					break;
-				}
-			s->scopes[s->nscopes] = (struct scope){
-			    ts_node_start_byte(n), ts_node_end_byte(n), parent, kind, n, 0, 0};
-			if (kind == SK_LOOP) {
-				TSNode once = loop_once_part(n);
-				if (!ts_node_is_null(once)) {
-					s->scopes[s->nscopes].once_start = ts_node_start_byte(once);
-					s->scopes[s->nscopes].once_end = ts_node_end_byte(once);
-				}
-			}
-			if (sp < sizeof stack / sizeof stack[0])
-				stack[sp++] = (typeof(stack[0])){depth, (int)s->nscopes};
-			s->nscopes++;
-		}
-		if (ts_tree_cursor_goto_first_child(&cur)) {
-			depth++;
-			continue;
-		}
-		while (!ts_tree_cursor_goto_next_sibling(&cur)) {
-			if (!ts_tree_cursor_goto_parent(&cur)) {
-				ts_tree_cursor_delete(&cur);
-				return 0;
-			}
-			depth--;
-		}
+	for (int l = 0; l < PL_LANG_COUNT; l++) {
+		const TSLanguage *lang = language((enum pl_lang)l);
+		struct src s = {.lang = (enum pl_lang)l};
+		uint32_t n = ts_language_symbol_count(lang);
+		for (uint32_t k = 0; k < n && k < PL_MAX_SYMBOLS; k++)
+			if (ts_language_symbol_type(lang, (TSSymbol)k) == TSSymbolTypeRegular)
+				kinds[l][k] = (unsigned char)scope_kind(
+				    &s, ts_language_symbol_name(lang, (TSSymbol)k));
 	}
 }
 
-/* The innermost scope strictly enclosing node n (not n itself), or -1.
- * The index is built on first use: most files have no candidate match. */
+static const unsigned char *scope_kinds(enum pl_lang l)
+{
+	pthread_once(&kinds_once, kinds_init);
+	return kinds[l];
+}
+
+/* Scope node n, as the query pass finds it (a pattern of the combined
+ * query matches every loop, function, class, with and decorated
+ * definition: the context walk fused with the query's own, not a second
+ * walk over every node). They arrive in preorder, each before any match
+ * inside it completes, so a match's enclosing scopes are all known when
+ * it is judged. 0, or -1 out of memory. */
+static int add_scope(struct src *s, TSNode n)
+{
+	TSSymbol sym = ts_node_symbol(n);
+	int kind = sym < PL_MAX_SYMBOLS ? scope_kinds(s->lang)[sym] : scope_kind(s, ts_node_type(n));
+	if (!kind)
+		return 0;
+	if (pl_grow((void **)&s->scopes, &s->scopes_cap, s->nscopes + 1, sizeof *s->scopes, 256) < 0)
+		return -1;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	int parent = (int)s->nscopes - 1; /* the innermost earlier one holding it */
+	while (parent >= 0 && !(s->scopes[parent].start <= a && b <= s->scopes[parent].end))
+		parent = s->scopes[parent].parent;
+	struct scope *c = &s->scopes[s->nscopes++];
+	*c = (struct scope){a, b, parent, kind, n, 0, 0};
+	if (kind == SK_LOOP) {
+		TSNode once = loop_once_part(n);
+		if (!ts_node_is_null(once)) {
+			c->once_start = ts_node_start_byte(once);
+			c->once_end = ts_node_end_byte(once);
+		}
+	}
+	return 0;
+}
+
+/* The innermost scope strictly enclosing node n (not n itself), or -1. */
 static int scope_of(struct src *s, TSNode n)
 {
-	if (s->scopes_state == 0)
-		s->scopes_state = build_scopes(s, s->root) < 0 ? -1 : 1;
-	if (s->scopes_state < 0)
-		return -1;
 	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
 	size_t lo = 0, hi = s->nscopes;
 	while (lo < hi) { /* the last scope starting at or before a */
@@ -1323,6 +1329,20 @@ static int loops_small(struct src *s, TSNode n)
 	return any;
 }
 
+struct name_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+};
+
+static int name_visit(TSNode n, void *arg)
+{
+	struct name_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? ntext(f->s, n, &len) : NULL;
+	return t && len == f->len && !memcmp(t, f->name, len);
+}
+
 struct kw_find {
 	struct src *s;
 	const char *name;
@@ -1469,6 +1489,23 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 	}
 	case C_LOOP_NOT_SMALL:
 		return !loops_small(s, node);
+	case C_UNUSED: {
+		/* the name @cap binds is not read in the finding's body (a
+		 * loop's, with its else) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		if (ts_node_is_null(cap))
+			return 0;
+		struct name_find f = {s, NULL, 0};
+		f.name = ntext(s, cap, &f.len);
+		const char *fields[] = {"body", "alternative"};
+		for (int i = 0; i < 2; i++) {
+			TSNode b = ts_node_child_by_field_name(node, fields[i],
+							       (uint32_t)strlen(fields[i]));
+			if (!ts_node_is_null(b) && walk_named(b, name_visit, &f))
+				return 0;
+		}
+		return 1;
+	}
 	case C_CALL_ARGS_LACK: {
 		char *args = call_args_text(s, node);
 		int hit = !args || cond_match(s, r, c, m, args, strlen(args));
@@ -1618,9 +1655,7 @@ static int preds_hold(struct src *s, const struct pl_rule *r, const TSQueryMatch
 			if (p->kind == P_NOT_EQ)
 				ok = !ok;
 		} else {
-			char *buf = dupn(ta, la);
-			ok = buf && regexec(&p->re, buf, 0, NULL, 0) == 0;
-			free(buf);
+			ok = re_hit(&p->re, ta, la); /* in place: no copy per match */
 			if (p->kind == P_NOT_MATCH)
 				ok = !ok;
 		}
@@ -1889,8 +1924,11 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 		ts_query_cursor_exec(qc, q, root);
 		TSQueryMatch m;
 		while (rc == 0 && ts_query_cursor_next_match(qc, &m)) {
-			if (m.pattern_index >= rules->npatterns[f->lang])
+			if (m.pattern_index >= rules->npatterns[f->lang]) {
+				if (m.capture_count && add_scope(&s, m.captures[0].node) < 0)
+					rc = -1;
 				continue;
+			}
 			const struct pl_rule *r = rules->owner[f->lang][m.pattern_index];
 			if (!rule_selected(r, o))
 				continue;
@@ -1943,8 +1981,6 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	free(s.scopes);
 	free(s.code);
 	free(s.group);
-	if (s.scopes_state < 0)
-		rc = -1;
 	if (f->findings.n > 1)
 		qsort(f->findings.v, f->findings.n, sizeof *f->findings.v, cmp_finding);
 	return rc;
