@@ -930,6 +930,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 		rc = pl_die(PL_EXIT_INTERNAL, "%s", err.msg);
 		goto done;
 	}
+	pl_scan_cache_save(&cache);
 	double secs = pl_now_s() - t0;
 
 	for (size_t i = 0; i < paths.n; i++)

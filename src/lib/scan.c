@@ -113,7 +113,8 @@ struct pl_rule {
 
 static void free_preds(struct pl_rule *r);
 static int rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o);
-static int combine(struct pl_rules *rs, struct pl_error *err);
+static int combine(struct pl_rules *rs, const struct pl_scan_opts *o, unsigned langs,
+		   struct pl_error *err);
 
 static char *dupn(const char *s, size_t n)
 {
@@ -591,21 +592,10 @@ int pl_rules_load(struct pl_rules *rs, struct pl_error *err)
 	return 0;
 }
 
-int pl_rules_compile(struct pl_rules *rs, const struct pl_scan_opts *o, struct pl_error *err)
+int pl_rules_compile(struct pl_rules *rs, const struct pl_scan_opts *o, unsigned langs,
+		     struct pl_error *err)
 {
-	if (rs->compiled)
-		return 0;
-	int rc = combine(rs, err);
-	if (rc < 0)
-		return rc;
-	/* the rules this scan does not run: their patterns off, so the query
-	 * cursor never tries them */
-	for (int lang = 0; lang < PL_LANG_COUNT; lang++)
-		for (unsigned k = 0; k < rs->npatterns[lang]; k++)
-			if (rs->owner[lang][k] && !rule_selected(rs->owner[lang][k], o))
-				ts_query_disable_pattern(rs->combined[lang], k);
-	rs->compiled = 1;
-	return 0;
+	return combine(rs, o, langs, err);
 }
 
 static uint32_t finding_id(TSQuery *q)
@@ -641,15 +631,21 @@ static int check_one(struct pl_rule *r, struct pl_error *err)
 /* One query per language from every rule's patterns (one pass over a tree,
  * and one compilation: compiling is the slow part of starting), and each
  * rule pointed at its patterns there by their byte offsets. */
-static int combine(struct pl_rules *rs, struct pl_error *err)
+/* One query per language in langs (a bit per enum pl_lang) of the rules
+ * o runs: a rule not run costs its compile (ms per pattern) and a share of
+ * every query pass, so it is not in the query at all. */
+static int combine(struct pl_rules *rs, const struct pl_scan_opts *o, unsigned langs,
+		   struct pl_error *err)
 {
 	uint32_t *start = calloc(rs->n ? rs->n : 1, sizeof *start);
 	if (!start)
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
 	for (int lang = 0; lang < PL_LANG_COUNT; lang++) {
+		if (!(langs & (1u << lang)) || rs->combined[lang])
+			continue;
 		struct pl_strbuf b = {0};
 		for (size_t i = 0; i < rs->n; i++)
-			if ((int)rs->v[i]->lang == lang) {
+			if ((int)rs->v[i]->lang == lang && rule_selected(rs->v[i], o)) {
 				start[i] = (uint32_t)b.len;
 				pl_strbuf_puts(&b, rs->v[i]->qtext);
 				pl_strbuf_puts(&b, "\n");
@@ -704,7 +700,8 @@ static int combine(struct pl_rules *rs, struct pl_error *err)
 			rs->npatterns[lang] = k + 1;
 			struct pl_rule *owner = NULL;
 			for (size_t i = 0; i < rs->n; i++)
-				if ((int)rs->v[i]->lang == lang && start[i] <= at)
+				if ((int)rs->v[i]->lang == lang && rule_selected(rs->v[i], o) &&
+				    start[i] <= at)
 					owner = rs->v[i]; /* the last segment starting before */
 			rs->owner[lang][k] = owner;
 			if (owner && owner->npatterns++ == 0)
@@ -712,7 +709,7 @@ static int combine(struct pl_rules *rs, struct pl_error *err)
 		}
 		for (size_t i = 0; i < rs->n; i++) {
 			struct pl_rule *r = rs->v[i];
-			if ((int)r->lang != lang)
+			if ((int)r->lang != lang || !rule_selected(r, o))
 				continue;
 			r->query = q;
 			r->own_query = 0;
@@ -2039,7 +2036,7 @@ static int read_file(const char *path, char **text, size_t *len)
 struct work {
 	struct pl_rules *rules;
 	const struct pl_scan_opts *o;
-	const struct pl_scan_cache *cache;
+	struct pl_scan_cache *cache;
 	const char *const *paths;
 	struct pl_scan_file *files;
 	size_t n;
@@ -2114,7 +2111,7 @@ static void run_phase(struct work *w, int phase, int threads)
 }
 
 int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
-		  const struct pl_scan_cache *cache, const char *const *paths, size_t n,
+		  struct pl_scan_cache *cache, const char *const *paths, size_t n,
 		  int threads, struct pl_scan_file **out, size_t *cached, struct pl_error *err)
 {
 	struct work w = {rules, o, cache && cache->dir ? cache : NULL, paths,
@@ -2133,15 +2130,18 @@ int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
 		threads = n ? (int)n : 1;
 	run_phase(&w, 0, threads);
 	size_t hits = 0, todo = 0;
+	unsigned langs = 0; /* the languages of the files to scan */
 	for (size_t i = 0; i < n; i++) {
 		hits += w.done[i] == 2;
 		todo += w.done[i] == 0;
+		if (w.done[i] == 0 && (int)w.files[i].lang >= 0)
+			langs |= 1u << w.files[i].lang;
 	}
 	if (cached)
 		*cached = hits;
 	int rc = 0;
 	if (todo && !atomic_load(&w.failed)) {
-		rc = pl_rules_compile(rules, o, err);
+		rc = pl_rules_compile(rules, o, langs, err);
 		if (rc == 0)
 			run_phase(&w, 1, threads);
 	}

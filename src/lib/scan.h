@@ -34,17 +34,18 @@ struct pl_rules {
 	struct pl_rule **owner[PL_LANG_COUNT];
 	unsigned npatterns[PL_LANG_COUNT];
 	uint64_t source_hash; /* of every rule file's text */
-	int compiled;
 };
 
 /* Parse every embedded rule (pl_rules_compile compiles the queries: most
  * of a small scan's time, and not needed where every result is cached).
  * A bad rule is an internal error naming the file, line and field. */
 int pl_rules_load(struct pl_rules *r, struct pl_error *err);
-/* Compile the combined queries, with only the patterns of the rules o
- * runs enabled (o NULL: all). Once; later calls do nothing. */
+/* Compile the combined query of each language in langs (a bit per enum
+ * pl_lang) not compiled yet, of the rules o runs (o NULL: all). The
+ * rules o leaves out get no query: later calls must pass the same o. */
 struct pl_scan_opts;
-int pl_rules_compile(struct pl_rules *r, const struct pl_scan_opts *o, struct pl_error *err);
+int pl_rules_compile(struct pl_rules *r, const struct pl_scan_opts *o, unsigned langs,
+		     struct pl_error *err);
 void pl_rules_release(struct pl_rules *r);
 /* The rule with this id, or NULL. */
 const struct pl_rule *pl_rules_find(const struct pl_rules *r, const char *id);
@@ -94,7 +95,7 @@ int pl_scan_lang(const char *path);
  * the files served from the cache. */
 struct pl_scan_cache;
 int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
-		  const struct pl_scan_cache *cache, const char *const *paths, size_t n,
+		  struct pl_scan_cache *cache, const char *const *paths, size_t n,
 		  int threads, struct pl_scan_file **out, size_t *cached, struct pl_error *err);
 void pl_scan_file_release(struct pl_scan_file *f);
 

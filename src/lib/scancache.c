@@ -6,6 +6,7 @@
 #include "scancache.h"
 
 #include <errno.h>
+#include <pthread.h>
 #include <elf.h>
 #include <jansson.h>
 #include <link.h>
@@ -97,10 +98,14 @@ static char *work_top(void)
 int pl_scan_cache_init(struct pl_scan_cache *c, uint64_t salt)
 {
 	memset(c, 0, sizeof *c);
+	pthread_mutex_init(&c->mu, NULL);
 	c->salt = pl_scan_cache_self(salt);
+	c->fresh = json_object();
 	char *top = work_top();
-	if (!top)
+	if (!top || !c->fresh) {
+		free(top);
 		return -1;
+	}
 	char path[PATH_MAX];
 	const char *parts[] = {"/.perfloop", "/cache", "/scan"};
 	size_t n = (size_t)snprintf(path, sizeof path, "%s", top);
@@ -112,19 +117,39 @@ int pl_scan_cache_init(struct pl_scan_cache *c, uint64_t salt)
 		if (i == 0) { /* the loop's own directory: git ignores all of it */
 			char ign[PATH_MAX + 16];
 			struct stat st;
-			snprintf(ign, sizeof ign, "%s/.gitignore", path);
 			struct pl_error err;
+			snprintf(ign, sizeof ign, "%s/.gitignore", path);
 			if (stat(ign, &st) != 0 && pl_fsio_write_atomic(ign, "*\n", 2, &err) != 0)
 				return -1;
 		}
 	}
 	c->dir = strdup(path);
-	return c->dir ? 0 : -1;
+	if (asprintf(&c->file, "%s/%016llx.json", path, (unsigned long long)c->salt) < 0)
+		c->file = NULL;
+	if (!c->dir || !c->file) {
+		free(c->dir);
+		free(c->file);
+		c->dir = c->file = NULL;
+		return -1;
+	}
+	/* one file per salt: read once here, written once by save */
+	json_t *doc = json_load_file(c->file, 0, NULL);
+	json_t *e = json_object_get(doc, "entries");
+	if (json_is_object(e) && json_integer_value(json_object_get(doc, "format")) == 1)
+		c->entries = json_incref(e);
+	json_decref(doc);
+	return 0;
 }
 
 void pl_scan_cache_release(struct pl_scan_cache *c)
 {
+	if (!c->fresh && !c->dir)
+		return;
 	free(c->dir);
+	free(c->file);
+	json_decref(c->entries);
+	json_decref(c->fresh);
+	pthread_mutex_destroy(&c->mu);
 	memset(c, 0, sizeof *c);
 }
 
@@ -138,64 +163,62 @@ void pl_scan_cache_key(const struct pl_scan_cache *c, const struct pl_scan_file 
 	snprintf(key, 33, "%016llx%016llx", (unsigned long long)a, (unsigned long long)b);
 }
 
-static void entry_path(const struct pl_scan_cache *c, const char *key, char *out, size_t len)
+/* f's result from one entry: 1, or 0 where it is not one */
+static int from_entry(json_t *doc, struct pl_scan_file *f, const char *where)
 {
-	snprintf(out, len, "%s/%.2s/%s.json", c->dir, key, key + 2);
-}
-
-int pl_scan_cache_get(const struct pl_scan_cache *c, const char *key, struct pl_scan_file *f)
-{
-	if (!c->dir)
-		return 0;
-	char path[PATH_MAX];
-	entry_path(c, key, path, sizeof path);
-	json_t *doc = json_load_file(path, 0, NULL);
-	if (!doc)
-		return 0;
-	int ok = 0;
 	json_t *p = json_object_get(doc, "path"), *len = json_object_get(doc, "len");
 	json_t *lines = json_object_get(doc, "lines"), *errs = json_object_get(doc, "errors");
 	json_t *warn = json_object_get(doc, "warnings"), *fs = json_object_get(doc, "findings");
-	/* the key says it all; these guard against a damaged or foreign file */
+	/* the key says it all; these guard against a damaged or foreign entry */
 	if (!json_is_string(p) || strcmp(json_string_value(p), f->path) || !json_is_integer(len) ||
 	    json_integer_value(len) != (json_int_t)f->len || !json_is_integer(lines) ||
-	    !json_is_integer(errs) || !json_is_array(fs) || (warn && !json_is_null(warn) && !json_is_string(warn)))
-		goto out;
+	    !json_is_integer(errs) || !json_is_array(fs) ||
+	    (warn && !json_is_null(warn) && !json_is_string(warn)))
+		return 0;
 	struct pl_findings got = {0};
-	if (json_array_size(fs)) {
-		got.v = calloc(json_array_size(fs), sizeof *got.v);
-		if (!got.v)
-			goto out;
-	}
+	if (json_array_size(fs) && !(got.v = calloc(json_array_size(fs), sizeof *got.v)))
+		return 0;
 	size_t i;
 	json_t *o;
 	json_array_foreach(fs, i, o)
 	{
 		struct pl_error err;
-		if (pl_finding_from_json(o, path, &got.v[got.n], &err) != 0) {
+		if (pl_finding_from_json(o, where, &got.v[got.n], &err) != 0) {
 			pl_findings_release(&got);
-			goto out;
+			return 0;
 		}
 		got.n++;
 	}
 	char *w = json_is_string(warn) ? strdup(json_string_value(warn)) : NULL;
 	if (json_is_string(warn) && !w) {
 		pl_findings_release(&got);
-		goto out;
+		return 0;
 	}
 	f->lines = (size_t)json_integer_value(lines);
 	f->error_nodes = (size_t)json_integer_value(errs);
 	f->warnings = w;
 	f->findings = got;
 	f->findings_cap = got.n;
-	ok = 1;
-out:
-	json_decref(doc);
+	return 1;
+}
+
+int pl_scan_cache_get(struct pl_scan_cache *c, const char *key, struct pl_scan_file *f)
+{
+	if (!c->dir)
+		return 0;
+	/* entries is only read once loaded; fresh grows under the lock */
+	json_t *e = json_object_get(c->entries, key);
+	if (e)
+		return from_entry(e, f, c->file);
+	pthread_mutex_lock(&c->mu);
+	e = json_incref(json_object_get(c->fresh, key));
+	pthread_mutex_unlock(&c->mu);
+	int ok = e && from_entry(e, f, c->file);
+	json_decref(e);
 	return ok;
 }
 
-void pl_scan_cache_put(const struct pl_scan_cache *c, const char *key,
-		       const struct pl_scan_file *f)
+void pl_scan_cache_put(struct pl_scan_cache *c, const char *key, const struct pl_scan_file *f)
 {
 	if (!c->dir)
 		return;
@@ -205,25 +228,55 @@ void pl_scan_cache_put(const struct pl_scan_cache *c, const char *key,
 	json_t *doc = json_pack("{s:s, s:I, s:I, s:I, s:s?, s:o?}", "path", f->path, "len",
 				(json_int_t)f->len, "lines", (json_int_t)f->lines, "errors",
 				(json_int_t)f->error_nodes, "warnings", f->warnings, "findings", fs);
+	if (!doc)
+		return;
+	pthread_mutex_lock(&c->mu);
+	json_object_set_new(c->fresh, key, doc);
+	pthread_mutex_unlock(&c->mu);
+}
+
+int pl_scan_cache_save(struct pl_scan_cache *c)
+{
+	if (!c->dir || !json_object_size(c->fresh))
+		return 0;
+	/* what was there, less the entries the new ones supersede (the same
+	 * path, other content), plus the new ones; written whole to a
+	 * temporary file and renamed: a reader sees the old file or the new.
+	 * Two scans at once: the last to finish wins, each file whole. */
+	json_t *all = json_object(), *paths = json_object();
+	const char *k;
+	json_t *v;
+	json_object_foreach(c->fresh, k, v)
+	{
+		json_t *p = json_object_get(v, "path");
+		if (json_is_string(p))
+			json_object_set_new(paths, json_string_value(p), json_true());
+	}
+	json_object_foreach(c->entries, k, v)
+	{
+		json_t *p = json_object_get(v, "path");
+		if (json_is_string(p) && !json_object_get(paths, json_string_value(p)))
+			json_object_set(all, k, v);
+	}
+	json_object_update(all, c->fresh);
+	json_decref(paths);
+	json_t *doc = json_pack("{s:i, s:o}", "format", 1, "entries", all);
 	char *text = doc ? json_dumps(doc, JSON_COMPACT) : NULL;
 	json_decref(doc);
-	if (!text)
-		return;
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%.2s", c->dir, key);
-	if (mkdir(path, 0755) == 0 || errno == EEXIST) {
-		/* a temporary file renamed into place, not synced: a cache
-		 * need not survive a crash, and a damaged entry is a miss */
-		char tmp[PATH_MAX + 16];
-		entry_path(c, key, path, sizeof path);
-		snprintf(tmp, sizeof tmp, "%s.XXXXXX", path);
-		int fd = mkstemp(tmp);
-		if (fd >= 0) {
-			int ok = pl_fsio_write_all(fd, text, strlen(text)) == 0;
-			ok = close(fd) == 0 && ok;
-			if (!ok || rename(tmp, path) != 0)
-				unlink(tmp);
-		}
+	int rc = -1;
+	char tmp[PATH_MAX + 16];
+	snprintf(tmp, sizeof tmp, "%s.XXXXXX", c->file);
+	int fd = text ? mkstemp(tmp) : -1;
+	if (fd >= 0) {
+		/* not synced: a cache need not survive a crash, and a damaged
+		 * file is read as empty */
+		int ok = pl_fsio_write_all(fd, text, strlen(text)) == 0;
+		ok = close(fd) == 0 && ok;
+		if (ok && rename(tmp, c->file) == 0)
+			rc = 0;
+		else
+			unlink(tmp);
 	}
 	free(text);
+	return rc;
 }

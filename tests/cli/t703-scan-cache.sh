@@ -23,7 +23,10 @@ done
 findings() {
 	python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); print(json.dumps(d["findings"], sort_keys=True))' "$1"
 }
-entries() { find .perfloop/cache/scan -name '*.json' | wc -l; }
+# entries: how many file results the cache holds (all its files)
+entries() {
+	python3 -c 'import glob,json; print(sum(len(json.load(open(f))["entries"]) for f in glob.glob(".perfloop/cache/scan/*.json")))'
+}
 
 run "$PERFLOOP" scan --format json -o cold.json pkg
 expect_rc 0
@@ -43,6 +46,8 @@ echo 'x = 1' >>pkg/m1.py
 run "$PERFLOOP" scan --format json -o edit.json pkg
 expect_err "39 of 41 files unchanged"
 check edit.json '[f["evidence"]["text"] for f in d["findings"] if f["leaf"] == "PY010"] == ["print(loss.item(), x.cpu())"]'
+# the edited files' new results replace their old ones: still one per file
+[ "$(entries)" -eq 41 ] || fail "edits left superseded entries: $(entries) for 41 files"
 # the text output reads its code lines from the files, cached or not
 run "$PERFLOOP" scan pkg/m2.py
 grep -q "for b in items:" "$T/out" || fail "cached text output lacks the code line: $(cat "$T/out")"
@@ -56,11 +61,11 @@ run "$PERFLOOP" scan --format json --min-severity high -o high.json pkg
 check high.json 'all(f["severity"] == "high" for f in d["findings"]) and len(d["findings"]) == 40'
 
 # --no-cache: nothing read, nothing written
-n=$(entries)
+n=$(find .perfloop/cache/scan -type f | xargs cat | cksum)
 echo 'y = 2' >>pkg/m3.py
 run "$PERFLOOP" scan --no-cache --format json -o nocache.json pkg
 ! grep -q "read from" "$T/err" || fail "--no-cache read the cache"
-[ "$(entries)" -eq "$n" ] || fail "--no-cache wrote to the cache ($n -> $(entries))"
+[ "$(find .perfloop/cache/scan -type f | xargs cat | cksum)" = "$n" ] || fail "--no-cache wrote to the cache"
 
 # another perfloop build (its build id changed) never reads this one's entries
 python3 - "$PERFLOOP" other-perfloop <<'PY' || skip "no GNU build id in the binary"
@@ -83,7 +88,7 @@ expect_rc 0
 [ "$(findings other.json)" = "$(findings nocache.json)" ] || fail "another build's scan differs"
 
 # damaged entries: misses, the same result, no crash
-for e in $(find .perfloop/cache/scan -name '*.json'); do printf '{"path": 1' >"$e"; done
+for e in $(find .perfloop/cache/scan -name '*.json'); do printf '{"format": 1, "entries": {"' >"$e"; done
 run "$PERFLOOP" scan --format json -o damaged.json pkg
 expect_rc 0
 ! grep -q "read from" "$T/err" || fail "a damaged entry was read: $(cat "$T/err")"
@@ -104,4 +109,6 @@ run "$PERFLOOP" scan --format json -o after.json pkg
 expect_err "41 of 41 files unchanged"
 [ "$(findings after.json)" = "$(findings nocache.json)" ] || fail "the cache the two scans wrote differs"
 [ -z "$(find .perfloop/cache -name '*.json.*')" ] || fail "temporary files left: $(find .perfloop/cache -name '*.json.*')"
+# only the whole cache files are there
+[ -z "$(find .perfloop/cache/scan -mindepth 1 -not -name '*.json')" ] || fail "stray files in the cache: $(find .perfloop/cache/scan -mindepth 1)"
 exit 0

@@ -99,7 +99,15 @@ static void test_round_trip_and_misses(void **state)
 	assert_int_equal(pl_scan_cache_get(&c, key, &got), 0); /* empty cache */
 	one_finding(&f);
 	pl_scan_cache_put(&c, key, &f);
-	assert_int_equal(pl_scan_cache_get(&c, key, &got), 1);
+	assert_int_equal(pl_scan_cache_get(&c, key, &got), 1); /* kept, not saved yet */
+	pl_scan_file_release(&got);
+	assert_int_equal(pl_scan_cache_save(&c), 0);
+	/* a later scan (a new cache object) reads what was saved */
+	struct pl_scan_cache again;
+	assert_int_equal(pl_scan_cache_init(&again, 42), 0);
+	got = file(f.path, f.text);
+	assert_int_equal(pl_scan_cache_get(&again, key, &got), 1);
+	pl_scan_cache_release(&again);
 	assert_int_equal(got.lines, 12);
 	assert_int_equal(got.error_nodes, 1);
 	assert_string_equal(got.warnings, f.warnings);
@@ -122,20 +130,23 @@ static void test_round_trip_and_misses(void **state)
 	struct pl_scan_file moved = file("pkg/a.py", f.text);
 	assert_int_equal(pl_scan_cache_get(&c, key, &moved), 0);
 	pl_scan_file_release(&moved);
-	/* a damaged entry is a miss */
-	char path[PATH_MAX];
-	snprintf(path, sizeof path, "%s/%.2s/%s.json", c.dir, key, key + 2);
-	FILE *fp = fopen(path, "w");
+	/* a damaged file reads as empty; an entry that is not one is a miss */
+	FILE *fp = fopen(c.file, "w");
 	assert_non_null(fp);
-	fputs("{\"path\": \"pkg/tests/a.py\", \"len\": 2", fp);
+	fputs("{\"format\": 1, \"entries\": {\"", fp);
 	fclose(fp);
-	assert_int_equal(pl_scan_cache_get(&c, key, &got), 0);
-	fp = fopen(path, "w");
-	fprintf(fp, "{\"path\": \"pkg/tests/a.py\", \"len\": %zu, \"lines\": 1, \"errors\": 0, "
-		    "\"findings\": [{\"leaf\": \"PY010\"}]}",
-		f.len);
+	struct pl_scan_cache damaged;
+	assert_int_equal(pl_scan_cache_init(&damaged, 42), 0);
+	assert_int_equal(pl_scan_cache_get(&damaged, key, &got), 0);
+	pl_scan_cache_release(&damaged);
+	fp = fopen(c.file, "w");
+	fprintf(fp, "{\"format\": 1, \"entries\": {\"%s\": {\"path\": \"pkg/tests/a.py\", \"len\": %zu, "
+		    "\"lines\": 1, \"errors\": 0, \"findings\": [{\"leaf\": \"PY010\"}]}}}",
+		key, f.len);
 	fclose(fp);
-	assert_int_equal(pl_scan_cache_get(&c, key, &got), 0); /* a finding that is not one */
+	assert_int_equal(pl_scan_cache_init(&damaged, 42), 0);
+	assert_int_equal(pl_scan_cache_get(&damaged, key, &got), 0); /* a finding that is not one */
+	pl_scan_cache_release(&damaged);
 	assert_int_equal(got.findings.n, 0);
 	pl_scan_file_release(&got);
 	pl_scan_file_release(&f);
