@@ -1432,6 +1432,48 @@ static char *call_args_text(struct src *s, TSNode call)
 	return pl_strbuf_take(&b);
 }
 
+/* Loop p calls backward(): does its body run once per training step? Yes
+ * where a backward() in it is outside every loop nested in it. Where all
+ * are in nested loops, p holds the step loop: it is an epoch loop (what
+ * runs in it after the step loop ends runs once per epoch, the accepted
+ * place to read a metric) when its header says epoch or a nested loop
+ * with backward() iterates the data (loader, batch, data); otherwise the
+ * nested loop is a step's micro-batches (gradient accumulation) and p is
+ * the step. */
+static int step_loop(struct src *s, TSNode p)
+{
+	size_t len;
+	const char *t = ntext(s, p, &len);
+	int data_inside = 0;
+	for (const char *q = t; (q = memmem(q, len - (size_t)(q - t), "backward(", 9)); q += 9) {
+		if (q == t || q[-1] != '.')
+			continue;
+		uint32_t at = (uint32_t)(q - s->text);
+		TSNode n = ts_node_descendant_for_byte_range(p, at, at + 1);
+		TSNode inner = {0};
+		for (TSNode u = ts_node_parent(n); !ts_node_is_null(u) && !ts_node_eq(u, p);
+		     u = ts_node_parent(u))
+			if (is_loop(s, ts_node_type(u)))
+				inner = u; /* the outermost loop between it and p */
+		if (ts_node_is_null(inner))
+			return 1;
+		TSNode body = ts_node_child_by_field_name(inner, "body", 4);
+		uint32_t a = ts_node_start_byte(inner),
+			 b = ts_node_is_null(body) ? ts_node_end_byte(inner) : ts_node_start_byte(body);
+		for (uint32_t k = a; k + 4 <= b && !data_inside; k++)
+			data_inside = !strncasecmp(s->text + k, "load", 4) ||
+				      !strncasecmp(s->text + k, "batch", 5) ||
+				      !strncasecmp(s->text + k, "data", 4);
+	}
+	TSNode body = ts_node_child_by_field_name(p, "body", 4);
+	uint32_t a = ts_node_start_byte(p),
+		 b = ts_node_is_null(body) ? ts_node_end_byte(p) : ts_node_start_byte(body);
+	int epoch = 0;
+	for (uint32_t k = a; k + 5 <= b && !epoch; k++)
+		epoch = !strncasecmp(s->text + k, "epoch", 5);
+	return !epoch && !data_inside;
+}
+
 static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
 		      const TSQueryMatch *m, TSNode node)
 {
@@ -1441,11 +1483,12 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 	case C_IN_LOOP:
 		return !ts_node_is_null(enclosing_loop(s, node));
 	case C_IN_TRAINING_LOOP:
+		/* the first loop around it that calls backward() decides */
 		for (TSNode p = enclosing_loop(s, node); !ts_node_is_null(p);
 		     p = enclosing_loop(s, p)) {
 			t = ntext(s, p, &len);
 			if (cond_match(s, r, c, m, t, len))
-				return 1;
+				return step_loop(s, p);
 		}
 		return 0;
 	case C_NOT_PERIODIC: {
