@@ -74,6 +74,7 @@ enum cond_kind {
 	C_LOOP_NOT_SMALL,
 	C_CALL_ARGS_LACK,
 	C_UNUSED,
+	C_NOT_MEMORY_DATASET,
 };
 
 struct cond {
@@ -222,6 +223,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"loop-not-small", C_LOOP_NOT_SMALL, 0},
 	    {"call-args-lack", C_CALL_ARGS_LACK, 2},
 	    {"unused", C_UNUSED, 1},
+	    {"not-memory-dataset", C_NOT_MEMORY_DATASET, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -1340,6 +1342,116 @@ static int name_visit(TSNode n, void *arg)
 	return t && len == f->len && !memcmp(t, f->name, len);
 }
 
+struct class_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	TSNode found;
+};
+
+static int class_visit(TSNode n, void *arg)
+{
+	struct class_find *f = arg;
+	if (!node_is(n, "class_definition"))
+		return 0;
+	size_t len;
+	const char *t = ntext(f->s, ts_node_child_by_field_name(n, "name", 4), &len);
+	if (len != f->len || memcmp(t, f->name, len))
+		return 0;
+	f->found = n;
+	return 1;
+}
+
+/* the value of the last `name = value` (class_find: found) */
+static int last_assign_visit(TSNode n, void *arg)
+{
+	struct class_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "assignment")
+			    ? ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len)
+			    : NULL;
+	if (t && len == f->len && !memcmp(t, f->name, len))
+		f->found = ts_node_child_by_field_name(n, "right", 5);
+	return 0;
+}
+
+/* self.x[i], or a tuple of such: what an in-memory dataset returns */
+static int indexes_self(struct src *s, TSNode e)
+{
+	if (node_is(e, "tuple") || node_is(e, "expression_list")) {
+		uint32_t k = ts_node_named_child_count(e);
+		for (uint32_t i = 0; i < k; i++)
+			if (!indexes_self(s, ts_node_named_child(e, i)))
+				return 0;
+		return k > 0;
+	}
+	if (!node_is(e, "subscript"))
+		return 0;
+	TSNode v = ts_node_child_by_field_name(e, "value", 5);
+	size_t len;
+	const char *t = node_is(v, "attribute") ? ntext(s, v, &len) : NULL;
+	return t && len > 5 && !memcmp(t, "self.", 5);
+}
+
+/* The DataLoader call's dataset (first positional argument or dataset=)
+ * is an object of a class defined in this file whose __getitem__ only
+ * indexes its own arrays (`return self.x[i], self.y[i]`): the data is in
+ * memory, and worker processes would only add copying. */
+static int memory_dataset(struct src *s, TSNode call)
+{
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9), ds = {0};
+	uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < k && ts_node_is_null(ds); i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (node_is(a, "keyword_argument")) {
+			size_t len;
+			const char *t = ntext(s, ts_node_child_by_field_name(a, "name", 4), &len);
+			if (len == 7 && !memcmp(t, "dataset", 7))
+				ds = ts_node_child_by_field_name(a, "value", 5);
+		} else if (i == 0) {
+			ds = a;
+		}
+	}
+	if (node_is(ds, "identifier")) { /* ds = Cls(...) in the function */
+		struct class_find af = {.s = s};
+		af.name = ntext(s, ds, &af.len);
+		walk_named(name_scope(s, call), last_assign_visit, &af);
+		ds = af.found;
+	}
+	if (!node_is(ds, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(ds, "function", 8);
+	if (!node_is(fn, "identifier"))
+		return 0;
+	struct class_find cf = {.s = s};
+	cf.name = ntext(s, fn, &cf.len);
+	walk_named(s->root, class_visit, &cf);
+	if (ts_node_is_null(cf.found))
+		return 0;
+	TSNode body = ts_node_child_by_field_name(cf.found, "body", 4);
+	uint32_t nb = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+	for (uint32_t i = 0; i < nb; i++) {
+		TSNode d = ts_node_named_child(body, i);
+		if (node_is(d, "decorated_definition"))
+			d = ts_node_child_by_field_name(d, "definition", 10);
+		if (!node_is(d, "function_definition"))
+			continue;
+		size_t len;
+		const char *t = ntext(s, ts_node_child_by_field_name(d, "name", 4), &len);
+		if (len != 11 || memcmp(t, "__getitem__", 11))
+			continue;
+		TSNode fb = ts_node_child_by_field_name(d, "body", 4);
+		uint32_t ns = ts_node_is_null(fb) ? 0 : ts_node_named_child_count(fb);
+		TSNode last = ns ? ts_node_named_child(fb, ns - 1) : (TSNode){0};
+		/* a docstring, then one return */
+		if (ns > 2 || (ns == 2 && !node_is(ts_node_named_child(ts_node_named_child(fb, 0), 0), "string")))
+			return 0;
+		return node_is(last, "return_statement") &&
+		       indexes_self(s, ts_node_named_child(last, 0));
+	}
+	return 0;
+}
+
 struct kw_find {
 	struct src *s;
 	const char *name;
@@ -1529,6 +1641,8 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 	}
 	case C_LOOP_NOT_SMALL:
 		return !loops_small(s, node);
+	case C_NOT_MEMORY_DATASET:
+		return !memory_dataset(s, node);
 	case C_UNUSED: {
 		/* the name @cap binds is not read in the finding's body (a
 		 * loop's, with its else) */
