@@ -75,6 +75,7 @@ enum cond_kind {
 	C_CALL_ARGS_LACK,
 	C_UNUSED,
 	C_NOT_MEMORY_DATASET,
+	C_NOT_READ_ONCE,
 };
 
 struct cond {
@@ -224,6 +225,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"call-args-lack", C_CALL_ARGS_LACK, 2},
 	    {"unused", C_UNUSED, 1},
 	    {"not-memory-dataset", C_NOT_MEMORY_DATASET, 0},
+	    {"not-read-once", C_NOT_READ_ONCE, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -1452,6 +1454,55 @@ static int memory_dataset(struct src *s, TSNode call)
 	return 0;
 }
 
+struct once_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	TSNode def; /* the assignment that binds it */
+	int uses, once;
+};
+
+/* every use of the name: is it `next(iter(NAME))`? */
+static int once_visit(TSNode n, void *arg)
+{
+	struct once_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? ntext(f->s, n, &len) : NULL;
+	if (!t || len != f->len || memcmp(t, f->name, len))
+		return 0;
+	uint32_t a = ts_node_start_byte(n);
+	if (a >= ts_node_start_byte(f->def) && a < ts_node_end_byte(f->def))
+		return 0; /* the binding itself */
+	f->uses++;
+	/* next(iter(NAME)): the text around it, without a parent walk */
+	static const char pre[] = "next(iter(";
+	size_t pl = sizeof pre - 1;
+	f->once += a >= pl && !memcmp(f->s->text + a - pl, pre, pl) &&
+		   a + len + 2 <= f->s->len && !memcmp(f->s->text + a + len, "))", 2);
+	return 0;
+}
+
+/* The DataLoader is read for one batch only: `next(iter(DataLoader(..)))`,
+ * or bound to a name whose every use is `next(iter(name))`. */
+static int read_once(struct src *s, TSNode call)
+{
+	uint32_t a = ts_node_start_byte(call);
+	static const char pre[] = "next(iter(";
+	size_t pl = sizeof pre - 1;
+	if (a >= pl && !memcmp(s->text + a - pl, pre, pl))
+		return 1;
+	TSNode p = ts_node_parent(call);
+	if (!node_is(p, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(p, "left", 4);
+	if (!node_is(left, "identifier"))
+		return 0;
+	struct once_find f = {.s = s, .def = p};
+	f.name = ntext(s, left, &f.len);
+	walk_named(name_scope(s, call), once_visit, &f);
+	return f.uses > 0 && f.once == f.uses;
+}
+
 struct kw_find {
 	struct src *s;
 	const char *name;
@@ -1643,6 +1694,8 @@ static int cond_holds(struct src *s, const struct pl_rule *r, const struct cond 
 		return !loops_small(s, node);
 	case C_NOT_MEMORY_DATASET:
 		return !memory_dataset(s, node);
+	case C_NOT_READ_ONCE:
+		return !read_once(s, node);
 	case C_UNUSED: {
 		/* the name @cap binds is not read in the finding's body (a
 		 * loop's, with its else) */

@@ -224,6 +224,11 @@ def memory(x, y, paths):
     quick = DataLoader(ds, batch_size=64, pin_memory=True)
     slow = DataLoader(Files(paths), batch_size=64, pin_memory=True)
     return quick, slow
+def peek(paths):
+    probe = DataLoader(Files(paths), batch_size=8, pin_memory=True)
+    first = next(iter(probe))
+    again = next(iter(DataLoader(Files(paths), batch_size=8, pin_memory=True)))
+    return first, again
 PY
 cat >quiet3/progress.c <<'C'
 #include <stdio.h>
