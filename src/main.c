@@ -37,6 +37,7 @@ static const struct command commands[] = {
     {"scan", cmd_scan, cmd_scan_usage, "find performance anti-patterns in Python and C source"},
     {"profile", cmd_profile, cmd_profile_usage,
      "sample a CPython program's stacks from outside; flame graph"},
+    {"dump", cmd_dump, cmd_dump_usage, "the Python stacks of a running process, once"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
     {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},

@@ -27,6 +27,14 @@ int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
  * after command `cmd`; returns PL_EXIT_USAGE. */
 int pl_bad_option(int c, char **argv, const char *cmd);
 
+/* A thread's name as py-spy shows it: MainThread for the main thread, else
+ * the kernel's name for it (dump.c; profile --threads uses it too). */
+#include <stddef.h>
+#include <sys/types.h>
+void pl_thread_name(pid_t pid, unsigned long tid, char *out, size_t len);
+
+int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_dump_usage[];
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_bench_usage[];
 int cmd_select(int argc, char **argv, const struct pl_ctx *ctx);

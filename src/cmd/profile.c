@@ -336,10 +336,9 @@ static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid)
 	for (size_t i = 0; i < P->ntf; i++)
 		if (P->tf[i].pid == pid && P->tf[i].tid == tid)
 			return P->tf[i].id;
-	char path[96], comm[64], label[128];
-	snprintf(path, sizeof path, "/proc/%d/task/%lu/comm", (int)pid, tid);
-	read_small(path, comm, sizeof comm);
-	snprintf(label, sizeof label, "thread %lu (%s)", tid, comm[0] ? comm : "?");
+	char name[64], label[128];
+	pl_thread_name(pid, tid, name, sizeof name);
+	snprintf(label, sizeof label, "thread %lu (%s)", tid, name);
 	long id = pl_prof_frame(&P->prof, label, "", 0, 0, 1);
 	if (id < 0)
 		return -1;

@@ -1,0 +1,71 @@
+#!/bin/sh
+# perfloop dump: a running CPython's stacks, once (py-spy dump), with each
+# CPython 3.11 here: the busy main thread marked active and named
+# MainThread, a sleeping thread marked idle, frames leaf first with file
+# and line; --json; and bad input refused in one line with exit 2.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+
+run "$PERFLOOP" dump
+expect_rc 2
+expect_err "which process"
+run "$PERFLOOP" dump -p notapid
+expect_rc 2
+expect_err "expected a process id"
+run "$PERFLOOP" dump 4194000
+expect_rc 2
+expect_err "no process with PID 4194000"
+[ "$(wc -l <err)" -eq 1 ] || fail "more than one line: $(cat err)"
+sleep 5 &
+s=$!
+run "$PERFLOOP" dump -p $s
+kill $s
+expect_rc 2
+expect_err "process $s (sleep 5) is not a CPython process"
+
+pys=$(pythons311)
+[ -n "$pys" ] || skip "no CPython 3.11 on this machine"
+cat >stuck.py <<'PY'
+import threading, time
+def waiter():
+    time.sleep(60)
+def spin(n):
+    x = 0
+    while True:
+        x += n
+def main():
+    t = threading.Thread(target=waiter, daemon=True)
+    t.start()
+    time.sleep(0.2)
+    spin(3)
+main()
+PY
+for py in $pys; do
+	"$py" stuck.py &
+	p=$!
+	sleep 1
+	run "$PERFLOOP" dump -p $p
+	r1=$rc
+	cp out text.txt
+	cp err text.err
+	run "$PERFLOOP" dump --json $p
+	kill $p
+	wait $p 2>/dev/null || true
+	if [ "$r1" -eq 2 ] && grep -q "permission\|ptrace" text.err; then
+		skip "cannot read another process here: $(cat text.err)"
+	fi
+	[ "$r1" -eq 0 ] || fail "$py: dump exited $r1: $(cat text.err)"
+	grep -q "^Process $p: .*stuck.py" text.txt || fail "$py: no process line: $(cat text.txt)"
+	grep -q "^Python 3\.11\." text.txt || fail "$py: no version line: $(cat text.txt)"
+	grep -q "^Thread $p (active): \"MainThread\"" text.txt || fail "$py: main thread: $(cat text.txt)"
+	# the main thread's stack, leaf first, right after its header
+	sed -n "/^Thread $p /,/^\$/p" text.txt | sed -n 2,4p | sed 's/ (.*:[0-9]*)$//' >main.txt
+	printf '    spin\n    main\n    <module>\n' | diff -u - main.txt || fail "$py: main stack"
+	grep -q "    spin (.*stuck.py:[67])" text.txt || fail "$py: no file:line: $(cat text.txt)"
+	grep -A1 "(idle)" text.txt | grep -q "    waiter (.*stuck.py:3)" ||
+		fail "$py: the sleeping thread is not idle in waiter: $(cat text.txt)"
+	expect_rc 0
+	check out "d['pid'] == $p and d['python'].startswith('3.11.') and len(d['threads']) == 2"
+	check out "[t['name'] for t in d['threads'] if t['tid'] == $p] == ['MainThread'] and [f['function'] for t in d['threads'] if t['active'] for f in t['frames']] == ['spin', 'main', '<module>']"
+	check out "[t['frames'][0]['function'] for t in d['threads'] if not t['active']] == ['waiter']"
+done
+exit 0
