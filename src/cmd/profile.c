@@ -82,6 +82,14 @@ const char cmd_profile_usage[] =
     "      --idle            include threads that are not running (waiting,\n"
     "                        sleeping; python mode: native mode samples CPU time)\n"
     "      --threads         keep threads apart: a root frame per thread\n"
+    "      --fold-imports    python mode: a stack inside an import ends in one\n"
+    "                        frame, '(import json)', instead of the tower of\n"
+    "                        importlib frames above it (start-up and imports\n"
+    "                        take their width, not the picture's height)\n"
+    "      --full-paths      show frames' files as read; by default they are\n"
+    "                        relative to the current directory, the package\n"
+    "                        (site-packages/) or the standard library, as py-spy\n"
+    "                        shortens them (--full-filenames: the same)\n"
     "      --gpu             python mode: sample the GPUs (NVML, loaded at run time)\n"
     "                        beside the stacks; writes PREFIX.gpu.json\n"
     "      --gpu-hz HZ       GPU readings per second (default 10)\n"
@@ -126,7 +134,9 @@ enum {
 	OPT_MODE,
 	OPT_UNWIND,
 	OPT_EVENT,
-	OPT_KERNEL
+	OPT_KERNEL,
+	OPT_FULL_PATHS,
+	OPT_FOLD_IMPORTS
 };
 
 static const struct option longopts[] = {
@@ -138,6 +148,9 @@ static const struct option longopts[] = {
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"threads", no_argument, NULL, OPT_THREADS},
+    {"full-paths", no_argument, NULL, OPT_FULL_PATHS},
+    {"full-filenames", no_argument, NULL, OPT_FULL_PATHS},
+    {"fold-imports", no_argument, NULL, OPT_FOLD_IMPORTS},
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},
@@ -162,7 +175,7 @@ struct opts {
 	int event; /* native mode: -1 the CPU clock, else a counter id */
 	int kernel;
 	double rate, duration, min_share;
-	int lines, idle, threads, subprocs, formats, gpu;
+	int lines, idle, threads, subprocs, formats, gpu, full_paths, fold_imports;
 	double gpu_hz;
 	long top;
 	const char *out;
@@ -379,6 +392,34 @@ static int train_sample(struct profiler *P, const struct pl_pythread *t, const u
 	return pl_train_add(&P->train, P->cur->pid, t->tid, ph, P->tick_dt);
 }
 
+/* --fold-imports: frame i (leaf-first index) is importlib's; the module
+ * being imported is the first `<module>` frame nearer the leaf. One
+ * synthetic frame, "(import json)", stands for all of them. */
+static long import_frame(struct profiler *P, const struct pl_pythread *t, size_t i)
+{
+	const char *mod = NULL;
+	for (size_t k = i; k-- > 0 && !mod;) {
+		const struct pl_pycode *c = t->frames[k].code;
+		if (c && c->name && c->file && !strcmp(c->name, "<module>") && c->file[0] != '<')
+			mod = pl_prof_shown_file(&P->prof, c->file);
+	}
+	char label[300];
+	if (!mod) {
+		snprintf(label, sizeof label, "(import)");
+	} else {
+		size_t len = strlen(mod);
+		if (len > 12 && !strcmp(mod + len - 12, "/__init__.py"))
+			len -= 12;
+		else if (len > 3 && !strcmp(mod + len - 3, ".py"))
+			len -= 3;
+		snprintf(label, sizeof label, "(import %.*s)", (int)len, mod);
+		for (char *c = label + 8; *c; c++)
+			if (*c == '/')
+				*c = '.';
+	}
+	return pl_prof_frame(&P->prof, label, "", 0, 0, 1);
+}
+
 static void on_thread(void *arg, const struct pl_pythread *t)
 {
 	struct profiler *P = arg;
@@ -403,6 +444,14 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 	}
 	size_t first = n;
 	for (size_t i = t->depth; i-- > 0;) {
+		const struct pl_pycode *c = t->frames[i].code;
+		if (P->o.fold_imports && c && c->file && !strncmp(c->file, "<frozen importlib", 17)) {
+			long id = import_frame(P, t, i);
+			if (id < 0)
+				goto oom;
+			P->ids[n++] = (uint32_t)id;
+			break;
+		}
 		long id = frame_id(P, &t->frames[i]);
 		if (id < 0)
 			goto oom;
@@ -674,7 +723,7 @@ static const char *short_name(const char *in, char *out, size_t len)
 	return out;
 }
 
-static int print_table(const struct profiler *P, const char *cwd)
+static int print_table(const struct profiler *P)
 {
 	uint64_t *self, *total;
 	const struct pl_prof *p = &P->prof;
@@ -708,11 +757,11 @@ static int print_table(const struct profiler *P, const char *cwd)
 		else if (f->line == 0)
 			printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s\n",
 			       100.0 * (double)r[k].self / all, 100.0 * (double)r[k].total / all,
-			       (unsigned long long)r[k].self, name, rel(f->file, cwd));
+			       (unsigned long long)r[k].self, name, pl_prof_shown_file(p, f->file));
 		else
 			printf("  %5.1f%%  %5.1f%%  %8llu  %-36s %s:%d\n",
 			       100.0 * (double)r[k].self / all, 100.0 * (double)r[k].total / all,
-			       (unsigned long long)r[k].self, name, rel(f->file, cwd), f->line);
+			       (unsigned long long)r[k].self, name, pl_prof_shown_file(p, f->file), f->line);
 	}
 	free(r);
 	free(self);
@@ -1390,7 +1439,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 			"perfloop: warning: the kernel dropped %llu samples (perfloop fell "
 			"behind); a lower --rate keeps up\n",
 			(unsigned long long)st.lost);
-	if (print_table(P, cwd) < 0) {
+	if (print_table(P) < 0) {
 		pl_prof_release(&P->prof);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
 	}
@@ -1482,6 +1531,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_THREADS:
 			o->threads = 1;
+			break;
+		case OPT_FULL_PATHS:
+			o->full_paths = 1;
+			break;
+		case OPT_FOLD_IMPORTS:
+			o->fold_imports = 1;
 			break;
 		case OPT_SUBPROC:
 			o->subprocs = 1;
@@ -1588,6 +1643,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	char cwd[4096];
 	if (!getcwd(cwd, sizeof cwd))
 		cwd[0] = '\0';
+	P.prof.root = cwd;
+	P.prof.full_paths = o->full_paths;
 	/* auto: Python where CPython runs, native otherwise; a process that
 	 * does not exist gets the Python path's error */
 	if (o->mode == MODE_AUTO)
@@ -1783,7 +1840,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->subprocs)
 		printf(", %zu processes", nproc);
 	printf("\n  profiler CPU %.1f%% of one core\n", elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
-	if (print_table(&P, cwd) < 0) {
+	if (print_table(&P) < 0) {
 		release(&P);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
 	}

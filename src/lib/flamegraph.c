@@ -137,7 +137,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	double ry = height - (double)(d + 1) * FH - 30;
 	char col[32];
 	colour(f, col);
-	char *label = f ? pl_prof_label(f) : NULL;
+	char *label = f ? pl_prof_label(p, f) : NULL;
 	const char *shown = f ? label : "all";
 	if (f && !label)
 		return -1;

@@ -5,6 +5,7 @@
 #include "profdata.h"
 #include "grow.h"
 
+#include <ctype.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -181,21 +182,46 @@ int pl_prof_totals_by(const struct pl_prof *p, const uint32_t *group, size_t ngr
 	return 0;
 }
 
-char *pl_prof_label(const struct pl_prof_frame *f)
+const char *pl_prof_shown_file(const struct pl_prof *p, const char *file)
+{
+	if (!p || p->full_paths || !file)
+		return file;
+	size_t n = p->root ? strlen(p->root) : 0;
+	if (n > 1 && !strncmp(file, p->root, n) && file[n] == '/')
+		return file + n + 1;
+	const char *best = NULL;
+	for (const char *k = file; (k = strstr(k, "-packages/")); k++)
+		if (k - file >= 4 && (!strncmp(k - 4, "site", 4) || !strncmp(k - 4, "dist", 4)))
+			best = k + 10; /* the last one: a venv inside another */
+	if (best && *best)
+		return best;
+	/* the standard library: .../lib/python3.11/os.py */
+	for (const char *k = file; (k = strstr(k, "/lib/python")); k++) {
+		const char *v = k + 11;
+		while (*v && (isdigit((unsigned char)*v) || *v == '.'))
+			v++;
+		if (v > k + 11 && *v == '/' && v[1])
+			best = v + 1;
+	}
+	return best ? best : file;
+}
+
+char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f)
 {
 	struct pl_strbuf b = {0};
 	if (f->synthetic)
 		pl_strbuf_puts(&b, f->name);
 	else
-		pl_strbuf_printf(&b, "%s (%s:%d)", f->name, f->file, f->line);
+		pl_strbuf_printf(&b, "%s (%s:%d)", f->name, pl_prof_shown_file(p, f->file), f->line);
 	return pl_strbuf_take(&b);
 }
 
 /* A label safe inside a folded line: ';' separates frames, newlines end
  * lines. */
-static void folded_label(struct pl_strbuf *b, const struct pl_prof_frame *f)
+static void folded_label(struct pl_strbuf *b, const struct pl_prof *p,
+			 const struct pl_prof_frame *f)
 {
-	char *l = pl_prof_label(f);
+	char *l = pl_prof_label(p, f);
 	if (!l) {
 		b->failed = 1;
 		return;
@@ -224,7 +250,7 @@ char *pl_prof_folded(const struct pl_prof *p)
 		for (size_t i = 0; i < st->depth; i++) {
 			if (i)
 				pl_strbuf_puts(&b, ";");
-			folded_label(&b, &p->frames[p->ids[st->off + i]]);
+			folded_label(&b, p, &p->frames[p->ids[st->off + i]]);
 		}
 		pl_strbuf_printf(&b, " %llu\n", (unsigned long long)st->count);
 		lines[k] = pl_strbuf_take(&b);
@@ -255,7 +281,7 @@ char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *
 		const struct pl_prof_frame *f = &p->frames[i];
 		json_t *o = json_pack("{s:s}", "name", f->name);
 		if (o && !f->synthetic) {
-			json_object_set_new(o, "file", json_string(f->file));
+			json_object_set_new(o, "file", json_string(pl_prof_shown_file(p, f->file)));
 			json_object_set_new(o, "line", json_integer(f->line));
 		}
 		json_array_append_new(frames, o);

@@ -44,7 +44,17 @@ struct pl_prof {
 	size_t nids, capids;
 	uint64_t samples; /* stacks added, with their counts */
 	int oom;
+	/* how frames' files are shown in the folded, SVG and speedscope
+	 * outputs (findings keep the path read): relative to root where under
+	 * it, else from the package (after site-packages/ or dist-packages/)
+	 * or the standard library (after lib/pythonX.Y/), as py-spy shortens
+	 * them; full_paths: as read. root NULL: no relative paths. */
+	const char *root;
+	int full_paths;
 };
+
+/* file as p shows it: a suffix of file (see root, full_paths) */
+const char *pl_prof_shown_file(const struct pl_prof *p, const char *file);
 
 /* Zero it to start. Returns the frame's id, or -1 out of memory. */
 long pl_prof_frame(struct pl_prof *p, const char *name, const char *file, int line, int func_line,
@@ -69,7 +79,7 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 		     const char *cwd, struct pl_findings *out);
 
 /* "name (file:line)" as used in folded stacks and the flame graph. */
-char *pl_prof_label(const struct pl_prof_frame *f);
+char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f);
 
 /* Writers: malloc'd text (NULL when out of memory). */
 char *pl_prof_folded(const struct pl_prof *p);

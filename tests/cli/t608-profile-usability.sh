@@ -71,4 +71,29 @@ expect_rc 0
 check idle.findings.json "'busy' in [f['location'].get('function') for f in d['findings']]"
 check idle.findings.json "not {'waiter', 'Thread._wait_for_tstate_lock', 'Thread.join'} & {f['location'].get('function') for f in d['findings']}"
 grep -q 'waiter;(idle) [0-9]' idle.folded || grep -q ';(idle) [0-9]' idle.folded || fail "no (idle) leaf in the folded stacks: $(head -5 idle.folded)"
+# paths as py-spy shows them: the program relative to the directory, the
+# standard library from lib/python3.X/; --full-paths as read; and
+# --fold-imports ends a stack inside an import in "(import json)"
+cat >imp.py <<'PY'
+import time
+def work():
+    import json
+    t = time.time()
+    while time.time() - t < 0.5:
+        json.dumps([1, 2, 3])
+work()
+PY
+run "$PERFLOOP" profile -o imp -- "$py" imp.py
+expect_rc 0
+grep -q '^<module> (imp.py:[0-9]*);work (imp.py:[0-9]*)' imp.folded || fail "not relative: $(head -3 imp.folded)"
+grep -q "(json/__init__.py:[0-9]*)" imp.folded || fail "json not shown from the library: $(grep json imp.folded | head -2)"
+! grep -q "$T/imp.py" imp.folded imp.svg imp.speedscope.json || fail "an absolute path in the outputs"
+python3 "$PERFLOOP_SRC/tests/cli/check_profile.py" imp || fail "outputs disagree with shortened paths"
+run "$PERFLOOP" profile --full-paths -o full -- "$py" imp.py
+grep -q "$T/imp.py:" full.folded || fail "--full-paths: $(head -2 full.folded)"
+run "$PERFLOOP" profile --fold-imports -o fold -- "$py" imp.py
+expect_rc 0
+! grep -q "<frozen importlib" fold.folded || fail "--fold-imports left importlib frames: $(grep frozen fold.folded | head -2)"
+# start-up's imports (site, encodings) always take samples; each is named
+grep -q "(import [a-z_.]*) [0-9]" fold.folded || fail "--fold-imports: no (import NAME) frame: $(cat fold.folded)"
 exit 0
