@@ -105,6 +105,9 @@ const char cmd_bench_usage[] =
     "      --export-markdown FILE\n"
     "      --export-csv FILE\n"
     "      --export-hyperfine FILE  hyperfine's JSON layout\n"
+    "      --sort ORDER        the table's and the Markdown/CSV exports' order:\n"
+    "                          command (default; auto: the same), median-time or\n"
+    "                          mean-time (fastest first; hyperfine's --sort)\n"
     "      --quiet             no progress and no table\n"
     "      --no-history        do not record the run in .perfloop/history.db (by\n"
     "                          default, runs inside a git repository are recorded)\n"
@@ -161,6 +164,7 @@ enum {
 	OPT_REGRESSION_THRESHOLD,
 	OPT_SHOW_OUTPUT,
 	OPT_STYLE,
+	OPT_SORT,
 	OPT_NO_SHELL,
 };
 
@@ -207,6 +211,7 @@ static const struct option longopts[] = {
     {"command-name", required_argument, NULL, 'n'},
     {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
     {"style", required_argument, NULL, OPT_STYLE},
+    {"sort", required_argument, NULL, OPT_SORT},
     {"parameter-list", required_argument, NULL, 'L'},
     {"parameter-scan", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -733,6 +738,21 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_SHOW_OUTPUT:
 			cfg->output = "inherit";
+			break;
+		case OPT_SORT:
+			if (!strcmp(optarg, "command") || !strcmp(optarg, "auto")) {
+				run.sort = 0;
+			} else if (!strcmp(optarg, "median-time")) {
+				run.sort = 1;
+			} else if (!strcmp(optarg, "mean-time")) {
+				run.sort = 2;
+			} else {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--sort': expected command, auto, median-time or "
+				       "mean-time, got '%s'",
+				       optarg);
+				goto out;
+			}
 			break;
 		case OPT_STYLE: /* hyperfine's: none, basic, nocolor, color, full */
 			if (!strcmp(optarg, "none")) {

@@ -117,6 +117,9 @@ struct pl_bench_run {
 	struct pl_bench *bench;
 	size_t nbench;
 	size_t reference;
+	/* the order the table and the Markdown/CSV exports list commands in
+	 * (hyperfine's --sort): 0 as given, 1 by median time, 2 by mean */
+	int sort;
 	struct pl_comparison *cmp;
 	size_t ncmp;
 	struct pl_fingerprint fp;

@@ -70,10 +70,44 @@ static void verdict_line(FILE *f, const struct pl_style *st, const char *name, c
 		pl_c(st, col), pl_change_name(ch), pl_c(st, PL_RESET));
 }
 
+/* The commands in run->sort's order (as given where it cannot sort:
+ * failed commands last). NULL out of memory: the caller uses 0..n. */
+static size_t *view_order(const struct pl_bench_run *run)
+{
+	size_t *o = malloc((run->nbench ? run->nbench : 1) * sizeof *o);
+	if (!o)
+		return NULL;
+	for (size_t i = 0; i < run->nbench; i++)
+		o[i] = i;
+	for (size_t i = 1; run->sort && i < run->nbench; i++) { /* stable insertion */
+		size_t x = o[i], j = i;
+		const struct pl_bench *bx = &run->bench[x];
+		double kx = !bx->wall.present ? INFINITY
+			    : run->sort == 2   ? bx->wall.d.mean
+					       : bx->wall.d.p50;
+		while (j > 0) {
+			const struct pl_bench *by = &run->bench[o[j - 1]];
+			double ky = !by->wall.present ? INFINITY
+				    : run->sort == 2   ? by->wall.d.mean
+						       : by->wall.d.p50;
+			if (ky <= kx)
+				break;
+			o[j] = o[j - 1];
+			j--;
+		}
+		o[j] = x;
+	}
+	return o;
+}
+
+#define ORDER(o, k) ((o) ? (o)[k] : (k))
+
 void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_bench_run *run)
 {
 	char a[32], b[32], c[32], d[32];
-	for (size_t i = 0; i < run->nbench; i++) {
+	size_t *ord = view_order(run);
+	for (size_t at = 0; at < run->nbench; at++) {
+		size_t i = ORDER(ord, at);
 		const struct pl_bench *bn = &run->bench[i];
 		fprintf(f, "%sBenchmark %zu: %s%s\n", pl_c(st, PL_BOLD), i + 1, bn->name,
 			pl_c(st, PL_RESET));
@@ -163,6 +197,7 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 				pl_c(st, PL_RESET));
 		fprintf(f, "\n");
 	}
+	free(ord);
 	int unsup = 0;
 	for (size_t k = 0; k < run->cfg.counters.n && !run->quiet_counters; k++) {
 		if (run->cfg.counters.supported[k])
@@ -260,7 +295,9 @@ char *pl_benchview_markdown(const struct pl_bench_run *run)
 	pl_strbuf_printf(
 	    &b, "| Command | Median [ms] | Mean [ms] | Min [ms] | Max [ms] | Relative |\n");
 	pl_strbuf_printf(&b, "|:---|---:|---:|---:|---:|---:|\n");
-	for (size_t i = 0; i < run->nbench; i++) {
+	size_t *ord = view_order(run);
+	for (size_t at = 0; at < run->nbench; at++) {
+		size_t i = ORDER(ord, at);
 		const struct pl_bench *bn = &run->bench[i];
 		if (!bn->wall.present) {
 			pl_strbuf_printf(&b, "| `%s` | failed | | | | |\n", bn->name);
@@ -283,6 +320,7 @@ char *pl_benchview_markdown(const struct pl_bench_run *run)
 		else
 			pl_strbuf_printf(&b, "%.2f |\n", w->p50 / ref);
 	}
+	free(ord);
 	return pl_strbuf_take(&b);
 }
 
@@ -295,8 +333,9 @@ char *pl_benchview_csv(const struct pl_bench_run *run)
 	for (size_t p = 0; first && p < first->nparams; p++)
 		pl_strbuf_printf(&b, ",parameter_%s", first->param_names[p]);
 	pl_strbuf_printf(&b, "\n");
-	for (size_t i = 0; i < run->nbench; i++) {
-		const struct pl_bench *bn = &run->bench[i];
+	size_t *ord = view_order(run);
+	for (size_t at = 0; at < run->nbench; at++) {
+		const struct pl_bench *bn = &run->bench[ORDER(ord, at)];
 		const struct pl_describe *w = &bn->wall.d;
 		csv_field(&b, bn->name);
 		pl_strbuf_printf(&b, ",%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.9g,%.0f,%zu", w->p50,
@@ -308,6 +347,7 @@ char *pl_benchview_csv(const struct pl_bench_run *run)
 		}
 		pl_strbuf_printf(&b, "\n");
 	}
+	free(ord);
 	return pl_strbuf_take(&b);
 }
 

@@ -51,4 +51,16 @@ grep -q hello out && grep -q world out || fail "--show-output / -L: $(cat out)"
 run "$PERFLOOP" bench -w 0 -r 1 --batch 1 --style none -- "$BUSY" 1000
 expect_rc 0
 [ ! -s out ] || fail "--style none printed: $(cat out)"
+# --sort median-time: the table and the Markdown/CSV exports fastest first
+# (the slow command is given first); the default keeps the order given
+run "$PERFLOOP" bench -w 0 -r 3 --batch 1 --contention keep --sort median-time --export-markdown s.md --export-csv s.csv "$BUSY 8000000" "$BUSY 1000"
+expect_rc 0
+[ "$(grep '^Benchmark' out | cut -d: -f1 | tr '\n' ' ')" = "Benchmark 2 Benchmark 1 " ] || fail "--sort: table order: $(grep '^Benchmark' out err)"
+sed -n 3p s.md | grep -q "$BUSY 1000" || fail "--sort: Markdown order: $(cat s.md)"
+sed -n 2p s.csv | grep -q "$BUSY 1000" || fail "--sort: CSV order: $(cat s.csv)"
+run "$PERFLOOP" bench -w 0 -r 1 --batch 1 --contention keep --export-csv c.csv "$BUSY 8000000" "$BUSY 1000"
+sed -n 2p c.csv | grep -q "$BUSY 8000000" || fail "default order changed: $(cat c.csv)"
+run "$PERFLOOP" bench --sort fastest true
+expect_rc 2
+expect_err "option '--sort': expected command, auto, median-time or mean-time, got 'fastest'"
 echo ok
