@@ -38,6 +38,7 @@ static const struct command commands[] = {
     {"profile", cmd_profile, cmd_profile_usage,
      "sample a CPython program's stacks from outside; flame graph"},
     {"dump", cmd_dump, cmd_dump_usage, "the Python stacks of a running process, once"},
+    {"top", cmd_top, cmd_top_usage, "a live table of a running Python program's hot functions"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
     {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},

@@ -34,6 +34,8 @@ int pl_bad_option(int c, char **argv, const char *cmd);
 void pl_thread_name(pid_t pid, unsigned long tid, char *out, size_t len);
 
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
+int cmd_top(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_top_usage[];
 extern const char cmd_dump_usage[];
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_bench_usage[];

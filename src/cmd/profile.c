@@ -136,7 +136,8 @@ enum {
 	OPT_EVENT,
 	OPT_KERNEL,
 	OPT_FULL_PATHS,
-	OPT_FOLD_IMPORTS
+	OPT_FOLD_IMPORTS,
+	OPT_LIVE_TABLE
 };
 
 static const struct option longopts[] = {
@@ -151,6 +152,7 @@ static const struct option longopts[] = {
     {"full-paths", no_argument, NULL, OPT_FULL_PATHS},
     {"full-filenames", no_argument, NULL, OPT_FULL_PATHS},
     {"fold-imports", no_argument, NULL, OPT_FOLD_IMPORTS},
+    {"live-table", no_argument, NULL, OPT_LIVE_TABLE}, /* perfloop top's */
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
     {"format", required_argument, NULL, OPT_FORMAT},
@@ -176,6 +178,7 @@ struct opts {
 	int kernel;
 	double rate, duration, min_share;
 	int lines, idle, threads, subprocs, formats, gpu, full_paths, fold_imports;
+	int live_table; /* perfloop top: the table redrawn every second */
 	double gpu_hz;
 	long top;
 	const char *out;
@@ -240,7 +243,7 @@ struct profiler {
 	int torch;
 	double tick_dt; /* seconds this tick's samples stand for */
 	int live;	/* stderr is a terminal: a live line while sampling */
-	double live_start, live_last;
+	double live_start, live_last, table_last;
 	struct pl_train train;
 	unsigned char *fphase; /* per frame id: phase + 1, 0 not yet known */
 	size_t capfphase, ntrained;
@@ -793,6 +796,24 @@ static void live_line(struct profiler *P, int done)
 		(unsigned long long)P->prof.samples,
 		el > 0 ? (double)P->prof.samples / el : 0.0, el, P->stats.errors);
 	fflush(stderr);
+}
+
+/* perfloop top: every second, the table so far, on a terminal redrawn in
+ * place (the screen cleared first), into a pipe or file one after another. */
+static void top_refresh(struct profiler *P)
+{
+	double now = pl_now_s();
+	if (now - P->table_last < 1.0)
+		return;
+	P->table_last = now;
+	double el = now - P->live_start;
+	fputs(isatty(STDOUT_FILENO) ? "\033[H\033[2J" : "\n", stdout);
+	printf("perfloop top: pid %d: %s\n  %llu samples, %.0f/s, %.1f s, %zu errors "
+	       "(Ctrl-C to stop)\n",
+	       (int)P->t[0].pid, P->t[0].cmd, (unsigned long long)P->prof.samples,
+	       el > 0 ? (double)P->prof.samples / el : 0.0, el, P->stats.errors);
+	print_table(P);
+	fflush(stdout);
 }
 
 static int write_text(const char *prefix, const char *ext, char *text, struct pl_strbuf *names)
@@ -1538,6 +1559,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_FOLD_IMPORTS:
 			o->fold_imports = 1;
 			break;
+		case OPT_LIVE_TABLE:
+			o->live_table = 1;
+			break;
 		case OPT_SUBPROC:
 			o->subprocs = 1;
 			break;
@@ -1652,6 +1676,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				   : pid_is_python(o->pid) || kill(o->pid, 0) != 0)
 			      ? MODE_PYTHON
 			      : MODE_NATIVE;
+	if (o->live_table && o->mode != MODE_PYTHON)
+		return pl_die(PL_EXIT_USAGE, "top: reads CPython programs' stacks (this one is "
+					     "not one, or --mode is not python); for native code: "
+					     "perfloop profile --mode native");
 	if (o->mode == MODE_NATIVE && o->gpu)
 		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
 					     "python or mixed)");
@@ -1715,6 +1743,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	double start = pl_now_s(), cpu0 = self_cpu_s(), last_tick = start;
 	P.live = isatty(STDERR_FILENO);
 	P.live_start = start;
+	P.table_last = start; /* top's first table after a second of samples */
 	unsigned long long torch_every = (unsigned long long)o->rate + 1; /* about 1 s */
 	int stopped_by_us = 0;
 	if (o->mode == MODE_MIXED && !reaped) {
@@ -1745,7 +1774,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		if (*ctx->interrupted)
 			break;
 		P.ticks++;
-		live_line(&P, 0);
+		if (o->live_table)
+			top_refresh(&P);
+		else
+			live_line(&P, 0);
 		double tnow = pl_now_s();
 		P.tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
 		last_tick = tnow;
@@ -1882,4 +1914,52 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		return PL_EXIT_FAILED;
 	}
 	return PL_EXIT_OK;
+}
+
+const char cmd_top_usage[] =
+    "usage: perfloop top [OPTIONS] -p PID\n"
+    "       perfloop top [OPTIONS] -- CMD [ARG...]\n"
+    "\n"
+    "A live table of where a running CPython 3.11-3.15 program spends its time\n"
+    "(py-spy top): profile's sampling, with the table of functions (self and\n"
+    "total share, samples, location) redrawn every second since the start, on a\n"
+    "terminal in place; no files written. Ctrl-C (or --duration, or the program's\n"
+    "end) stops it and prints the last table.\n"
+    "\n"
+    "Options (profile's):\n"
+    "  -p, --pid PID         the process to watch (or a command after '--')\n"
+    "  -r, --rate HZ         samples per second (default 1000)\n"
+    "  -d, --duration SECS   stop after SECS seconds\n"
+    "      --idle            include threads that are waiting or sleeping\n"
+    "      --threads         a row group per thread\n"
+    "      --lines           rows per line, not per function\n"
+    "      --subprocesses    follow child processes too\n"
+    "      --top N           rows in the table (default 15)\n"
+    "  -h, --help            this text\n"
+    "\n"
+    "Exit status: as profile's: 0, 2 bad usage or a process it cannot read,\n"
+    "3 a launched program that failed, 130 interrupted (the last table printed).\n";
+
+int cmd_top(int argc, char **argv, const struct pl_ctx *ctx)
+{
+	for (int i = 1; i < argc && strcmp(argv[i], "--"); i++)
+		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
+			fputs(cmd_top_usage, stdout);
+			return PL_EXIT_OK;
+		}
+	/* profile, told to redraw its table and to write no file */
+	char **av = calloc((size_t)argc + 5, sizeof *av);
+	if (!av)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	int n = 0;
+	av[n++] = "profile";
+	av[n++] = "--live-table";
+	av[n++] = "--format";
+	av[n++] = "none";
+	for (int i = 1; i < argc; i++)
+		av[n++] = argv[i];
+	av[n] = NULL;
+	int rc = cmd_profile(n, av, ctx);
+	free(av);
+	return rc;
 }

@@ -3,6 +3,8 @@
 # CPython 3.11 here: the busy main thread marked active and named
 # MainThread, a sleeping thread marked idle, frames leaf first with file
 # and line; --json; and bad input refused in one line with exit 2.
+# perfloop top: the live table, redrawn every second, then the last one;
+# no files written.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 
 run "$PERFLOOP" dump
@@ -67,5 +69,23 @@ for py in $pys; do
 	check out "d['pid'] == $p and d['python'].startswith('3.11.') and len(d['threads']) == 2"
 	check out "[t['name'] for t in d['threads'] if t['tid'] == $p] == ['MainThread'] and [f['function'] for t in d['threads'] if t['active'] for f in t['frames']] == ['spin', 'main', '<module>']"
 	check out "[t['frames'][0]['function'] for t in d['threads'] if not t['active']] == ['waiter']"
+	# top: a table a second (into a file: one after another), spin on top
+	"$py" stuck.py &
+	p=$!
+	sleep 0.5
+	run "$PERFLOOP" top -d 2.6 -p $p
+	kill $p
+	wait $p 2>/dev/null || true
+	expect_rc 0
+	[ "$(grep -c '^perfloop top: pid' out)" -ge 2 ] || fail "$py: top: not redrawn: $(cat out)"
+	grep -A4 '^perfloop top: pid' out | grep -q "spin .*stuck.py" || fail "$py: top: spin not in the table: $(cat out)"
+	tail -5 out | grep -q "^ *[0-9.]*% .*spin " || fail "$py: top: no last table: $(tail -5 out)"
+	[ -z "$(ls profile.* 2>/dev/null)" ] || fail "$py: top wrote files: $(ls profile.*)"
 done
+run "$PERFLOOP" top -d 1 -- sleep 0.3
+expect_rc 2
+expect_err "top: reads CPython programs' stacks"
+run "$PERFLOOP" top --help
+expect_rc 0
+grep -q "^usage: perfloop top" out || fail "top --help: $(head -2 out)"
 exit 0
