@@ -264,10 +264,12 @@ int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error
 		return fail(h, err, "list");
 	pl_strbuf_printf(out, "%-40s %5s  %-20s  %s\n", "benchmark", "runs", "last run",
 			 "last p50");
-	while (sqlite3_step(st) == SQLITE_ROW)
-		pl_strbuf_printf(out, "%-40s %5d  %-20s  %.6g s\n", sqlite3_column_text(st, 0),
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		char t[32]; /* bench's unit: "82.6 ms", not 0.0826414 */
+		pl_strbuf_printf(out, "%-40s %5d  %-20s  %s\n", sqlite3_column_text(st, 0),
 				 sqlite3_column_int(st, 1), sqlite3_column_text(st, 2),
-				 sqlite3_column_double(st, 3));
+				 pl_fmt_time(t, sizeof t, sqlite3_column_double(st, 3)));
+	}
 	sqlite3_finalize(st);
 	return PL_OK;
 }
@@ -315,7 +317,8 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 		int t = hi > lo ? (int)((v[i] - lo) / (hi - lo) * 7.0 + 0.5) : 3;
 		pl_strbuf_puts(out, ticks[t]);
 	}
-	pl_strbuf_printf(out, "  %.6g .. %.6g s\n", lo, hi);
+	char a[32], b[32];
+	pl_strbuf_printf(out, "  %s .. %s\n", pl_fmt_time(a, sizeof a, lo), pl_fmt_time(b, sizeof b, hi));
 	return PL_OK;
 }
 

@@ -26,13 +26,15 @@ expect_err "process $s (sleep 5) is not a CPython process"
 
 pys=$(pythons311)
 [ -n "$pys" ] || skip "no CPython 3.11 on this machine"
+# (it ends by itself: a failed check never leaves it spinning)
 cat >stuck.py <<'PY'
 import threading, time
 def waiter():
-    time.sleep(60)
+    time.sleep(20)
 def spin(n):
     x = 0
-    while True:
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
         x += n
 def main():
     t = threading.Thread(target=waiter, daemon=True)
@@ -62,7 +64,7 @@ for py in $pys; do
 	# the main thread's stack, leaf first, right after its header
 	sed -n "/^Thread $p /,/^\$/p" text.txt | sed -n 2,4p | sed 's/ (.*:[0-9]*)$//' >main.txt
 	printf '    spin\n    main\n    <module>\n' | diff -u - main.txt || fail "$py: main stack"
-	grep -q "    spin (.*stuck.py:[67])" text.txt || fail "$py: no file:line: $(cat text.txt)"
+	grep -q "    spin (.*stuck.py:[78])" text.txt || fail "$py: no file:line: $(cat text.txt)"
 	grep -A1 "(idle)" text.txt | grep -q "    waiter (.*stuck.py:3)" ||
 		fail "$py: the sleeping thread is not idle in waiter: $(cat text.txt)"
 	expect_rc 0
