@@ -51,6 +51,7 @@ static const struct command commands[] = {
     {"history", cmd_history, cmd_history_usage, "benchmark history over commits; regressions"},
     {"steps", cmd_steps, cmd_steps_usage,
      "a training loop's data vs compute split from its step-time log"},
+    {"mcp", cmd_mcp, cmd_mcp_usage, "the loop's steps as tools for coding agents (MCP, stdio)"},
     {"system", cmd_system, cmd_system_usage,
      "what disturbs measurements here; tune and reset it (root)"},
 };

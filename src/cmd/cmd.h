@@ -35,6 +35,8 @@ void pl_thread_name(pid_t pid, unsigned long tid, char *out, size_t len);
 
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
 int cmd_top(int argc, char **argv, const struct pl_ctx *ctx);
+int cmd_mcp(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_mcp_usage[];
 extern const char cmd_top_usage[];
 extern const char cmd_dump_usage[];
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx);
