@@ -48,7 +48,9 @@ void pl_scan_cache_key(const struct pl_scan_cache *c, const struct pl_scan_file 
  * entry; 0 no usable entry. */
 int pl_scan_cache_get(struct pl_scan_cache *c, const char *key, struct pl_scan_file *f);
 
-/* Keep f's result for save (thread-safe). */
+/* Keep f's result for save (thread-safe); not one with more findings than
+ * this (generated code): rescanning it is cheaper than its entry. */
+#define PL_SCAN_CACHE_MAX_FINDINGS 2000
 void pl_scan_cache_put(struct pl_scan_cache *c, const char *key, const struct pl_scan_file *f);
 
 /* Write what put kept, with the older entries it does not supersede
