@@ -655,13 +655,6 @@ static void stop_child(pid_t pid, int *status)
 	waitpid(pid, status, 0);
 }
 
-static const char *rel(const char *path, const char *cwd)
-{
-	size_t n = strlen(cwd);
-	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
-		return path + n + 1;
-	return path;
-}
 
 struct row {
 	uint32_t id;
@@ -856,7 +849,7 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 	       "wall-clock time, waits included\n",
 	       x->tid, (int)x->pid, out->n, out->warmup);
 	printf("  waiting for data %.1f%% of the step time (%.2f s of %.2f s) at %s:%d (%s)\n",
-	       100 * out->data_share, out->data.sum, out->total.sum, rel(P->loop_file, cwd),
+	       100 * out->data_share, out->data.sum, out->total.sum, pl_prof_relative(P->loop_file, cwd),
 	       P->loop_line, P->loop_func);
 	printf("  per step: ");
 	print_ms("data", &out->data);
@@ -912,10 +905,10 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		int frc = pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f);
 		size_t hot = f.n; /* the training findings follow */
 		if (frc >= 0 && steps)
-			frc = pl_steps_findings(steps, rel(P->loop_file, cwd), &f);
+			frc = pl_steps_findings(steps, pl_prof_relative(P->loop_file, cwd), &f);
 		if (frc >= 0 && o->gpu)
 			frc = pl_gpu_findings(&P->gpu, steps ? steps->data_share : -1,
-					      rel(P->loop_file, cwd), &f);
+					      pl_prof_relative(P->loop_file, cwd), &f);
 		if (frc >= 0)
 			frc = at_loop(P, &f, hot);
 		if (frc < 0) {

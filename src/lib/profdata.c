@@ -182,13 +182,21 @@ int pl_prof_totals_by(const struct pl_prof *p, const uint32_t *group, size_t ngr
 	return 0;
 }
 
+const char *pl_prof_relative(const char *path, const char *cwd)
+{
+	size_t n = cwd ? strlen(cwd) : 0;
+	if (n > 1 && strncmp(path, cwd, n) == 0 && path[n] == '/')
+		return path + n + 1;
+	return path;
+}
+
 const char *pl_prof_shown_file(const struct pl_prof *p, const char *file)
 {
 	if (!p || p->full_paths || !file)
 		return file;
-	size_t n = p->root ? strlen(p->root) : 0;
-	if (n > 1 && !strncmp(file, p->root, n) && file[n] == '/')
-		return file + n + 1;
+	const char *rel = pl_prof_relative(file, p->root);
+	if (rel != file)
+		return rel;
 	const char *best = NULL;
 	for (const char *k = file; (k = strstr(k, "-packages/")); k++)
 		if (k - file >= 4 && (!strncmp(k - 4, "site", 4) || !strncmp(k - 4, "dist", 4)))
@@ -319,13 +327,6 @@ static int cmp_rank(const void *a, const void *b)
 	return x->self < y->self ? 1 : x->self > y->self ? -1 : (x->g > y->g) - (x->g < y->g);
 }
 
-static const char *relative(const char *path, const char *cwd)
-{
-	size_t n = cwd ? strlen(cwd) : 0;
-	if (n && strncmp(path, cwd, n) == 0 && path[n] == '/')
-		return path + n + 1;
-	return path;
-}
 
 int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, double rate,
 		     const char *cwd, struct pl_findings *out)
@@ -367,7 +368,7 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 		struct pl_finding *x = &out->v[out->n++];
 		double share = (double)self[r[k].g] / (double)p->samples;
 		double tshare = (double)total[r[k].g] / (double)p->samples;
-		const char *path = relative(f->file, cwd);
+		const char *path = pl_prof_relative(f->file, cwd);
 		struct pl_strbuf b = {0};
 		pl_strbuf_printf(&b, "'%s' runs in %.1f%% of samples as the innermost frame",
 				 f->name, 100 * share);

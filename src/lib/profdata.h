@@ -53,6 +53,8 @@ struct pl_prof {
 	int full_paths;
 };
 
+/* path relative to cwd where under it, else path (a suffix either way) */
+const char *pl_prof_relative(const char *path, const char *cwd);
 /* file as p shows it: a suffix of file (see root, full_paths) */
 const char *pl_prof_shown_file(const struct pl_prof *p, const char *file);
 
