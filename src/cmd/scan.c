@@ -908,8 +908,16 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	if (paths.n > 1)
 		qsort(paths.v, paths.n, sizeof *paths.v, cmp_str);
 
+	/* PERFLOOP_SCAN_MATCHER=tree-sitter: tree-sitter's query cursor
+	 * instead of scan's own matcher, to check that the two agree; =own:
+	 * the own matcher or an error (rules/README.md) */
+	const char *matcher = getenv("PERFLOOP_SCAN_MATCHER");
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
-				  ign.n, minsev, advisory};
+				  ign.n, minsev, advisory,
+				  !matcher			  ? PL_MATCH_AUTO
+				  : !strcmp(matcher, "tree-sitter") ? PL_MATCH_CURSOR
+				  : !strcmp(matcher, "own")	  ? PL_MATCH_OWN
+								  : PL_MATCH_AUTO};
 	/* the cache key: the rules' text and every option that changes what
 	 * a file's scan reports (perfloop's build is added by the cache) */
 	uint64_t salt = pl_scan_cache_salt(rules.source_hash, advisory ? "advisory" : "");

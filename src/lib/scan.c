@@ -23,6 +23,7 @@
 #include "strbuf.h"
 #include "suppress.h"
 #include "scancache.h"
+#include "scanmatch.h"
 #include "hash.h"
 
 const TSLanguage *tree_sitter_python(void);
@@ -678,7 +679,17 @@ static int combine(struct pl_rules *rs, const struct pl_scan_opts *o, unsigned l
 		TSQueryError qe;
 		TSQuery *q =
 		    ts_query_new(language((enum pl_lang)lang), text, (uint32_t)textlen, &off, &qe);
+		if (q && !(o && o->matcher == PL_MATCH_CURSOR))
+			rs->matcher[lang] =
+			    pl_qm_new(language((enum pl_lang)lang), q, text, (uint32_t)textlen);
 		free(text);
+		if (q && !rs->matcher[lang] && o && o->matcher == PL_MATCH_OWN) {
+			ts_query_delete(q);
+			free(start);
+			return pl_error_set(err, PL_ENOTSUP,
+					    "rules: scan's matcher does not read the %s query",
+					    lang == PL_LANG_PYTHON ? "Python" : "C");
+		}
 		if (!q) {
 			for (size_t i = 0; i < rs->n; i++)
 				if ((int)rs->v[i]->lang == lang && check_one(rs->v[i], err) < 0) {
@@ -736,6 +747,7 @@ void pl_rules_release(struct pl_rules *rs)
 	for (int lang = 0; lang < PL_LANG_COUNT; lang++) {
 		if (rs->combined[lang])
 			ts_query_delete(rs->combined[lang]);
+		pl_qm_free(rs->matcher[lang]);
 		free(rs->owner[lang]);
 	}
 	for (size_t i = 0; i < rs->n; i++)
@@ -2104,6 +2116,68 @@ static int supp_warnings(const struct pl_rules *rules, const struct pl_scan_opts
 	return 0;
 }
 
+struct judge {
+	struct src *s;
+	const struct pl_rules *rules;
+	const struct pl_scan_opts *o;
+	struct pl_scan_file *f;
+	int test_code;
+};
+
+/* One match of the combined query: a scope for the conditions, or a
+ * rule's pattern judged by its predicates and conditions, suppressions
+ * and severity, and kept as a finding. 0, or -1 out of memory. */
+static int judge_match(void *arg, const TSQueryMatch *mp)
+{
+	struct judge *j = arg;
+	struct src *s = j->s;
+	const struct pl_scan_opts *o = j->o;
+	const TSQueryMatch m = *mp;
+	if (m.pattern_index >= j->rules->npatterns[s->lang])
+		return m.capture_count && add_scope(s, m.captures[0].node) < 0 ? -1 : 0;
+	const struct pl_rule *r = j->rules->owner[s->lang][m.pattern_index];
+	if (!rule_selected(r, o))
+		return 0;
+	TSNode node = (TSNode){0};
+	for (uint16_t i = 0; i < m.capture_count; i++)
+		if (m.captures[i].index == r->finding_cap)
+			node = m.captures[i].node;
+	if (ts_node_is_null(node) || !preds_hold(s, r, &m))
+		return 0;
+	size_t c = 0;
+	while (c < r->nconds && cond_holds(s, r, &r->conds[c], &m, node))
+		c++;
+	if (c < r->nconds)
+		return 0;
+	if (pl_supp_match(&s->supps, ts_node_start_point(node).row, r->id))
+		return 0;
+	/* severity from evidence: the rule's, one level lower where its
+	 * lower: conditions hold or in test code */
+	enum pl_severity sev = r->severity;
+	const char *note = NULL;
+	if (r->nlconds) {
+		c = 0;
+		while (c < r->nlconds && cond_holds(s, r, &r->lconds[c], &m, node))
+			c++;
+		if (c == r->nlconds)
+			note = r->lower_why;
+	}
+	if (!note && j->test_code)
+		note = "in test code";
+	char why[256];
+	if (note && sev < PL_SEV_LOW) {
+		sev++;
+		snprintf(why, sizeof why, "rated %s, not %s: %s", pl_severity_name(sev),
+			 pl_severity_name(r->severity), note);
+		note = why;
+	} else {
+		note = NULL;
+	}
+	if (o && (int)sev > o->min_severity)
+		return 0;
+	return add_finding(j->f, s, r, node, sev, note) < 0 ? -1 : 0;
+}
+
 static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
 		     const struct pl_scan_opts *o, struct pl_scan_file *f)
 {
@@ -2137,60 +2211,14 @@ static int scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules 
 	f->error_nodes = count_errors(root);
 	s.root = root;
 	int rc = 0;
-	TSQuery *q = rules->combined[f->lang];
-	int test_code = is_test_path(f->path);
-	if (q) {
-		ts_query_cursor_exec(qc, q, root);
+	struct judge j = {&s, rules, o, f, is_test_path(f->path)};
+	if (rules->matcher[f->lang]) {
+		rc = pl_qm_exec(rules->matcher[f->lang], root, f->text, judge_match, &j) ? -1 : 0;
+	} else if (rules->combined[f->lang]) {
+		ts_query_cursor_exec(qc, rules->combined[f->lang], root);
 		TSQueryMatch m;
-		while (rc == 0 && ts_query_cursor_next_match(qc, &m)) {
-			if (m.pattern_index >= rules->npatterns[f->lang]) {
-				if (m.capture_count && add_scope(&s, m.captures[0].node) < 0)
-					rc = -1;
-				continue;
-			}
-			const struct pl_rule *r = rules->owner[f->lang][m.pattern_index];
-			if (!rule_selected(r, o))
-				continue;
-			TSNode node = (TSNode){0};
-			for (uint16_t i = 0; i < m.capture_count; i++)
-				if (m.captures[i].index == r->finding_cap)
-					node = m.captures[i].node;
-			if (ts_node_is_null(node) || !preds_hold(&s, r, &m))
-				continue;
-			size_t c = 0;
-			while (c < r->nconds && cond_holds(&s, r, &r->conds[c], &m, node))
-				c++;
-			if (c < r->nconds)
-				continue;
-			if (pl_supp_match(&s.supps, ts_node_start_point(node).row, r->id))
-				continue;
-			/* severity from evidence: the rule's, one level lower where
-			 * its lower: conditions hold or in test code */
-			enum pl_severity sev = r->severity;
-			const char *note = NULL;
-			if (r->nlconds) {
-				c = 0;
-				while (c < r->nlconds && cond_holds(&s, r, &r->lconds[c], &m, node))
-					c++;
-				if (c == r->nlconds)
-					note = r->lower_why;
-			}
-			if (!note && test_code)
-				note = "in test code";
-			char why[256];
-			if (note && sev < PL_SEV_LOW) {
-				sev++;
-				snprintf(why, sizeof why, "rated %s, not %s: %s", pl_severity_name(sev),
-					 pl_severity_name(r->severity), note);
-				note = why;
-			} else {
-				note = NULL;
-			}
-			if (o && (int)sev > o->min_severity)
-				continue;
-			if (add_finding(f, &s, r, node, sev, note) < 0)
-				rc = -1;
-		}
+		while (rc == 0 && ts_query_cursor_next_match(qc, &m))
+			rc = judge_match(&j, &m);
 	}
 	ts_tree_delete(tree);
 	if (rc == 0 && supp_warnings(rules, o, f, &s.supps) < 0)

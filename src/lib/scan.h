@@ -33,6 +33,7 @@ struct pl_rules {
 	struct TSQuery *combined[PL_LANG_COUNT];
 	struct pl_rule **owner[PL_LANG_COUNT];
 	unsigned npatterns[PL_LANG_COUNT];
+	struct pl_qm *matcher[PL_LANG_COUNT]; /* scanmatch.h; NULL: the query cursor */
 	uint64_t source_hash; /* of every rule file's text */
 };
 
@@ -62,6 +63,11 @@ struct pl_rule_info {
 void pl_rule_info(const struct pl_rule *r, struct pl_rule_info *out);
 
 /* Which rules run, and what is reported. */
+/* Who matches the rules' patterns: scan's own matcher where it reads the
+ * query, else tree-sitter's cursor; the cursor alone (a cross-check: the
+ * same findings); or the own matcher, an error where it cannot. */
+enum pl_scan_matcher { PL_MATCH_AUTO, PL_MATCH_CURSOR, PL_MATCH_OWN };
+
 struct pl_scan_opts {
 	const char *const *select; /* ids or prefixes; NULL: all */
 	size_t nselect;
@@ -69,6 +75,7 @@ struct pl_scan_opts {
 	size_t nignore;
 	int min_severity; /* enum pl_severity: report at this or more severe */
 	int advisory;	  /* also the advisory rules (off by default) */
+	int matcher;	  /* enum pl_scan_matcher */
 };
 
 /* One scanned file's result. */
