@@ -97,6 +97,26 @@ doc["version"] = "2.0"
 assert list(v.iter_errors(doc)), "validator accepted a wrong version"
 PY
 
+# a finding keeps its SARIF fingerprint when lines above it move (what
+# code-scanning services key a finding's identity on across commits)
+cp train.py train.py.orig
+{ printf '# a header\n# grown by two lines\n'; cat train.py.orig; } >train.py
+"$PERFLOOP" scan --advisory --format sarif -o moved.sarif --exclude 'vendor/*' 2>/dev/null
+mv train.py.orig train.py
+python3 - scan.sarif moved.sarif <<'PY' || fail "SARIF fingerprints moved with the lines"
+import json, sys
+def index(path):
+    out = {}
+    for r in json.load(open(path))["runs"][0]["results"]:
+        loc = r["locations"][0]["physicalLocation"]
+        if loc["artifactLocation"]["uri"].endswith("train.py"):
+            out[r["partialFingerprints"]["perfloopFindingId/v1"]] = loc["region"]["startLine"]
+    return out
+a, b = index(sys.argv[1]), index(sys.argv[2])
+assert a and set(a) == set(b), (a, b)
+assert all(b[k] == a[k] + 2 for k in a), (a, b)
+PY
+
 # the same findings whatever the number of threads
 "$PERFLOOP" scan --format json -j 1 --exclude 'vendor/*' 2>/dev/null | grep -v '"created"' >j1.json
 "$PERFLOOP" scan --format json -j 2 --exclude 'vendor/*' 2>/dev/null | grep -v '"created"' >j2.json
