@@ -25,13 +25,13 @@ const char cmd_dump_usage[] =
     "process, once, leaf first, as py-spy dump does: where a program that\n"
     "seems stuck is, without stopping it (read with process_vm_readv, as\n"
     "profile does). Each thread is marked active (running) or idle (waiting or\n"
-    "sleeping), with its name: MainThread for the main one, else the name the\n"
-    "kernel knows it by.\n"
+    "sleeping), +gil where it holds the GIL, with its name: MainThread for the\n"
+    "main one, else the name the kernel knows it by.\n"
     "\n"
     "Options:\n"
     "  -p, --pid PID   the process (or give PID as the argument)\n"
     "      --json      print JSON: {pid, command, python, threads: [{tid, name,\n"
-    "                  active, frames: [{function, file, line}]}]}\n"
+    "                  active, gil, frames: [{function, file, line}]}]}\n"
     "  -h, --help      this text\n"
     "\n"
     "Exit status: 0 printed, 1 no consistent stack could be read (the process\n"
@@ -77,10 +77,10 @@ static void one_thread(void *arg, const struct pl_pythread *t)
 							f->code && f->code->file ? f->code->file : "?",
 							"line", f->line));
 	}
-	json_array_append_new(d->threads, json_pack("{s:I, s:s, s:b, s:b, s:o}", "tid",
+	json_array_append_new(d->threads, json_pack("{s:I, s:s, s:b, s:b, s:b, s:o}", "tid",
 						   (json_int_t)t->tid, "name", name, "active",
-						   !t->idle, "truncated", t->truncated, "frames",
-						   frames));
+						   !t->idle, "gil", t->gil, "truncated",
+						   t->truncated, "frames", frames));
 }
 
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
@@ -135,7 +135,7 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		json_decref(d.threads);
 		d.threads = json_array();
 		memset(&ss, 0, sizeof ss);
-		rc = pl_pystack_sample(st, 1, one_thread, &d, &ss);
+		rc = pl_pystack_sample(st, PL_PYSAMPLE_IDLE, one_thread, &d, &ss);
 		if (rc != PL_OK || ss.errors == 0)
 			break;
 		usleep(2000);
@@ -175,9 +175,10 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 	json_t *t;
 	json_array_foreach(d.threads, i, t)
 	{
-		pl_strbuf_printf(&b, "\nThread %lld (%s): \"%s\"\n",
+		pl_strbuf_printf(&b, "\nThread %lld (%s%s): \"%s\"\n",
 				 (long long)json_integer_value(json_object_get(t, "tid")),
 				 json_is_true(json_object_get(t, "active")) ? "active" : "idle",
+				 json_is_true(json_object_get(t, "gil")) ? "+gil" : "",
 				 json_string_value(json_object_get(t, "name")));
 		size_t k;
 		json_t *f;

@@ -81,6 +81,8 @@ const char cmd_profile_usage[] =
     "                        function (the line-profiler view)\n"
     "      --idle            include threads that are not running (waiting,\n"
     "                        sleeping; python mode: native mode samples CPU time)\n"
+    "      --gil             python mode: only the thread holding the GIL (where\n"
+    "                        Python threads contend for it: what runs Python)\n"
     "      --threads         keep threads apart: a root frame per thread\n"
     "      --fold-imports    python mode: a stack inside an import ends in one\n"
     "                        frame, '(import json)', instead of the tower of\n"
@@ -124,6 +126,7 @@ const char cmd_profile_usage[] =
 enum {
 	OPT_LINES = 256,
 	OPT_IDLE,
+	OPT_GIL,
 	OPT_GPU,
 	OPT_GPU_HZ,
 	OPT_THREADS,
@@ -146,6 +149,7 @@ static const struct option longopts[] = {
     {"duration", required_argument, NULL, 'd'},
     {"lines", no_argument, NULL, OPT_LINES},
     {"idle", no_argument, NULL, OPT_IDLE},
+    {"gil", no_argument, NULL, OPT_GIL},
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"threads", no_argument, NULL, OPT_THREADS},
@@ -177,7 +181,7 @@ struct opts {
 	int event; /* native mode: -1 the CPU clock, else a counter id */
 	int kernel;
 	double rate, duration, min_share;
-	int lines, idle, threads, subprocs, formats, gpu, full_paths, fold_imports;
+	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports;
 	int live_table; /* perfloop top: the table redrawn every second */
 	double gpu_hz;
 	long top;
@@ -464,6 +468,10 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 		goto oom;
 	if (t->idle && !P->o.idle) { /* read for the training split only */
 		P->stats.idle++;
+		return;
+	}
+	if (P->o.gil && !t->gil) { /* the same */
+		P->stats.nogil++;
 		return;
 	}
 	if (t->idle) {
@@ -1271,7 +1279,7 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 		if (P->t[0].st)
 		{
 			struct pl_pysample_stats ps = {0};
-			pl_pystack_sample(P->t[0].st, 1, on_mixed_thread, &M, &ps);
+			pl_pystack_sample(P->t[0].st, PL_PYSAMPLE_IDLE, on_mixed_thread, &M, &ps);
 		}
 		for (size_t i = 0; i < M.n; i++) {
 			struct mthread *t = &M.th[i];
@@ -1532,6 +1540,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_IDLE:
 			o->idle = 1;
 			break;
+		case OPT_GIL:
+			o->gil = 1;
+			break;
 		case OPT_GPU:
 			o->gpu = 1;
 			break;
@@ -1676,6 +1687,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->mode == MODE_NATIVE && o->gpu)
 		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
 					     "python or mixed)");
+	if (o->mode != MODE_PYTHON && o->gil)
+		return pl_die(PL_EXIT_USAGE, "--gil: python mode only (the program is not a CPython "
+					     "one, or --mode is native or mixed)");
 	if (o->mode == MODE_NATIVE)
 		return profile_native(&P, ctx, cwd);
 	if (o->mode == MODE_MIXED && o->subprocs)
@@ -1795,7 +1809,10 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				continue;
 			}
 			P.cur = t;
-			int r = pl_pystack_sample(t->st, o->idle || P.torch, on_thread, &P, &P.stats);
+			/* a training profile reads every thread for its split */
+			unsigned flags = (o->idle || P.torch ? PL_PYSAMPLE_IDLE : 0) |
+					 (o->gil && !P.torch ? PL_PYSAMPLE_GIL_ONLY : 0);
+			int r = pl_pystack_sample(t->st, flags, on_thread, &P, &P.stats);
 			if (r == PL_ESYS) {
 				t->gone = 1;
 				continue;
@@ -1862,6 +1879,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	       tried ? 100.0 * (double)P.stats.errors / (double)tried : 0.0);
 	if (!o->idle && P.stats.idle)
 		printf(", %zu idle thread samples left out", P.stats.idle);
+	if (o->gil)
+		printf(", %zu samples of threads without the GIL left out", P.stats.nogil);
 	if (o->subprocs)
 		printf(", %zu processes", nproc);
 	printf("\n  profiler CPU %.1f%% of one core\n", elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
@@ -1924,6 +1943,7 @@ const char cmd_top_usage[] =
     "  -r, --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds\n"
     "      --idle            include threads that are waiting or sleeping\n"
+    "      --gil             only the thread holding the GIL\n"
     "      --threads         a row group per thread\n"
     "      --lines           rows per line, not per function\n"
     "      --subprocesses    follow child processes too\n"

@@ -798,9 +798,10 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 	return 0;
 }
 
-int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, void *arg,
+int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, void *arg,
 		      struct pl_pysample_stats *st)
 {
+	int with_idle = (flags & PL_PYSAMPLE_IDLE) != 0;
 	const struct pylayout *L = s->L;
 	pid_t pid = s->proc.pid;
 	s->sampleno++;
@@ -841,6 +842,12 @@ int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, vo
 			}
 			struct pl_pythread t = {0};
 			t.tid = (unsigned long)rd64(ts + L->ts_native_tid);
+			t.gil = holder && tsaddr == holder;
+			if (!t.gil && (flags & PL_PYSAMPLE_GIL_ONLY)) {
+				st->nogil++;
+				tsaddr = rd64(ts + L->ts_next);
+				continue;
+			}
 			/* the GIL's holder runs Python: no need to ask the kernel */
 			char state = 'R';
 			if (tsaddr != holder && thread_state(s, t.tid, &state) < 0) {

@@ -45,6 +45,7 @@ struct pl_pyframe {
 struct pl_pythread {
 	unsigned long tid; /* the kernel's thread id */
 	int idle;	   /* not running (state other than R) */
+	int gil;	   /* holds the GIL (py-spy's --gil) */
 	size_t depth;	   /* frames, leaf first */
 	struct pl_pyframe *frames;
 	int truncated; /* deeper than PL_PYSTACK_MAX_DEPTH: the root is missing */
@@ -69,14 +70,19 @@ typedef void (*pl_pythread_fn)(void *arg, const struct pl_pythread *t);
 struct pl_pysample_stats {
 	size_t threads; /* thread stacks read and reported */
 	size_t idle;	/* idle threads left out */
+	size_t nogil;	/* threads left out for not holding the GIL */
 	size_t errors;	/* thread stacks that could not be read consistently */
 };
 
-/* Sample every thread once. Idle threads are reported only when
- * with_idle. Returns PL_OK (even with errors counted in st), PL_ESYS once
+/* What pl_pystack_sample reports: idle threads too; only the thread that
+ * holds the GIL (the others are not read at all). */
+#define PL_PYSAMPLE_IDLE 1
+#define PL_PYSAMPLE_GIL_ONLY 2
+
+/* Sample every thread once, as flags say (PL_PYSAMPLE_*). Returns PL_OK (even with errors counted in st), PL_ESYS once
  * the process is gone, PL_EFAILED when its interpreter could not be read
  * at all (it is exiting, or exec'd another program: attach again). */
-int pl_pystack_sample(struct pl_pystack *s, int with_idle, pl_pythread_fn fn, void *arg,
+int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, void *arg,
 		      struct pl_pysample_stats *st);
 
 /* Exposed for tests: the line of instruction index instr (code units from

@@ -60,7 +60,8 @@ for py in $pys; do
 	[ "$r1" -eq 0 ] || fail "$py: dump exited $r1: $(cat text.err)"
 	grep -q "^Process $p: .*stuck.py" text.txt || fail "$py: no process line: $(cat text.txt)"
 	grep -q "^Python 3\.11\." text.txt || fail "$py: no version line: $(cat text.txt)"
-	grep -q "^Thread $p (active): \"MainThread\"" text.txt || fail "$py: main thread: $(cat text.txt)"
+	# the spinning main thread holds the GIL (the other sleeps without it)
+	grep -q "^Thread $p (active+gil): \"MainThread\"" text.txt || fail "$py: main thread: $(cat text.txt)"
 	# the main thread's stack, leaf first, right after its header
 	sed -n "/^Thread $p /,/^\$/p" text.txt | sed -n 2,4p | sed 's/ (.*:[0-9]*)$//' >main.txt
 	printf '    spin\n    main\n    <module>\n' | diff -u - main.txt || fail "$py: main stack"
@@ -71,6 +72,7 @@ for py in $pys; do
 	check out "d['pid'] == $p and d['python'].startswith('3.11.') and len(d['threads']) == 2"
 	check out "[t['name'] for t in d['threads'] if t['tid'] == $p] == ['MainThread'] and [f['function'] for t in d['threads'] if t['active'] for f in t['frames']] == ['spin', 'main', '<module>']"
 	check out "[t['frames'][0]['function'] for t in d['threads'] if not t['active']] == ['waiter']"
+	check out "sorted((t['tid'] == $p, t['gil']) for t in d['threads']) == [(False, False), (True, True)]"
 	# top: a table a second (into a file: one after another), spin on top
 	"$py" stuck.py &
 	p=$!
@@ -84,6 +86,61 @@ for py in $pys; do
 	tail -5 out | grep -q "^ *[0-9.]*% .*spin " || fail "$py: top: no last table: $(tail -5 out)"
 	[ -z "$(ls profile.* 2>/dev/null)" ] || fail "$py: top wrote files: $(ls profile.*)"
 done
+# --gil: only the thread holding the GIL. One thread spins in Python, the
+# other hashes in C with the GIL released (running all the same): without
+# --gil both are in the profile, with it the hashing thread nearly leaves
+py=$(echo "$pys" | head -1)
+cat >gil.py <<'PY'
+import hashlib, threading, time
+data = b"x" * (32 << 20)
+def hasher():
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        hashlib.sha256(data).digest()
+def spin():
+    x = 0
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        x += 1
+threading.Thread(target=hasher, daemon=True).start()
+spin()
+PY
+for g in "" --gil; do
+	run "$PERFLOOP" profile $g --threads -d 2 --format folded -o "g$g" -- "$py" gil.py
+	expect_rc 0
+done
+python3 - g.folded g--gil.folded <<'PY' || fail "--gil: $(cat out)"
+import sys
+def share(path):
+    total = hashing = 0
+    for line in open(path):
+        stack, n = line.rsplit(" ", 1)
+        total += int(n)
+        hashing += int(n) if "hasher" in stack else 0
+    return hashing / total
+a, b = share(sys.argv[1]), share(sys.argv[2])
+print("hashing thread: %.0f%% of samples, %.0f%% with --gil" % (100 * a, 100 * b))
+assert a > 0.25 and b < 0.10, (a, b)
+PY
+grep -q "samples of threads without the GIL left out" out || fail "--gil: no count: $(cat out)"
+# two threads spinning in Python take turns with the GIL: --gil follows it
+# from one to the other (each has a fair share of the samples)
+sed 's/^threading.Thread(target=hasher/threading.Thread(target=spin/' gil.py >gil2.py
+run "$PERFLOOP" profile --gil --threads -d 2 --format folded -o g2 -- "$py" gil2.py
+expect_rc 0
+python3 - g2.folded <<'PY' || fail "--gil did not follow the GIL: $(cat g2.folded)"
+import collections, sys
+per = collections.Counter()
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    per[stack.split(";")[0]] += int(n)
+total = sum(per.values())
+print("--gil, two spinning threads:", dict(per))
+assert len(per) == 2 and min(per.values()) > 0.2 * total, per
+PY
+run "$PERFLOOP" profile --gil --mode native -d 1 -- sleep 0.3
+expect_rc 2
+expect_err "--gil: python mode only"
 run "$PERFLOOP" top -d 1 -- sleep 0.3
 expect_rc 2
 expect_err "top: reads CPython programs' stacks"
