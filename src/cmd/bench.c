@@ -549,15 +549,17 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				goto out;
 			break;
 		case OPT_PRECISION:
-			if (parse_pos("--precision", optarg, &cfg->precision_pct))
-				goto out;
-			if (cfg->precision_pct >= 100) {
+		{
+			double f;
+			if (pl_parse_share(optarg, 1, &f) < 0 || f <= 0) {
 				pl_die(PL_EXIT_USAGE,
-				       "option '--precision': expected a percentage "
-				       "below 100, got '%s'",
+				       "option '--precision': expected a percentage above 0 "
+				       "and below 100 (2 or 2%%), got '%s'",
 				       optarg);
 				goto out;
 			}
+			cfg->precision_pct = f * 100.0;
+		}
 			break;
 		case 's':
 		case OPT_SETUP:

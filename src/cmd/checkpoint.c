@@ -55,7 +55,7 @@ const char cmd_revert_usage[] =
     "\n"
     "Options:\n"
     "  -C DIR         the repository (default: the current directory)\n"
-    "  -n, --dry-run  only say what would be restored and what was created\n"
+    "      --dry-run  only say what would be restored and what was created\n"
     "      --json     print {\"restored\": [...], \"created\": [...], ...}\n"
     "  -h, --help     this text\n"
     "\n"

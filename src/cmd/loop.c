@@ -33,7 +33,7 @@ const char cmd_baseline_usage[] =
     "  -r, --runs N            exactly N runs per command (>= 3; default: bench's\n"
     "                          time-budget policy)\n"
     "      --max-iterations N  turns before the loop stops (default 3)\n"
-    "      --min-gain X        the minimum accepted gain (default 0.05)\n"
+    "      --min-gain X        the minimum accepted gain: 0.05 or 5% (default)\n"
     "      --ledger FILE       inside the repository (committed with each accepted\n"
     "                          change); default docs/perf/baseline_ledger.jsonl\n"
     "      --batch K|auto      a sample is the mean of K runs (default auto:\n"
@@ -201,13 +201,11 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			break;
 		case 'g':
-			s.min_gain = strtod(optarg, &end);
-			if (*end || !(s.min_gain >= 0 && s.min_gain < 1)) {
-				pl_die(
-				    PL_EXIT_USAGE,
-				    "option '--min-gain': expected a fraction from 0 to below 1, "
-				    "got '%s'",
-				    optarg);
+			if (pl_parse_share(optarg, 0, &s.min_gain) < 0) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--min-gain': expected a fraction (0.05) or a "
+				       "percentage (5%%) below 100%%, got '%s'",
+				       optarg);
 				goto done;
 			}
 			break;

@@ -44,6 +44,7 @@
 #include "steps.h"
 #include "strbuf.h"
 #include "trainloop.h"
+#include "words.h"
 
 const char cmd_profile_usage[] =
     "usage: perfloop profile [OPTIONS] -- CMD [ARG...]\n"
@@ -74,7 +75,7 @@ const char cmd_profile_usage[] =
     "      --kernel          native: the kernel's call chains above the user stack,\n"
     "                        named from /proc/kallsyms (needs perf_event_paranoid 1\n"
     "                        or lower, or root)\n"
-    "  -r, --rate HZ         samples per second (default 1000)\n"
+    "      --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds (default: when the program\n"
     "                        exits, or Ctrl-C); a launched program is then stopped\n"
     "      --lines           attribute samples to the line being run, not only the\n"
@@ -121,7 +122,7 @@ const char cmd_profile_usage[] =
     "  perfloop profile -- python3 train.py --epochs 1\n"
     "  perfloop profile -o sort -- ./sort big.txt        # native: C, C++, Rust\n"
     "  perfloop profile -p 4242 -d 10 --lines -o /tmp/serve\n"
-    "  perfloop profile --subprocesses --threads -r 250 -- python3 loader.py\n";
+    "  perfloop profile --subprocesses --threads --rate 250 -- python3 loader.py\n";
 
 enum {
 	OPT_LINES = 256,
@@ -1583,11 +1584,11 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			o->top = (long)v;
 			break;
 		case OPT_MINSHARE:
-			if (parse_double(optarg, 0, 100, &v) < 0)
+			if (pl_parse_share(optarg, 1, &o->min_share) < 0)
 				return pl_die(PL_EXIT_USAGE,
-					      "--min-share: expected a percentage 0..100, got '%s'",
+					      "--min-share: expected a percentage below 100 (5 or "
+					      "5%%), got '%s'",
 					      optarg);
-			o->min_share = v / 100.0;
 			break;
 		case OPT_MODE:
 			if (strcmp(optarg, "auto") == 0)
@@ -1940,7 +1941,7 @@ const char cmd_top_usage[] =
     "\n"
     "Options (profile's):\n"
     "  -p, --pid PID         the process to watch (or a command after '--')\n"
-    "  -r, --rate HZ         samples per second (default 1000)\n"
+    "      --rate HZ         samples per second (default 1000)\n"
     "  -d, --duration SECS   stop after SECS seconds\n"
     "      --idle            include threads that are waiting or sleeping\n"
     "      --gil             only the thread holding the GIL\n"

@@ -83,7 +83,7 @@ const char cmd_scan_usage[] =
     "Examples:\n"
     "  perfloop scan src/\n"
     "  perfloop scan --select PY --min-severity medium --format sarif -o scan.sarif .\n"
-    "  perfloop scan --format json -o scan.json train.py && perfloop select -f scan.json\n";
+    "  perfloop scan --format json -o scan.json train.py && perfloop select --findings scan.json\n";
 
 enum {
 	OPT_FORMAT = 256,

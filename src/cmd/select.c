@@ -23,7 +23,7 @@ const char cmd_select_usage[] =
     "finding is open, nor when a measured data-loading share exceeds 0.3.\n"
     "\n"
     "Options:\n"
-    "  -f, --findings FILE   a perfloop.findings/1 file (repeatable)\n"
+    "      --findings FILE   a perfloop.findings/1 file (repeatable)\n"
     "  -x, --exclude ID      never choose this finding (repeatable; e.g. one\n"
     "                        already tried and rejected)\n"
     "  -o, --out FILE        also write the candidate document to FILE\n"
@@ -38,7 +38,7 @@ const char cmd_select_usage[] =
     "\n"
     "Examples:\n"
     "  perfloop select --findings scan.json --findings profile.findings.json\n"
-    "  perfloop select -f scan.json --exclude PF-0a1b2c3d4e5f --explain -o candidate.json\n";
+    "  perfloop select --findings scan.json --exclude PF-0a1b2c3d4e5f --explain -o candidate.json\n";
 
 static const struct option longopts[] = {
     {"findings", required_argument, NULL, 'f'}, {"exclude", required_argument, NULL, 'x'},

@@ -37,7 +37,7 @@ const char cmd_verify_usage[] =
     "evidence, nothing regressed, but the gain is below --min-gain).\n"
     "\n"
     "Options:\n"
-    "  -b, --before FILE       the summary before the change (perfloop.bench/1)\n"
+    "      --before FILE       the summary before the change (perfloop.bench/1)\n"
     "  -a, --after FILE        the summary after the change\n"
     "      --bench NAME        which benchmark of the summaries (default: the first)\n"
     "  -t, --target DIM        the dimension to improve (default timing)\n"
@@ -45,7 +45,7 @@ const char cmd_verify_usage[] =
     "                          shell: use \"sh -c '...'\" for shell syntax); its\n"
     "                          output goes to stderr\n"
     "      --suite-exit-code N take the suite's exit status as given\n"
-    "      --min-gain X        minimum improvement as a fraction (default 0.05)\n"
+    "      --min-gain X        minimum improvement: 0.05 or 5% (default)\n"
     "      --ledger FILE       append the verdict as one JSON line (atomically);\n"
     "                          conventionally docs/perf/baseline_ledger.jsonl\n"
     "  -o, --out FILE          write the verdict (perfloop.verdict/1)\n"
@@ -58,7 +58,7 @@ const char cmd_verify_usage[] =
     "\n"
     "Examples:\n"
     "  perfloop verify --before before.json --after after.json --suite 'make test'\n"
-    "  perfloop verify -b before.json -a after.json --suite-exit-code 0 \\\n"
+    "  perfloop verify --before before.json --after after.json --suite-exit-code 0 \\\n"
     "      --target memory --ledger docs/perf/baseline_ledger.jsonl -o verdict.json\n";
 
 enum { OPT_BENCH = 256, OPT_SUITE, OPT_SUITE_EXIT, OPT_MIN_GAIN, OPT_LEDGER, OPT_JSON, OPT_QUIET };
@@ -123,14 +123,10 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 			suite_exit = optarg;
 			break;
 		case OPT_MIN_GAIN: {
-			char *end;
-			errno = 0;
-			in.min_gain = strtod(optarg, &end);
-			if (errno || *end || end == optarg || !isfinite(in.min_gain) ||
-			    in.min_gain < 0 || in.min_gain >= 1) {
+			if (pl_parse_share(optarg, 0, &in.min_gain) < 0) {
 				pl_die(PL_EXIT_USAGE,
-				       "option '--min-gain': expected a fraction from "
-				       "0 to below 1 (0.05 is 5%%), got '%s'",
+				       "option '--min-gain': expected a fraction (0.05) or a "
+				       "percentage (5%%) below 100%%, got '%s'",
 				       optarg);
 				goto done;
 			}

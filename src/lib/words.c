@@ -6,6 +6,8 @@
 #include "words.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,4 +205,26 @@ int pl_edit_distance(const char *a, const char *b)
 		}
 	}
 	return row[lb] > 99 ? 99 : row[lb];
+}
+
+int pl_parse_share(const char *s, int bare_percent, double *out)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !isfinite(v))
+		return -1;
+	int pct = bare_percent;
+	if (*end == '%') {
+		pct = 1;
+		end++;
+	}
+	if (*end)
+		return -1;
+	if (pct)
+		v /= 100.0;
+	if (!(v >= 0 && v < 1))
+		return -1;
+	*out = v;
+	return 0;
 }

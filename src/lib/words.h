@@ -25,6 +25,13 @@ int pl_argv_push(struct pl_argv *a, const char *buf, size_t len);
  * counting at 99. */
 int pl_edit_distance(const char *a, const char *b);
 
+/* A share as users write one: a fraction ("0.05") or a percentage ("5%"),
+ * and with bare_percent a bare number is a percentage ("5"): the options
+ * that took percents keep doing so, those that took fractions too, and
+ * "5%" means the same everywhere. The fraction in *out; 0, or -1 where s
+ * is neither or not in [0, 1). */
+int pl_parse_share(const char *s, int bare_percent, double *out);
+
 /* Replace every "{name}" in s with value; returns a malloc'd string. */
 char *pl_words_substitute(const char *s, const char *name, const char *value);
 

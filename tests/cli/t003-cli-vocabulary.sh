@@ -35,6 +35,32 @@ for line in open("cli.md"):
     if m and m.group(2).count("`-") > 1:
         raise SystemExit("%s: %s" % (m.group(1), m.group(2)))
 PY
+# and no short letter means two things (#21: one vocabulary)
+sed -n '/^## One short letter, several long options/,$p' cli.md | grep -q '^None\.$' ||
+	fail "a short letter means two things: $(sed -n '/^## One short letter/,$p' cli.md)"
+# the letters' old meanings still work (scripts use them): each is parsed as
+# that option (the error is about its value or input, not the option)
+mkdir -p empty
+for c in "select -f /nonexistent.json" "verify -b /nonexistent.json -a /nonexistent.json" \
+	"profile -r notanumber -- true" "top -r notanumber -- true"; do
+	run "$PERFLOOP" $c
+	[ "$rc" -eq 2 ] || fail "perfloop $c: exit $rc"
+	! grep -qi "unknown option\|unrecognized\|did you mean\|invalid option" err ||
+		fail "perfloop $c: the old spelling is gone: $(cat err)"
+done
+(cd empty && git init -q . && "$PERFLOOP" revert -n >../out 2>../err) || true
+! grep -qi "unknown option\|unrecognized\|invalid option" err || fail "revert -n is gone: $(cat err)"
+# shares: 5% is five per cent in every option; a bare --min-gain 5 is refused
+for v in 0.05 5%; do
+	run "$PERFLOOP" verify --min-gain "$v" --before /nonexistent.json --after /nonexistent.json
+	expect_err "/nonexistent.json"
+done
+run "$PERFLOOP" verify --min-gain 5 --before /nonexistent.json --after /nonexistent.json
+expect_rc 2
+expect_err "expected a fraction (0.05) or a percentage (5%)"
+run "$PERFLOOP" bench --precision 100% -- true
+expect_rc 2
+expect_err "option '--precision'"
 # the vocabulary page names each short letter that still means two things
 for l in $(sed -n 's/^- `\(-[A-Za-z]\)`: .*/\1/p' cli.md); do
 	grep -q -- "^- \`$l\` is " "$PERFLOOP_SRC/docs/VOCABULARY.md" ||
