@@ -551,7 +551,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_PRECISION:
 		{
 			double f;
-			if (pl_parse_share(optarg, 1, &f) < 0 || f <= 0) {
+			if (pl_parse_share(optarg, 1, &f) < 0 || f <= 0 || f >= 1) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--precision': expected a percentage above 0 "
 				       "and below 100 (2 or 2%%), got '%s'",

@@ -201,7 +201,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			break;
 		case 'g':
-			if (pl_parse_share(optarg, 0, &s.min_gain) < 0) {
+			if (pl_parse_share(optarg, 0, &s.min_gain) < 0 || s.min_gain >= 1) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--min-gain': expected a fraction (0.05) or a "
 				       "percentage (5%%) below 100%%, got '%s'",

@@ -1586,8 +1586,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_MINSHARE:
 			if (pl_parse_share(optarg, 1, &o->min_share) < 0)
 				return pl_die(PL_EXIT_USAGE,
-					      "--min-share: expected a percentage below 100 (5 or "
-					      "5%%), got '%s'",
+					      "--min-share: expected a percentage from 0 to 100 (5 "
+					      "or 5%%), got '%s'",
 					      optarg);
 			break;
 		case OPT_MODE:

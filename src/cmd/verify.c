@@ -123,7 +123,7 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 			suite_exit = optarg;
 			break;
 		case OPT_MIN_GAIN: {
-			if (pl_parse_share(optarg, 0, &in.min_gain) < 0) {
+			if (pl_parse_share(optarg, 0, &in.min_gain) < 0 || in.min_gain >= 1) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--min-gain': expected a fraction (0.05) or a "
 				       "percentage (5%%) below 100%%, got '%s'",

@@ -223,7 +223,7 @@ int pl_parse_share(const char *s, int bare_percent, double *out)
 		return -1;
 	if (pct)
 		v /= 100.0;
-	if (!(v >= 0 && v < 1))
+	if (!(v >= 0 && v <= 1))
 		return -1;
 	*out = v;
 	return 0;

@@ -29,7 +29,7 @@ int pl_edit_distance(const char *a, const char *b);
  * and with bare_percent a bare number is a percentage ("5"): the options
  * that took percents keep doing so, those that took fractions too, and
  * "5%" means the same everywhere. The fraction in *out; 0, or -1 where s
- * is neither or not in [0, 1). */
+ * is neither or not in [0, 1]. */
 int pl_parse_share(const char *s, int bare_percent, double *out);
 
 /* Replace every "{name}" in s with value; returns a malloc'd string. */
