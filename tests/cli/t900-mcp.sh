@@ -18,7 +18,7 @@ def train(model, data, opt, device):
         opt.step()
         print(loss.item())
 PY
-timeout 120 python3 - "$PERFLOOP" "$PERFLOOP_SRC" "$BUSY" <<'PY' || fail "the MCP session"
+timeout 240 python3 - "$PERFLOOP" "$PERFLOOP_SRC" "$BUSY" <<'PY' || fail "the MCP session"
 import json, os, subprocess, sys, time
 perfloop, src, busy = sys.argv[1:4]
 p = subprocess.Popen([perfloop, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -81,8 +81,94 @@ assert r["isError"] and "none.json" in r["content"][0]["text"], r
 assert call(6, "prompts/list")["result"]["prompts"][0]["name"] == "optimize"
 msgs = call(7, "prompts/get", {"name": "optimize"})["result"]["messages"]
 assert "verify" in msgs[0]["content"]["text"], msgs
-assert call(8, "resources/list")["result"]["resources"] == []   # no loop started here
+# no loop started here: only the documents of the tools just called
+res = call(8, "resources/list")["result"]["resources"]
+assert sorted(r["uri"] for r in res) == ["perfloop://last/bench.json", "perfloop://last/scan.json"], res
+got = call(80, "resources/read", {"uri": "perfloop://last/bench.json"})["result"]["contents"][0]
+assert json.loads(got["text"])["schema"] == "perfloop.bench/1", got
 err(call(9, "resources/read", {"uri": "perfloop://loop/../../etc/passwd"}), -32002)
+
+# every tool says what it may change, and its output schema is a schema
+for t in tools:
+    a = t["annotations"]
+    assert {"readOnlyHint", "destructiveHint", "idempotentHint"} <= set(a), t
+    if jsonschema and "outputSchema" in t:
+        jsonschema.Draft202012Validator.check_schema(t["outputSchema"])
+by = {t["name"]: t for t in tools}
+assert {"profile", "baseline", "try", "checkpoint", "revert", "history"} <= set(by), list(by)
+assert by["try"]["annotations"]["destructiveHint"] and by["revert"]["annotations"]["destructiveHint"]
+assert by["scan"]["annotations"]["readOnlyHint"] and not by["try"]["annotations"]["readOnlyHint"]
+assert by["bench"]["outputSchema"]["properties"]["schema"]["const"] == "perfloop.bench/1"
+
+# a long bench: progress while it runs, a ping answered meanwhile, then a
+# cancellation stops it (no answer to it; the child gone; what it measured
+# kept as perfloop://last/bench.json)
+send({"jsonrpc": "2.0", "id": 90, "method": "tools/call",
+      "params": {"name": "bench", "arguments": {"commands": ["sleep 0.737"], "runs": 40},
+                 "_meta": {"progressToken": "tok"}}})
+m = recv()
+assert m.get("method") == "notifications/progress" and m["params"]["progressToken"] == "tok", m
+send({"jsonrpc": "2.0", "id": 91, "method": "ping"})
+while True:
+    m = recv()
+    if m.get("id") == 91:
+        break
+    assert m.get("method") == "notifications/progress", m
+def sleeping():
+    return subprocess.run(["pgrep", "-f", "sleep 0.737"], capture_output=True).returncode == 0
+assert sleeping(), "the benchmark is not running"
+send({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": 90, "reason": "t900"}})
+send({"jsonrpc": "2.0", "id": 92, "method": "ping"})
+while True:   # the ping's answer comes once bench has stopped; none for 90
+    m = recv()
+    assert m.get("id") != 90, m
+    if m.get("id") == 92:
+        break
+t0 = time.time()
+while sleeping() and time.time() - t0 < 5:
+    time.sleep(0.1)
+assert not sleeping(), "the cancelled benchmark's command still runs"
+got = call(93, "resources/read", {"uri": "perfloop://last/bench.json"})["result"]["contents"][0]
+doc = json.loads(got["text"])
+assert doc["interrupted"] is True and doc["benchmarks"][0]["command"] == "sleep 0.737", doc
+
+# the loop through the tools, in this repository: baseline, a change, try
+open("prog.py", "w").write("s = 0\nfor i in range(600000):\n    s += i\n")
+subprocess.run(["git", "add", "prog.py", "train.py"], check=True)
+subprocess.run(["git", "commit", "-qm", "start"], check=True)
+r = call(20, "tools/call", {"name": "baseline", "arguments": {"benches": ["python3 prog.py"], "runs": 3}})["result"]
+assert not r["isError"], r["content"]
+assert r["structuredContent"]["schema"] == "perfloop.bench/1", r
+res = {x["uri"] for x in call(21, "resources/list")["result"]["resources"]}
+assert {"perfloop://loop/baseline.json", "perfloop://loop/loop.json", "perfloop://loop/checkpoint.json"} <= res, res
+open("prog.py", "w").write("s = sum(range(600000))\n")
+r = call(22, "tools/call", {"name": "try", "arguments": {"message": "sum() instead of a loop"}})["result"]
+turn = r["structuredContent"]["turn"]
+assert turn["iteration"] == 1 and turn["verdict"] in ("accept", "reject", "no_feasible_win"), r
+st = call(23, "tools/call", {"name": "status", "arguments": {}})["result"]["structuredContent"]
+assert st["turns"][0]["verdict"] == turn["verdict"], st
+assert "perfloop://loop/ledger.jsonl" in {x["uri"] for x in call(24, "resources/list")["result"]["resources"]}
+hist = call(25, "tools/call", {"name": "history", "arguments": {"action": "list"}})["result"]
+assert "python3 prog.py" in hist["content"][0]["text"], hist
+err(call(26, "tools/call", {"name": "history", "arguments": {"action": "drop"}}), -32602)
+# checkpoint, a change, revert (a dry run first)
+r = call(27, "tools/call", {"name": "checkpoint", "arguments": {}})["result"]
+assert not r["isError"], r
+before = open("prog.py").read()
+open("prog.py", "a").write("# an edit\n")
+r = call(28, "tools/call", {"name": "revert", "arguments": {"dry_run": True}})["result"]
+assert not r["isError"] and open("prog.py").read() != before, r
+r = call(29, "tools/call", {"name": "revert", "arguments": {}})["result"]
+assert not r["isError"] and open("prog.py").read() == before, r
+# profile, bounded: the findings and the flame graph as a resource
+r = call(30, "tools/call", {"name": "profile", "arguments": {"command": ["python3", "prog.py"], "duration": 5}})["result"]
+assert not r["isError"], r["content"]
+assert r["structuredContent"]["schema"] == "perfloop.findings/1", r
+svg = call(31, "resources/read", {"uri": "perfloop://profile/last.svg"})["result"]["contents"][0]
+assert svg["mimeType"] == "image/svg+xml" and "<svg" in svg["text"], svg["mimeType"]
+err(call(32, "tools/call", {"name": "profile", "arguments": {"command": ["python3", "prog.py"]}}), -32602)
+err(call(33, "tools/call", {"name": "profile", "arguments": {"pid": 1, "command": ["x"], "duration": 1}}), -32602)
+err(call(34, "resources/read", {"uri": "perfloop://loop/../../../etc/passwd.json"}), -32002)
 
 # hostile input
 send("{not json")
