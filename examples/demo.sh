@@ -1,7 +1,8 @@
 #!/bin/sh
 # make demo: perfloop's loop on a shipped example. Count the distinct values
 # among N integers: the "before" program scans everything seen so far
-# (O(n^2)), the "after" program sorts first (O(n log n)). perfloop benches
+# (O(n^2)), the "after" program sorts first (O(n log n)). perfloop sweeps n
+# to show how each grows, benches
 # both side by side, then measures each as a before/after pair, lets verify
 # decide (the outputs' equality is the functional suite), and reports.
 set -eu
@@ -61,6 +62,14 @@ echo "== 1. side by side: distinct_naive vs distinct_sorted, n=$N"
 echo
 pl bench --time-budget 2 -n naive -n sorted \
 	"$BIN/distinct_naive $N" "$BIN/distinct_sorted $N" -o "$OUT/side-by-side.json"
+
+echo "== 1b. how does each grow with n? a size sweep of each (n doubling)"
+echo "   (the fit: bench -P n=..., docs/bench.md; the whole tables are in $OUT/sweep-*.json)"
+pl bench --runs 3 -w 1 --batch 1 --expect "n log n" --findings "$OUT/sweep.findings.json" \
+	-o "$OUT/sweep-naive.json" -P n=2500..40000*2 "$BIN/distinct_naive {n}" | sed -n '/^Complexity/,$p'
+pl bench --runs 3 -w 1 --batch 1 --expect "n log n" -o "$OUT/sweep-sorted.json" \
+	-P n=40000..2560000*4 "$BIN/distinct_sorted {n}" | sed -n '/^Complexity/,$p'
+echo
 
 echo "== 2. before and after the change, measured identically"
 pl bench --quiet --time-budget 2 -n distinct -o "$OUT/before.json" -- "$BIN/distinct_naive" "$N"

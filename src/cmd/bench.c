@@ -25,6 +25,8 @@
 #include "monotime.h"
 #include "params.h"
 #include "render.h"
+#include "complexity.h"
+#include "sweep.h"
 #include "summary.h"
 
 const char cmd_bench_usage[] =
@@ -72,7 +74,14 @@ const char cmd_bench_usage[] =
     "      --shell             run each command through 'sh -c'\n"
     "  -P, --param NAME=VALUES substitute {NAME}; VALUES is V1,V2,... or\n"
     "                          LO..HI[:STEP] or LO..HI*FACTOR; several -P give\n"
-    "                          every combination\n"
+    "                          every combination. One numeric -P is a size sweep:\n"
+    "                          how the cost grows is fitted (O(1) .. O(n^3) and\n"
+    "                          the exponent) and shown\n"
+    "      --expect CLASS      the class a sweep should show (1, log n, n,\n"
+    "                          n log n, n^2, n^3): an exponent above it by more\n"
+    "                          than 0.5 is a high finding (without it: >= 1.8)\n"
+    "      --findings FILE     write the sweep's findings (perfloop.findings/1)\n"
+    "                          for select\n"
     "  -n, --name NAME         name of the next command (once per command)\n"
     "      --setup CMD         run once before each command's runs\n"
     "      --prepare CMD       run before each run\n"
@@ -165,6 +174,8 @@ enum {
 	OPT_SHOW_OUTPUT,
 	OPT_STYLE,
 	OPT_SORT,
+	OPT_EXPECT,
+	OPT_FINDINGS,
 	OPT_NO_SHELL,
 };
 
@@ -212,6 +223,8 @@ static const struct option longopts[] = {
     {"show-output", no_argument, NULL, OPT_SHOW_OUTPUT},
     {"style", required_argument, NULL, OPT_STYLE},
     {"sort", required_argument, NULL, OPT_SORT},
+    {"expect", required_argument, NULL, OPT_EXPECT},
+    {"findings", required_argument, NULL, OPT_FINDINGS},
     {"parameter-list", required_argument, NULL, 'L'},
     {"parameter-scan", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -502,7 +515,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_param params[16];
 	size_t nparams = 0;
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
-	const char *md = NULL, *csv = NULL, *hf = NULL;
+	const char *md = NULL, *csv = NULL, *hf = NULL, *findings_out = NULL;
+	int expect = -1;
+	json_t *fits = NULL;
 	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE, gpu_on = 0;
 	int fail_regression = 0;
 	double regression_pct = 0;
@@ -741,6 +756,21 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_SHOW_OUTPUT:
 			cfg->output = "inherit";
 			break;
+		case OPT_EXPECT: {
+			enum pl_cx_class cls;
+			if (pl_cx_parse(optarg, &cls) < 0) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--expect': expected 1, log n, n, n log n, n^2 or n^3, "
+				       "got '%s'",
+				       optarg);
+				goto out;
+			}
+			expect = (int)cls;
+			break;
+		}
+		case OPT_FINDINGS:
+			findings_out = optarg;
+			break;
 		case OPT_SORT:
 			if (!strcmp(optarg, "command") || !strcmp(optarg, "auto")) {
 				run.sort = 0;
@@ -847,7 +877,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		goto out;
 	}
 	if (check_writable("--out", out) || check_writable("--export-markdown", md) ||
-	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf))
+	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf) ||
+	    check_writable("--findings", findings_out))
 		goto out;
 	if (baseline_path && pl_summary_load(baseline_path, &baseline, &err) != PL_OK) {
 		pl_die(PL_EXIT_USAGE, "option '--baseline': %s", err.msg);
@@ -938,6 +969,12 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (baseline)
 		baseline_cmp = compare_baseline(&run, baseline, baseline_path);
+	/* one numeric parameter: a size sweep, and how the cost grows */
+	fits = nparams == 1 ? pl_sweep_fits(&run, cmds, ncmds, combos, expect) : json_array();
+	if (!fits) {
+		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+		goto out;
+	}
 
 	FILE *human = json_out ? stderr : stdout;
 	if (!quiet) {
@@ -948,6 +985,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_benchview_comparisons(human, &st, &run);
 		if (baseline_cmp)
 			pl_benchview_baseline(human, &st, baseline_cmp);
+		pl_sweep_print(human, &st, fits);
 		if (gpu_on)
 			pl_gpu_print(human, &gpu);
 	}
@@ -963,7 +1001,16 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (gpu_on)
 		json_object_set_new(doc, "gpu", pl_gpu_to_json(&gpu));
+	if (json_array_size(fits))
+		json_object_set(doc, "complexity", fits);
 	int wrc = PL_OK;
+	if (findings_out) {
+		struct pl_findings fs = {0};
+		json_t *fdoc = pl_sweep_findings(fits, &fs) == 0 ? pl_findings_doc("bench", &fs) : NULL;
+		wrc = fdoc ? pl_fsio_write_json(findings_out, fdoc, &err) : PL_ENOMEM;
+		json_decref(fdoc);
+		pl_findings_release(&fs);
+	}
 	if (out)
 		wrc = pl_summary_write(out, doc, &err);
 	if (wrc == PL_OK && md)
@@ -997,6 +1044,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 out:
 	json_decref(baseline);
 	json_decref(baseline_cmp);
+	json_decref(fits);
 	free(joined);
 	for (size_t k = 0; k < nparams; k++)
 		pl_param_release(&params[k]);

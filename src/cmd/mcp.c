@@ -580,8 +580,11 @@ static json_t *load_file(const struct server *S, const char *rel)
 	return json_load_file(path, 0, NULL);
 }
 
-/* A tool's result: the document and a text. */
-static json_t *tool_result(int rc, const char *out, const char *errtext, json_t *doc)
+/* A tool's result: the document and a text. A tool whose output schema
+ * promises a document and has none (baseline refusing a noisy
+ * measurement) failed as far as its caller can tell: isError. */
+static json_t *tool_result(int rc, const char *out, const char *errtext, json_t *doc,
+			   int promised)
 {
 	struct pl_strbuf t = {0};
 	if (rc < 0)
@@ -596,7 +599,8 @@ static json_t *tool_result(int rc, const char *out, const char *errtext, json_t 
 		pl_strbuf_puts(&t, "ok (the document is in structuredContent)");
 	char *text = pl_strbuf_take(&t);
 	json_t *r = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
-			      text ? text : "", "isError", rc < 0 || rc >= 2);
+			      text ? text : "", "isError",
+			      rc < 0 || rc >= 2 || (promised && !json_is_object(doc)));
 	free(text);
 	if (doc && json_is_object(doc))
 		json_object_set(r, "structuredContent", doc);
@@ -793,6 +797,14 @@ static json_t *written_doc(struct server *S, const char *name)
 	return NULL;
 }
 
+static int promises_doc(const char *name)
+{
+	for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
+		if (!strcmp(tools[i].name, name))
+			return tools[i].output != NULL;
+	return 0;
+}
+
 /* tools/call: the result, or NULL with *bad (then a JSON-RPC error). A
  * cancelled call returns NULL with *bad NULL: no answer is sent. */
 static json_t *call_tool(struct server *S, const char *name, json_t *args, const char **bad)
@@ -816,7 +828,7 @@ static json_t *call_tool(struct server *S, const char *name, json_t *args, const
 		json_object_set(S->last, name, doc);
 	json_t *r = NULL;
 	if (!S->cancelled)
-		r = tool_result(rc, out, errtext, doc);
+		r = tool_result(rc, out, errtext, doc, promises_doc(name));
 	json_decref(doc);
 	free(out);
 	free(errtext);

@@ -85,7 +85,14 @@ async function main() {
   fs.writeFileSync(path.join(project, "prog.py"), "s = 0\nfor i in range(600000):\n    s += i\n");
   execFileSync("git", ["add", "prog.py", "train.py"], { cwd: project });
   execFileSync("git", ["commit", "-qm", "start"], { cwd: project });
-  r = await client.callTool({ name: "baseline", arguments: { benches: ["python3 prog.py"], runs: 3 } });
+  r = await client.callTool({ name: "baseline", arguments: { benches: ["python3 prog.py"], runs: 5 } });
+  if (r.isError && /too noisy/.test(r.content[0].text)) {
+    // the host's noise refused the baseline (as it should): the loop part
+    // cannot be judged here; everything before it was
+    await client.close();
+    console.log("SKIP: the loop part: " + r.content[0].text.split("\n")[0]);
+    process.exit(77);
+  }
   check(!r.isError && bench(r.structuredContent), "baseline: " + JSON.stringify(r.content));
   fs.writeFileSync(path.join(project, "prog.py"), "s = sum(range(600000))\n");
   r = await client.callTool({ name: "try", arguments: { message: "sum() instead of a loop" } });

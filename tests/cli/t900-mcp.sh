@@ -18,7 +18,8 @@ def train(model, data, opt, device):
         opt.step()
         print(loss.item())
 PY
-timeout 240 python3 - "$PERFLOOP" "$PERFLOOP_SRC" "$BUSY" <<'PY' || fail "the MCP session"
+rc=0
+timeout 240 python3 - "$PERFLOOP" "$PERFLOOP_SRC" "$BUSY" >session.txt <<'PY' || rc=$?
 import json, os, subprocess, sys, time
 perfloop, src, busy = sys.argv[1:4]
 p = subprocess.Popen([perfloop, "mcp"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
@@ -136,20 +137,26 @@ assert doc["interrupted"] is True and doc["benchmarks"][0]["command"] == "sleep 
 open("prog.py", "w").write("s = 0\nfor i in range(600000):\n    s += i\n")
 subprocess.run(["git", "add", "prog.py", "train.py"], check=True)
 subprocess.run(["git", "commit", "-qm", "start"], check=True)
-r = call(20, "tools/call", {"name": "baseline", "arguments": {"benches": ["python3 prog.py"], "runs": 3}})["result"]
-assert not r["isError"], r["content"]
-assert r["structuredContent"]["schema"] == "perfloop.bench/1", r
-res = {x["uri"] for x in call(21, "resources/list")["result"]["resources"]}
-assert {"perfloop://loop/baseline.json", "perfloop://loop/loop.json", "perfloop://loop/checkpoint.json"} <= res, res
-open("prog.py", "w").write("s = sum(range(600000))\n")
-r = call(22, "tools/call", {"name": "try", "arguments": {"message": "sum() instead of a loop"}})["result"]
-turn = r["structuredContent"]["turn"]
-assert turn["iteration"] == 1 and turn["verdict"] in ("accept", "reject", "no_feasible_win"), r
-st = call(23, "tools/call", {"name": "status", "arguments": {}})["result"]["structuredContent"]
-assert st["turns"][0]["verdict"] == turn["verdict"], st
-assert "perfloop://loop/ledger.jsonl" in {x["uri"] for x in call(24, "resources/list")["result"]["resources"]}
-hist = call(25, "tools/call", {"name": "history", "arguments": {"action": "list"}})["result"]
-assert "python3 prog.py" in hist["content"][0]["text"], hist
+r = call(20, "tools/call", {"name": "baseline", "arguments": {"benches": ["python3 prog.py"], "runs": 5}})["result"]
+# a host too noisy for a baseline refuses it (as it should): then the loop
+# part is not judged here, and the test ends skipped once the rest passed
+noisy = r["isError"] and "too noisy" in r["content"][0]["text"]
+if noisy:
+    print("SKIP: the loop part:", r["content"][0]["text"].splitlines()[0])
+else:
+    assert not r["isError"], r["content"]
+    assert r["structuredContent"]["schema"] == "perfloop.bench/1", r
+    res = {x["uri"] for x in call(21, "resources/list")["result"]["resources"]}
+    assert {"perfloop://loop/baseline.json", "perfloop://loop/loop.json", "perfloop://loop/checkpoint.json"} <= res, res
+    open("prog.py", "w").write("s = sum(range(600000))\n")
+    r = call(22, "tools/call", {"name": "try", "arguments": {"message": "sum() instead of a loop"}})["result"]
+    turn = r["structuredContent"]["turn"]
+    assert turn["iteration"] == 1 and turn["verdict"] in ("accept", "reject", "no_feasible_win"), r
+    st = call(23, "tools/call", {"name": "status", "arguments": {}})["result"]["structuredContent"]
+    assert st["turns"][0]["verdict"] == turn["verdict"], st
+    assert "perfloop://loop/ledger.jsonl" in {x["uri"] for x in call(24, "resources/list")["result"]["resources"]}
+    hist = call(25, "tools/call", {"name": "history", "arguments": {"action": "list"}})["result"]
+    assert "python3 prog.py" in hist["content"][0]["text"], hist
 err(call(26, "tools/call", {"name": "history", "arguments": {"action": "drop"}}), -32602)
 # checkpoint, a change, revert (a dry run first)
 r = call(27, "tools/call", {"name": "checkpoint", "arguments": {}})["result"]
@@ -201,5 +208,9 @@ assert call(19, "ping")["result"] == {}
 p.stdin.close()
 assert p.wait(timeout=10) == 0, p.returncode
 print("ok")
+sys.exit(77 if noisy else 0)
 PY
+cat session.txt
+[ "$rc" -eq 77 ] && skip "$(grep SKIP session.txt)"
+[ "$rc" -eq 0 ] || fail "the MCP session"
 exit 0

@@ -1,0 +1,87 @@
+#!/bin/sh
+# bench's size sweeps: programs of known class (constant, linear,
+# quadratic, cubic) swept over n are fitted to their class, shown as a
+# table of n against the median with the fit, and kept in the summary
+# ("complexity"); a superlinear growth is a high finding (--expect n makes
+# a quadratic one; none without --expect for a linear program), written by
+# --findings as perfloop.findings/1 for select; a weak sweep is said to be
+# weak; a non-numeric parameter is no sweep; a bad --expect is refused.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+cat >work.c <<'C'
+/* work CLASS N: a loop nest of the class, about 2e8 steps at the top */
+#include <stdlib.h>
+int main(int argc, char **argv)
+{
+	long n = atol(argv[2]);
+	volatile unsigned long s = 0;
+	switch (argv[1][0]) {
+	case '1':
+		for (long i = 0; i < 20000000; i++) s += i;
+		break;
+	case 'n': /* linear */
+		for (long i = 0; i < n * 1000; i++) s += i;
+		break;
+	case 'q':
+		for (long i = 0; i < n; i++) for (long j = 0; j < n; j++) s += i ^ j;
+		break;
+	case 'c':
+		for (long i = 0; i < n; i++) for (long j = 0; j < n; j++) for (long k = 0; k < n; k++) s += i ^ j ^ k;
+		break;
+	}
+	return 0;
+}
+C
+cc -O1 -o work work.c || fail "cc"
+W=$PWD/work
+# sweep CLASS SIZES: the fitted class of the wall time
+sweep() {
+	run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 -o "$1.json" -P "n=$2" "$W $1 {n}"
+	expect_rc 0
+	j "$1.json" '[c["class"] for c in d["complexity"] if c["dimension"] == "wall_s"][0]'
+}
+[ "$(sweep 1 1000..16000*2)" = "1" ] || fail "constant: $(cat out)"
+# linear: O(n), or O(n log n) where the host's noise bends the top of the
+# curve (the two differ by a factor of 1.3 over this range; how often each
+# is read right is measured by bench/complexity.sh); never a finding
+case "$(sweep n 12500..200000*2)" in
+"n" | "n log n") ;;
+*) fail "linear: $(cat out)" ;;
+esac
+check n.json '0.8 < [c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["exponent"] < 1.3'
+check n.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"] is None' 
+grep -q "^Complexity of '$W n {n}' (wall time median vs n):" out || fail "no sweep table: $(cat out)"
+grep -q "^  fitted: O(n\( log n\)\?), exponent" out || fail "no fit line: $(cat out)"
+! grep -q "finding" out || fail "a linear sweep made a finding: $(cat out)"
+[ "$(sweep q 875..14000*2)" = "n^2" ] || fail "quadratic: $(cat out)"
+check q.json 'abs([c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["exponent"] - 2) < 0.35'
+check q.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"]["severity"] == "high"'
+[ "$(sweep c 36..580*2)" = "n^3" ] || fail "cubic: $(cat out)"
+# the summary with a sweep still validates against perfloop.bench/1
+/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/bench-1.schema.json" q.json <<'PY' || fail "schema"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id")  # a name, not a URL: local $refs resolve against the document
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+# --expect n: a quadratic is a finding above the expected class; findings
+# written for select, which picks it (level 1)
+run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json -o q2.json -P n=875..14000*2 "$W q {n}"
+expect_rc 0
+grep -q "finding \[high\]: the cost grows as n^.* above the expected O(n)" out || fail "--expect: $(cat out)"
+check q.findings.json 'd["schema"] == "perfloop.findings/1" and [f["leaf"] for f in d["findings"]] == ["complexity"] and d["findings"][0]["level"] == 1'
+run "$PERFLOOP" select --findings q.findings.json -o cand.json
+expect_rc 0
+check cand.json 'd["status"] == "ok" and d["candidate"]["metric_name"] == "complexity_exponent"'
+# three sizes: a fit, said to be weak
+run "$PERFLOOP" bench --runs 3 -w 0 --batch 1 -o w.json -P n=1000,2000,4000 "$W n {n}"
+expect_rc 0
+grep -q "warning: a weak fit: 3 sizes over a 4x range" out || fail "weak: $(cat out)"
+# a parameter that is not a size: no sweep
+run "$PERFLOOP" bench --runs 3 -w 0 --batch 1 -o s.json -P "m=a,b" "$W 1 {m}"
+expect_rc 0
+check s.json '"complexity" not in d'
+run "$PERFLOOP" bench --expect quadratic-ish -- true
+expect_rc 2
+expect_err "option '--expect': expected 1, log n, n, n log n, n^2 or n^3"
+exit 0

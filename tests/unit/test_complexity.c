@@ -1,0 +1,166 @@
+/* Unit tests for src/lib/complexity.c: each class recovered exactly from
+ * synthetic costs (with a process start-up constant), robustly under
+ * multiplicative noise, the exponent and its interval, the weak-fit flag,
+ * bad input, and where Google Benchmark's BigO (no constant) goes wrong. */
+#include <math.h>
+
+#include "testutil.h"
+
+#include "complexity.h"
+
+static double g(enum pl_cx_class c, double n)
+{
+	switch (c) {
+	case PL_CX_1:
+		return 1;
+	case PL_CX_LOGN:
+		return log2(n);
+	case PL_CX_N:
+		return n;
+	case PL_CX_NLOGN:
+		return n * log2(n);
+	case PL_CX_N2:
+		return n * n;
+	default:
+		return n * n * n;
+	}
+}
+
+/* A sweep n = 1000 * 2^i, i < k, of class c: a 2 ms start-up, and the
+ * growing part worth `top` seconds at the largest n. */
+static void sweep(enum pl_cx_class c, size_t k, double top, double *n, double *y)
+{
+	double nmax = 1000 * pow(2, (double)k - 1);
+	for (size_t i = 0; i < k; i++) {
+		n[i] = 1000 * pow(2, (double)i);
+		y[i] = 0.002 + (c == PL_CX_1 ? 0.05 : top * g(c, n[i]) / g(c, nmax));
+	}
+}
+
+static unsigned long long rng = 88172645463325252ull;
+static double uniform(void) /* xorshift64: the same noise on every run */
+{
+	rng ^= rng << 13;
+	rng ^= rng >> 7;
+	rng ^= rng << 17;
+	return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+static void test_exact(void **state)
+{
+	(void)state;
+	double n[8], y[8];
+	for (int c = 0; c < PL_CX_COUNT; c++) {
+		sweep((enum pl_cx_class)c, 7, 1.0, n, y);
+		struct pl_cx_fit f;
+		assert_int_equal(pl_cx_fit(n, y, 7, &f), 0);
+		if ((int)f.best != c)
+			print_message("class %s fitted as %s\n", pl_cx_name((enum pl_cx_class)c),
+				      pl_cx_name(f.best));
+		assert_int_equal(f.best, c);
+		assert_false(f.weak);
+		assert_true(fabs(f.range - 64) < 1e-9);
+		if (c == PL_CX_1 || c == PL_CX_N || c == PL_CX_N2 || c == PL_CX_N3) {
+			if (fabs(f.exponent - pl_cx_power((enum pl_cx_class)c)) >= 0.02)
+				print_message("%s: exponent %g\n", pl_cx_name((enum pl_cx_class)c),
+					      f.exponent);
+			assert_true(fabs(f.exponent - pl_cx_power((enum pl_cx_class)c)) < 0.02);
+			assert_true(f.exp_lo <= f.exponent && f.exponent <= f.exp_hi);
+			/* the start-up is found, not folded into the growth */
+			if (c != PL_CX_1)
+				assert_true(fabs(f.exp_a - 0.002) < 2e-4);
+		}
+	}
+}
+
+static void test_noise(void **state)
+{
+	(void)state;
+	/* 5% multiplicative noise (uniform), 200 sweeps per class: the class
+	 * right at least 95% of the time, the exponent's interval holding the
+	 * truth at least 90% of the time, and within 0.1 of it */
+	for (int c = 0; c < PL_CX_COUNT; c++) {
+		int right = 0, held = 0, close = 0;
+		for (int t = 0; t < 200; t++) {
+			double n[7], y[7];
+			sweep((enum pl_cx_class)c, 7, 0.5, n, y);
+			for (int i = 0; i < 7; i++)
+				y[i] *= 1 + 0.05 * (2 * uniform() - 1);
+			struct pl_cx_fit f;
+			assert_int_equal(pl_cx_fit(n, y, 7, &f), 0);
+			right += (int)f.best == c;
+			double p = pl_cx_power((enum pl_cx_class)c);
+			held += f.exp_lo <= p && p <= f.exp_hi;
+			close += fabs(f.exponent - p) <= 0.1;
+		}
+		print_message("%-8s right %d/200, interval held %d/200, within 0.1 %d/200\n",
+			      pl_cx_name((enum pl_cx_class)c), right, held, close);
+		assert_true(right >= 190);
+		if (c == PL_CX_1 || c == PL_CX_N || c == PL_CX_N2 || c == PL_CX_N3) {
+			assert_true(held >= 180);
+			assert_true(close >= 190);
+		}
+	}
+}
+
+static void test_weak_and_bad(void **state)
+{
+	(void)state;
+	double n[8], y[8];
+	struct pl_cx_fit f;
+	sweep(PL_CX_N2, 3, 1.0, n, y); /* 3 sizes */
+	assert_int_equal(pl_cx_fit(n, y, 3, &f), 0);
+	assert_true(f.weak);
+	assert_true(isnan(f.exp_lo)); /* no interval from 3 points */
+	sweep(PL_CX_N2, 4, 1.0, n, y); /* 4 sizes, an 8x range */
+	assert_int_equal(pl_cx_fit(n, y, 4, &f), 0);
+	assert_true(f.weak);
+	assert_int_equal(pl_cx_fit(n, y, 1, &f), -1);
+	y[2] = 0;
+	assert_int_equal(pl_cx_fit(n, y, 4, &f), -1);
+	double same[3] = {5, 5, 5}, c3[3] = {1, 2, 3};
+	assert_int_equal(pl_cx_fit(same, c3, 3, &f), -1);
+}
+
+static void test_bigo_startup(void **state)
+{
+	(void)state;
+	/* a quadratic step behind a 20 ms start-up, swept where the start-up
+	 * still matters: BigO (no constant) reads a lower class; ours does not */
+	double n[7], y[7];
+	for (int i = 0; i < 7; i++) {
+		n[i] = 1000 * pow(2, i);
+		y[i] = 0.020 + 0.1 * (n[i] / 64000) * (n[i] / 64000);
+	}
+	struct pl_cx_fit f;
+	assert_int_equal(pl_cx_fit(n, y, 7, &f), 0);
+	assert_int_equal(f.best, PL_CX_N2);
+	assert_true(pl_cx_bigo(n, y, 7) != PL_CX_N2);
+	/* and on clean data without a constant both agree */
+	for (int i = 0; i < 7; i++)
+		y[i] = 0.1 * (n[i] / 64000) * (n[i] / 64000);
+	assert_int_equal(pl_cx_bigo(n, y, 7), PL_CX_N2);
+}
+
+static void test_names(void **state)
+{
+	(void)state;
+	enum pl_cx_class c;
+	assert_int_equal(pl_cx_parse("n^2", &c), 0);
+	assert_int_equal(c, PL_CX_N2);
+	assert_int_equal(pl_cx_parse("NlogN", &c), 0);
+	assert_int_equal(c, PL_CX_NLOGN);
+	assert_int_equal(pl_cx_parse("n log n", &c), 0);
+	assert_int_equal(pl_cx_parse("quadratic-ish", &c), -1);
+	assert_string_equal(pl_cx_name(PL_CX_LOGN), "log n");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(test_exact),	  cmocka_unit_test(test_noise),
+	    cmocka_unit_test(test_weak_and_bad), cmocka_unit_test(test_bigo_startup),
+	    cmocka_unit_test(test_names),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
