@@ -186,10 +186,20 @@ int pl_cx_fit(const double *n, const double *cost, size_t k, struct pl_cx_fit *o
 	if (k > 2) {
 		double t = t995(k - 2);
 		double f = (rss[PL_CX_1] - rss[out->best]) / (rss[out->best] / (double)(k - 2) + 1e-300);
-		/* with few sizes the test is weak: a cost that no constant comes
-		 * near (15% RMS and more) and a growth that fits three times as
-		 * well is growth, whatever the test */
-		int obvious = out->rms[PL_CX_1] >= 0.15 && out->rms[out->best] * 3 <= out->rms[PL_CX_1];
+		/* the test is weak with few sizes, or where no class fits well (a
+		 * knee where the data leave a cache): a cost that no constant
+		 * comes near (25% RMS and more) and that at least doubles from
+		 * the smallest size to the largest is growth, whatever the test */
+		size_t i0 = 0, i1 = 0;
+		for (size_t i = 1; i < k; i++) {
+			if (n[i] < n[i0])
+				i0 = i;
+			if (n[i] > n[i1])
+				i1 = i;
+		}
+		int obvious = (out->rms[PL_CX_1] >= 0.15 &&
+			       out->rms[out->best] * 3 <= out->rms[PL_CX_1]) ||
+			      (out->rms[PL_CX_1] >= 0.25 && cost[i1] >= 2 * cost[i0]);
 		if (f < t * t && !obvious)
 			out->best = PL_CX_1;
 	}

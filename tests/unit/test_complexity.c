@@ -142,6 +142,28 @@ static void test_bigo_startup(void **state)
 	assert_int_equal(pl_cx_bigo(n, y, 7), PL_CX_N2);
 }
 
+/* A hash set swept past the caches (medians measured here, ms): no class
+ * fits it well, but a cost that grows 400-fold is never O(1), whatever a
+ * noisy point does to the F test. */
+static void test_knee(void **state)
+{
+	(void)state;
+	double n[7], y[7] = {8.2, 18.5, 44.9, 228.3, 497.7, 1233.2, 3289.8};
+	for (int i = 0; i < 7; i++)
+		n[i] = 15625 * pow(2, i);
+	for (int bad = 0; bad < 7; bad++) {
+		double z[7];
+		for (int i = 0; i < 7; i++)
+			z[i] = y[i] * (i == bad ? 2.5 : 1) / 1000;
+		struct pl_cx_fit f;
+		assert_int_equal(pl_cx_fit(n, z, 7, &f), 0);
+		if (f.best == PL_CX_1)
+			print_message("point %d x2.5: read as O(1)\n", bad);
+		assert_true(f.best != PL_CX_1);
+		assert_true(f.exponent > 1);
+	}
+}
+
 static void test_names(void **state)
 {
 	(void)state;
@@ -160,6 +182,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_exact),	  cmocka_unit_test(test_noise),
 	    cmocka_unit_test(test_weak_and_bad), cmocka_unit_test(test_bigo_startup),
+	    cmocka_unit_test(test_knee),
 	    cmocka_unit_test(test_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
