@@ -604,6 +604,7 @@ struct ctx {
 	size_t nch, ch_cap;
 	struct memo { /* ... whose children are ch[frame .. frame + n) */
 		const void *id;
+		uint32_t start; /* with id: a subtree shared by two places is two nodes */
 		size_t frame;
 		uint32_t n;
 	} *memo;
@@ -764,14 +765,14 @@ static int push_caps(struct ctx *c, const struct qn *q, TSNode n)
 static const struct memo *children(struct ctx *c, TSNode n)
 {
 	for (size_t i = 0; i < c->nmemo; i++)
-		if (c->memo[i].id == n.id)
+		if (c->memo[i].id == n.id && c->memo[i].start == ts_node_start_byte(n))
 			return &c->memo[i];
 	if (pl_grow((void **)&c->memo, &c->memo_cap, c->nmemo + 1, sizeof *c->memo, 16) < 0) {
 		c->oom = 1;
 		return NULL;
 	}
 	struct memo *e = &c->memo[c->nmemo];
-	*e = (struct memo){n.id, c->nch, 0};
+	*e = (struct memo){n.id, ts_node_start_byte(n), c->nch, 0};
 	ts_tree_cursor_reset(&c->tc, n);
 	if (ts_tree_cursor_goto_first_child(&c->tc)) {
 		do {
