@@ -433,7 +433,7 @@ enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4 };
 
 struct tool {
 	const char *name, *title, *description, *schema; /* schema: JSON text */
-	const char *output;				  /* docs/schemas/NAME.schema.json, or NULL */
+	const char *output; /* docs/schemas/NAME.schema.json, a schema's text, or NULL */
 	int hints;
 };
 
@@ -477,7 +477,9 @@ static const struct tool tools[] = {
      "3). Returns the candidate document.",
      "{\"type\":\"object\",\"properties\":{\"findings\":" STR_ARRAY ",\"minItems\":1}},"
      "\"required\":[\"findings\"],\"additionalProperties\":false}",
-     NULL, RO | IDEMPOTENT},
+     "{\"type\":\"object\",\"required\":[\"status\"],\"properties\":{\"status\":{\"enum\":"
+     "[\"ok\",\"no_candidates\"]},\"candidate\":{\"type\":\"object\"}}}",
+     RO | IDEMPOTENT},
     {"verify", "Accept or reject a change from two benchmark summaries",
      "Compare a before and an after perfloop.bench/1 summary: accept only a quantified "
      "win that passes every rule. Returns perfloop.verdict/1.",
@@ -504,20 +506,31 @@ static const struct tool tools[] = {
      "(perfloop try). Returns the turn and its verdict.",
      "{\"type\":\"object\",\"properties\":{\"message\":{\"type\":\"string\"},"
      "\"continue\":{\"type\":\"boolean\"}},\"additionalProperties\":false}",
-     NULL, DESTRUCTIVE},
+     "{\"type\":\"object\",\"required\":[\"turn\",\"iteration\"],\"properties\":{\"turn\":"
+     "{\"type\":[\"object\",\"null\"]},\"iteration\":{\"type\":\"integer\"},\"verdict\":"
+     "{\"type\":\"object\"}}}",
+     DESTRUCTIVE},
     {"checkpoint", "Record the working tree before a change",
      "Record every tracked and untracked, non-ignored path as it is, without touching "
      "the tree or the index (perfloop checkpoint). Returns the checkpoint document.",
-     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", NULL, 0},
+     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"required\":[\"schema\",\"entries\"],\"properties\":{\"schema\":"
+     "{\"type\":\"string\"},\"entries\":{\"type\":\"array\"}}}",
+     0},
     {"revert", "Undo the change made since the checkpoint",
      "Restore every path that differs from the checkpoint and remove what was created "
      "(perfloop revert); dry_run only says what it would do.",
      "{\"type\":\"object\",\"properties\":{\"dry_run\":{\"type\":\"boolean\"}},"
      "\"additionalProperties\":false}",
-     NULL, DESTRUCTIVE | IDEMPOTENT},
+     "{\"type\":\"object\",\"required\":[\"restored\",\"created\"],\"properties\":{"
+     "\"restored\":{\"type\":\"array\"},\"created\":{\"type\":\"array\"},\"dry_run\":{"
+     "\"type\":\"boolean\"}}}",
+     DESTRUCTIVE | IDEMPOTENT},
     {"status", "The loop's state",
      "The loop's baseline, iterations and verdicts (.perfloop/loop.json).",
-     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}", NULL,
+     "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
+     "{\"type\":\"object\",\"required\":[\"schema\"],\"properties\":{\"schema\":{\"const\":"
+     "\"perfloop.loop/1\"},\"turns\":{\"type\":\"array\"}}}",
      RO | IDEMPOTENT},
     {"history", "Past runs of each benchmark, and regressions",
      "The benchmark history kept by bench and the loop (perfloop history): list the "
@@ -538,6 +551,8 @@ static const struct tool tools[] = {
  * and id (a client validates it as a plain schema). */
 static json_t *output_schema(const char *name)
 {
+	if (name[0] == '{') /* written here: a document without a schema file */
+		return json_loads(name, 0, NULL);
 	char path[128];
 	snprintf(path, sizeof path, "docs/schemas/%s.schema.json", name);
 	for (size_t i = 0; pl_schema_files[i].path; i++)

@@ -34,11 +34,12 @@ run "$PERFLOOP" bench -w 0 -r 5 --batch 10 --contention keep -o t.json --shell -
 expect_rc 0
 check t.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is True"
 check t.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 50 and d['benchmarks'][0]['batch'] == 10 and all(s['counted'] or s['contended'] for s in d['benchmarks'][0]['samples'])"
-# a steady command needs no batch
+# a steady command needs no batch (steady as measured: under ctest -j2 on a
+# noisy host, sleep's own runs can vary enough that a batch is right)
 run "$PERFLOOP" bench -w 1 -r 10 --batch auto -o q.json -- sleep 0.05
 expect_rc 0
 check q.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is True"
-check q.json "d['benchmarks'][0]['batch'] <= 2"
+check q.json "d['benchmarks'][0]['batch'] <= 2 or d['benchmarks'][0]['run_cv'] > 0.05"
 # --batch 1 and auto are recorded as asked
 run "$PERFLOOP" bench -r 3 --batch 1 -o d.json -- true
 check d.json "d['settings']['batch'] == 1 and d['benchmarks'][0]['batch'] == 1"

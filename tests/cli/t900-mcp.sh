@@ -100,6 +100,8 @@ assert {"profile", "baseline", "try", "checkpoint", "revert", "history"} <= set(
 assert by["try"]["annotations"]["destructiveHint"] and by["revert"]["annotations"]["destructiveHint"]
 assert by["scan"]["annotations"]["readOnlyHint"] and not by["try"]["annotations"]["readOnlyHint"]
 assert by["bench"]["outputSchema"]["properties"]["schema"]["const"] == "perfloop.bench/1"
+# every tool with a document has an output schema; report and history answer in text
+assert {n for n in by if "outputSchema" not in by[n]} == {"report", "history"}, [n for n in by if "outputSchema" not in by[n]]
 
 # a long bench: progress while it runs, a ping answered meanwhile, then a
 # cancellation stops it (no answer to it; the child gone; what it measured
