@@ -24,12 +24,14 @@ static int size_of(const char *v, double *out)
 	return 0;
 }
 
-enum dim { D_WALL, D_RSS, D_INSN, D_COUNT };
-static const char *const dim_names[D_COUNT] = {"wall_s", "max_rss_bytes", "instructions"};
+enum dim { D_WALL, D_CPU, D_RSS, D_INSN, D_COUNT };
+static const char *const dim_names[D_COUNT] = {"wall_s", "cpu_s", "max_rss_bytes",
+					       "instructions"};
 
 static double value_of(const struct pl_bench *b, enum dim d)
 {
 	const struct pl_metric_stats *m = d == D_WALL	? &b->wall
+					  : d == D_CPU	? &b->cpu
 					  : d == D_RSS	? &b->rss
 							: &b->counter[PL_CTR_INSTRUCTIONS];
 	return m->present && m->d.n ? m->d.p50 : NAN;

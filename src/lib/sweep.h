@@ -1,7 +1,7 @@
 /*
  * The complexity of a bench run's size sweeps: for each command swept over
  * one numeric parameter (bench -P n=...), the cost at each size (wall
- * median; peak RSS and instructions where measured) fitted by
+ * median; CPU time, peak RSS and instructions where measured) fitted by
  * complexity.c, with the findings SPEC.md's stop gate asks for: an
  * exponent above the class the user expects (--expect) by more than 0.5,
  * or at least 1.8 with no expectation, is a high-severity algorithmic

@@ -33,11 +33,13 @@ int main(int argc, char **argv)
 C
 cc -O1 -o work work.c || fail "cc"
 W=$PWD/work
-# sweep CLASS SIZES: the fitted class of the wall time
+# sweep CLASS SIZES: the fitted class of the CPU time (the wall time's fit
+# is shown and checked below; on a shared host whose neighbours steal time
+# the CPU time is the steadier curve: the test asserts on it)
 sweep() {
 	run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 -o "$1.json" -P "n=$2" "$W $1 {n}"
 	expect_rc 0
-	j "$1.json" '[c["class"] for c in d["complexity"] if c["dimension"] == "wall_s"][0]'
+	j "$1.json" '[c["class"] for c in d["complexity"] if c["dimension"] == "cpu_s"][0]'
 }
 [ "$(sweep 1 1000..16000*2)" = "1" ] || fail "constant: $(cat out)"
 # linear: O(n), or O(n log n) where the host's noise bends the top of the
@@ -47,13 +49,14 @@ case "$(sweep n 12500..200000*2)" in
 "n" | "n log n") ;;
 *) fail "linear: $(cat out)" ;;
 esac
-check n.json '0.8 < [c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["exponent"] < 1.3'
+check n.json '0.8 < [c for c in d["complexity"] if c["dimension"] == "cpu_s"][0]["exponent"] < 1.3'
 check n.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"] is None' 
 grep -q "^Complexity of '$W n {n}' (wall time median vs n):" out || fail "no sweep table: $(cat out)"
 grep -q "^  fitted: O(n\( log n\)\?), exponent" out || fail "no fit line: $(cat out)"
 ! grep -q "finding" out || fail "a linear sweep made a finding: $(cat out)"
 [ "$(sweep q 875..14000*2)" = "n^2" ] || fail "quadratic: $(cat out)"
-check q.json 'abs([c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["exponent"] - 2) < 0.35'
+check q.json 'abs([c for c in d["complexity"] if c["dimension"] == "cpu_s"][0]["exponent"] - 2) < 0.35'
+check q.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["class"] in ("n^2", "n^3")'
 check q.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"]["severity"] == "high"'
 [ "$(sweep c 36..580*2)" = "n^3" ] || fail "cubic: $(cat out)"
 # the summary with a sweep still validates against perfloop.bench/1
