@@ -45,12 +45,12 @@ async function main() {
 
   // scan and bench: results the SDK accepts (it checks them against each
   // tool's outputSchema) and that our own schemas validate
-  let r = await client.callTool({ name: "scan", arguments: { paths: ["train.py"] } });
+  let r = await client.callTool({ name: "scan", arguments: { paths: ["train.py"] } }, undefined, { timeout: 200000 });
   check(!r.isError, "scan: " + JSON.stringify(r.content));
   const findings = ownSchema("findings-1.schema.json");
   check(findings(r.structuredContent), "scan: " + JSON.stringify(findings.errors));
   check(r.structuredContent.findings.some((f) => f.leaf === "PY010"), "scan found no PY010");
-  r = await client.callTool({ name: "bench", arguments: { commands: ["true"], runs: 3 } });
+  r = await client.callTool({ name: "bench", arguments: { commands: ["true"], runs: 3 } }, undefined, { timeout: 200000 });
   check(!r.isError, "bench: " + JSON.stringify(r.content));
   const bench = ownSchema("bench-1.schema.json");
   check(bench(r.structuredContent), "bench: " + JSON.stringify(bench.errors));
@@ -85,7 +85,7 @@ async function main() {
   fs.writeFileSync(path.join(project, "prog.py"), "s = 0\nfor i in range(600000):\n    s += i\n");
   execFileSync("git", ["add", "prog.py", "train.py"], { cwd: project });
   execFileSync("git", ["commit", "-qm", "start"], { cwd: project });
-  r = await client.callTool({ name: "baseline", arguments: { benches: ["python3 prog.py"], runs: 5 } });
+  r = await client.callTool({ name: "baseline", arguments: { benches: ["python3 prog.py"], runs: 5 } }, undefined, { timeout: 200000 });
   if (r.isError && /too noisy/.test(r.content[0].text)) {
     // the host's noise refused the baseline (as it should): the loop part
     // cannot be judged here; everything before it was
@@ -95,7 +95,7 @@ async function main() {
   }
   check(!r.isError && bench(r.structuredContent), "baseline: " + JSON.stringify(r.content));
   fs.writeFileSync(path.join(project, "prog.py"), "s = sum(range(600000))\n");
-  r = await client.callTool({ name: "try", arguments: { message: "sum() instead of a loop" } });
+  r = await client.callTool({ name: "try", arguments: { message: "sum() instead of a loop" } }, undefined, { timeout: 200000 });
   const turn = r.structuredContent.turn;
   check(turn && turn.iteration === 1 && ["accept", "reject", "no_feasible_win"].includes(turn.verdict), "try: " + JSON.stringify(r));
   const res = await client.listResources();
