@@ -31,7 +31,7 @@ int pl_bad_option(int c, char **argv, const char *cmd);
  * the kernel's name for it (dump.c; profile --threads uses it too). */
 #include <stddef.h>
 #include <sys/types.h>
-void pl_thread_name(pid_t pid, unsigned long tid, char *out, size_t len);
+void pl_thread_name(pid_t pid, unsigned long tid, const char *pyname, char *out, size_t len);
 
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
 int cmd_top(int argc, char **argv, const struct pl_ctx *ctx);

@@ -25,8 +25,8 @@ const char cmd_dump_usage[] =
     "process, once, leaf first, as py-spy dump does: where a program that\n"
     "seems stuck is, without stopping it (read with process_vm_readv, as\n"
     "profile does). Each thread is marked active (running) or idle (waiting or\n"
-    "sleeping), +gil where it holds the GIL, with its name: MainThread for the\n"
-    "main one, else the name the kernel knows it by.\n"
+    "sleeping), +gil where it holds the GIL, with its threading name (read\n"
+    "from the process; MainThread for the main one).\n"
     "\n"
     "Options:\n"
     "  -p, --pid PID   the process (or give PID as the argument)\n"
@@ -44,12 +44,17 @@ const char cmd_dump_usage[] =
     "  perfloop dump --json 4242 | jq '.threads[0].frames[0]'\n";
 
 /* What py-spy shows a thread as: the main thread is MainThread (CPython's
- * name for it); others by the name the kernel has (set by the program, or
- * the process's). */
-void pl_thread_name(pid_t pid, unsigned long tid, char *out, size_t len)
+ * name for it); others by threading's name where it was read from the
+ * process (pyname), else by the name the kernel has (which 3.14 and later
+ * set from threading's, cut to 15 bytes; or the process's). */
+void pl_thread_name(pid_t pid, unsigned long tid, const char *pyname, char *out, size_t len)
 {
 	if ((unsigned long)pid == tid) {
 		snprintf(out, len, "MainThread");
+		return;
+	}
+	if (pyname && *pyname) {
+		snprintf(out, len, "%s", pyname);
 		return;
 	}
 	char path[96];
@@ -67,7 +72,7 @@ static void one_thread(void *arg, const struct pl_pythread *t)
 {
 	struct dump *d = arg;
 	char name[64];
-	pl_thread_name(d->pid, t->tid, name, sizeof name);
+	pl_thread_name(d->pid, t->tid, t->name, name, sizeof name);
 	json_t *frames = json_array();
 	for (size_t i = 0; i < t->depth; i++) {
 		const struct pl_pyframe *f = &t->frames[i];

@@ -212,6 +212,7 @@ struct thread_frame {
 	pid_t pid;
 	unsigned long tid;
 	uint32_t id;
+	char name[64]; /* threading's name it was labelled with, or "" */
 };
 
 /* Keeping perfloop off the CPU the sampled program runs on: sharing it,
@@ -352,20 +353,30 @@ static void read_small(const char *path, char *buf, size_t len)
 	buf[strcspn(buf, "\n")] = '\0';
 }
 
-static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid)
+/* The frame "thread TID (NAME)"; pyname: threading's name for it where
+ * the process was read for one (a thread renamed while running gets a
+ * frame of each name). */
+static long thread_frame(struct profiler *P, pid_t pid, unsigned long tid, const char *pyname)
 {
-	for (size_t i = 0; i < P->ntf; i++)
+	struct thread_frame *tf = NULL;
+	for (size_t i = 0; i < P->ntf && !tf; i++)
 		if (P->tf[i].pid == pid && P->tf[i].tid == tid)
-			return P->tf[i].id;
+			tf = &P->tf[i];
+	if (tf && (!pyname || !strncmp(tf->name, pyname, sizeof tf->name - 1)))
+		return tf->id;
 	char name[64], label[128];
-	pl_thread_name(pid, tid, name, sizeof name);
+	pl_thread_name(pid, tid, pyname, name, sizeof name);
 	snprintf(label, sizeof label, "thread %lu (%s)", tid, name);
 	long id = pl_prof_frame(&P->prof, label, "", 0, 0, 1);
 	if (id < 0)
 		return -1;
-	if (pl_grow((void **)&P->tf, &P->captf, P->ntf + 1, sizeof *P->tf, 16) < 0)
-		return -1;
-	P->tf[P->ntf++] = (struct thread_frame){pid, tid, (uint32_t)id};
+	if (!tf) {
+		if (pl_grow((void **)&P->tf, &P->captf, P->ntf + 1, sizeof *P->tf, 16) < 0)
+			return -1;
+		tf = &P->tf[P->ntf++];
+	}
+	*tf = (struct thread_frame){pid, tid, (uint32_t)id, ""};
+	snprintf(tf->name, sizeof tf->name, "%s", pyname ? pyname : "");
 	return id;
 }
 
@@ -439,7 +450,7 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 	if (P->cur->frame >= 0)
 		P->ids[n++] = (uint32_t)P->cur->frame;
 	if (P->o.threads) {
-		long id = thread_frame(P, P->cur->pid, t->tid);
+		long id = thread_frame(P, P->cur->pid, t->tid, t->name);
 		if (id < 0)
 			goto oom;
 		P->ids[n++] = (uint32_t)id;
@@ -998,6 +1009,7 @@ struct mthread {
 	struct pl_pyframe *py;
 	size_t npy, cappy;
 	int idle, has_py;
+	char pyname[64]; /* threading's name, or "" */
 };
 
 struct mixed {
@@ -1130,6 +1142,7 @@ static void on_mixed_thread(void *arg, const struct pl_pythread *t)
 	memcpy(m->py, t->frames, t->depth * sizeof *m->py);
 	m->npy = t->depth;
 	m->has_py = 1;
+	snprintf(m->pyname, sizeof m->pyname, "%s", t->name ? t->name : "");
 	m->idle = t->idle;
 }
 
@@ -1198,7 +1211,7 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 			P->ids[depth++] = (uint32_t)id;
 	}
 	if (P->o.threads && depth < cap) {
-		long id = thread_frame(P, M->pid, (unsigned long)t->tid);
+		long id = thread_frame(P, M->pid, (unsigned long)t->tid, t->pyname[0] ? t->pyname : NULL);
 		if (id >= 0)
 			P->ids[depth++] = (uint32_t)id;
 	}

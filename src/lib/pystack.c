@@ -19,6 +19,7 @@
 #include "py311.h"
 #include "py312.h"
 #include "pydebug.h"
+#include "pyobj.h"
 
 struct pl_pyline {
 	uint32_t end; /* exclusive end of the range, in code units */
@@ -149,6 +150,14 @@ struct chunk {
 	uint64_t addr, end;
 };
 
+/* threading's name of a thread (pyobj.h), read once in a while */
+struct tname {
+	unsigned long tid;
+	uint64_t obj;	  /* the Thread object it was read from */
+	unsigned read_at; /* sample number */
+	char *name;	  /* NULL: none could be read */
+};
+
 struct tidfd {
 	unsigned long tid;
 	int fd;
@@ -180,6 +189,9 @@ struct pl_pystack {
 	struct tidfd *tids;
 	size_t ntids, captids;
 	unsigned sampleno;
+	struct tname *tnames;
+	size_t ntnames, captnames;
+	uint64_t froot; /* the root frame of the thread walked last */
 	uint64_t interp;   /* the first interpreter, read once */
 	uint64_t first_ts; /* its first thread state when last read */
 };
@@ -754,6 +766,7 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		return -1;
 	}
 	size_t n = 0;
+	s->froot = 0;
 	for (size_t steps = 0; frame; steps++) {
 		if (n == PL_PYSTACK_MAX_DEPTH || steps == 2 * PL_PYSTACK_MAX_DEPTH) {
 			t->truncated = 1;
@@ -766,6 +779,7 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		int owner = f[L->fr_owner];
 		if (owner > L->fr_entry_max || prev == frame)
 			return -1;
+		uint64_t here = frame;
 		frame = prev;
 		if (owner > L->fr_owner_max) {
 			/* an entry frame on the C stack: no Python code; the frame
@@ -776,6 +790,7 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		}
 		if (!code)
 			return -1;
+		s->froot = here;
 		s->fcode[n] = code;
 		s->finstr[n] = rd64(f + L->fr_instr);
 		s->fentry[n] = L->fr_is_entry && f[L->fr_is_entry];
@@ -796,6 +811,145 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 	}
 	t->depth = n;
 	return 0;
+}
+
+/* ---- thread names (pyobj.h) ---- */
+
+#define MAX_ATTRS 64 /* entries of a dictionary searched */
+#define NAME_REREAD 256 /* samples after which a name is read again */
+
+static int str_is(struct pl_pystack *s, uint64_t addr, const char *want)
+{
+	char *v = read_str(s, addr);
+	int eq = v && strcmp(v, want) == 0;
+	free(v);
+	return eq;
+}
+
+/* The value for key in a PyDictKeysObject: from values[] where the table
+ * is split (values given), else from the entry; 0 when absent. The
+ * entries are searched in order (no hashing: a handful of attributes). */
+static uint64_t keys_lookup(struct pl_pystack *s, uint64_t keys, uint64_t values, const char *key)
+{
+	uint8_t h[PL_PYOBJ_DK_INDICES];
+	if (!keys || pl_pyproc_read(s->proc.pid, keys, h, sizeof h) < 0)
+		return 0;
+	unsigned lib = h[PL_PYOBJ_DK_LOG2_INDEX_BYTES], kind = h[PL_PYOBJ_DK_KIND];
+	int64_t n = (int64_t)rd64(h + PL_PYOBJ_DK_NENTRIES);
+	if (lib > 32 || kind > 2 || n <= 0 || n > MAX_ATTRS)
+		return 0;
+	size_t esz = kind == 0 ? 24 : 16, koff = kind == 0 ? 8 : 0;
+	uint8_t e[MAX_ATTRS * 24];
+	if (pl_pyproc_read(s->proc.pid, keys + PL_PYOBJ_DK_INDICES + ((uint64_t)1 << lib), e,
+			   (size_t)n * esz) < 0)
+		return 0;
+	for (int64_t i = 0; i < n; i++) {
+		uint64_t k = rd64(e + (size_t)i * esz + koff), v;
+		if (!k || !str_is(s, k, key))
+			continue;
+		if (!values)
+			return rd64(e + (size_t)i * esz + koff + 8);
+		return pl_pyproc_read(s->proc.pid, values + 8 * (uint64_t)i, &v, 8) < 0 ? 0 : v;
+	}
+	return 0;
+}
+
+static uint64_t dict_lookup(struct pl_pystack *s, uint64_t dict, const char *key)
+{
+	uint8_t d[PL_PYOBJ_DICT_VALUES + 8];
+	if (pl_pyproc_read(s->proc.pid, dict, d, sizeof d) < 0)
+		return 0;
+	uint64_t values = rd64(d + PL_PYOBJ_DICT_VALUES);
+	if (values && s->L->minor >= 13)
+		values += PL_PYOBJ_VALUES_HEADER_313;
+	return keys_lookup(s, rd64(d + PL_PYOBJ_DICT_KEYS), values, key);
+}
+
+/* The str attribute `attr` of an instance of a Python class (one with a
+ * managed dictionary), as malloc'd UTF-8, or NULL. */
+static char *instance_str(struct pl_pystack *s, uint64_t obj, const char *attr)
+{
+	pid_t pid = s->proc.pid;
+	int minor = s->L->minor;
+	uint64_t type, pre[2], keys = 0, v = 0;
+	uint8_t tp[PL_PYOBJ_TP_FLAGS + 8];
+	if (pl_pyproc_read(pid, obj + s->L->ob_type, &type, 8) < 0 ||
+	    pl_pyproc_read(pid, type, tp, sizeof tp) < 0 ||
+	    pl_pyproc_read(pid, obj + PL_PYOBJ_VALUES_311, pre, sizeof pre) < 0)
+		return NULL;
+	uint64_t flags = rd64(tp + PL_PYOBJ_TP_FLAGS), basic = rd64(tp + PL_PYOBJ_TP_BASICSIZE);
+	if (!(flags & PL_PYOBJ_TPFLAGS_MANAGED_DICT) || basic > 4096)
+		return NULL;
+	uint64_t slot = pre[1]; /* at PL_PYOBJ_MANAGED_DICT */
+	uint64_t cached = type + pl_pyobj_cached_keys(minor);
+	if (minor == 12 && (slot & 1)) {
+		if (pl_pyproc_read(pid, cached, &keys, 8) == 0)
+			v = keys_lookup(s, keys, slot - 1, attr);
+	} else if (slot) {
+		v = dict_lookup(s, slot, attr);
+	} else if (minor == 11 && pre[0]) {
+		if (pl_pyproc_read(pid, cached, &keys, 8) == 0)
+			v = keys_lookup(s, keys, pre[0], attr);
+	} else if (minor >= 13 && (flags & PL_PYOBJ_TPFLAGS_INLINE_VALUES)) {
+		uint8_t hdr[4];
+		if (pl_pyproc_read(pid, obj + basic, hdr, 4) == 0 && hdr[3] /* valid */ &&
+		    pl_pyproc_read(pid, cached, &keys, 8) == 0)
+			v = keys_lookup(s, keys, obj + basic + PL_PYOBJ_VALUES_HEADER_313, attr);
+	}
+	return v ? read_str(s, v) : NULL;
+}
+
+static int ends_with(const char *s, const char *end)
+{
+	size_t a = strlen(s), b = strlen(end);
+	return a >= b && strcmp(s + a - b, end) == 0;
+}
+
+/* threading's name for the thread just walked (t), or NULL: its root
+ * frame is Thread._bootstrap(self), and self's _name is read once per
+ * NAME_REREAD samples (a program may rename a running thread). */
+static const char *thread_name(struct pl_pystack *s, const struct pl_pythread *t)
+{
+	size_t locals = pl_pyobj_fr_locals(s->L->minor);
+	if (!locals || !pl_pyobj_cached_keys(s->L->minor) || !s->froot || t->truncated ||
+	    !t->depth)
+		return NULL;
+	const struct pl_pycode *root = s->frames[t->depth - 1].code;
+	if (!root->name || !root->file || strcmp(root->name, "Thread._bootstrap") != 0 ||
+	    !ends_with(root->file, "threading.py"))
+		return NULL;
+	uint64_t obj;
+	const uint8_t *p = in_windows(s, s->froot + locals, 8);
+	if (p)
+		obj = rd64(p);
+	else if (pl_pyproc_read(s->proc.pid, s->froot + locals, &obj, 8) < 0)
+		return NULL;
+	obj &= s->L->code_mask; /* a tagged reference in 3.14+, as the code's */
+	if (!obj)
+		return NULL;
+	struct tname *e = NULL;
+	for (size_t i = 0; i < s->ntnames && !e; i++)
+		if (s->tnames[i].tid == t->tid)
+			e = &s->tnames[i];
+	if (e && e->obj == obj && s->sampleno - e->read_at < NAME_REREAD)
+		return e->name;
+	if (!e) {
+		if (s->ntnames == MAX_THREADS) { /* threads come and go: start over */
+			for (size_t i = 0; i < s->ntnames; i++)
+				free(s->tnames[i].name);
+			s->ntnames = 0;
+		}
+		if (pl_grow((void **)&s->tnames, &s->captnames, s->ntnames + 1, sizeof *s->tnames,
+			    16) < 0)
+			return NULL;
+		e = &s->tnames[s->ntnames++];
+		*e = (struct tname){.tid = t->tid};
+	}
+	free(e->name);
+	e->obj = obj;
+	e->read_at = s->sampleno;
+	e->name = instance_str(s, obj, "_name");
+	return e->name;
 }
 
 int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, void *arg,
@@ -862,6 +1016,7 @@ int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, v
 				st->errors++;
 			} else {
 				t.frames = s->frames;
+				t.name = thread_name(s, &t);
 				st->threads++;
 				fn(arg, &t);
 			}
@@ -1078,5 +1233,8 @@ void pl_pystack_close(struct pl_pystack *s)
 	for (size_t i = 0; i < s->ntids; i++)
 		close(s->tids[i].fd);
 	free(s->tids);
+	for (size_t i = 0; i < s->ntnames; i++)
+		free(s->tnames[i].name);
+	free(s->tnames);
 	free(s);
 }

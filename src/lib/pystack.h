@@ -49,6 +49,8 @@ struct pl_pythread {
 	size_t depth;	   /* frames, leaf first */
 	struct pl_pyframe *frames;
 	int truncated; /* deeper than PL_PYSTACK_MAX_DEPTH: the root is missing */
+	const char *name; /* threading's name for it, read from the process
+			   * (Thread._bootstrap at its root), or NULL */
 };
 
 #define PL_PYSTACK_MAX_DEPTH 16384

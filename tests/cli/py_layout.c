@@ -9,11 +9,15 @@
  */
 #define Py_BUILD_CORE 1
 #include <Python.h>
+#include <internal/pycore_dict.h>
 #include <internal/pycore_frame.h>
 #include <internal/pycore_interp.h>
+#include <internal/pycore_object.h>
 #include <internal/pycore_runtime.h>
 #include <stddef.h>
 #include <stdio.h>
+
+#include "pyobj.h"
 
 #define CHECK(type, field, ours)                                                                   \
 	_Static_assert(offsetof(type, field) == (ours), #type "." #field " moved")
@@ -112,8 +116,37 @@ _Static_assert(sizeof(PyCompactUnicodeObject) == sizeof(PyASCIIObject) + 16,
 
 _Static_assert(sizeof(_Py_CODEUNIT) == 2, "code unit size");
 
+/* where thread names are read (pyobj.h), in every version */
+CHECK(PyTypeObject, tp_basicsize, PL_PYOBJ_TP_BASICSIZE);
+CHECK(PyTypeObject, tp_flags, PL_PYOBJ_TP_FLAGS);
+CHECK(PyDictObject, ma_keys, PL_PYOBJ_DICT_KEYS);
+CHECK(PyDictObject, ma_values, PL_PYOBJ_DICT_VALUES);
+CHECK(PyDictKeysObject, dk_log2_index_bytes, PL_PYOBJ_DK_LOG2_INDEX_BYTES);
+CHECK(PyDictKeysObject, dk_kind, PL_PYOBJ_DK_KIND);
+CHECK(PyDictKeysObject, dk_nentries, PL_PYOBJ_DK_NENTRIES);
+CHECK(PyDictKeysObject, dk_indices, PL_PYOBJ_DK_INDICES);
+_Static_assert(sizeof(PyDictKeyEntry) == 24 && sizeof(PyDictUnicodeEntry) == 16, "dict entries");
+_Static_assert(DICT_KEYS_GENERAL == 0 && DICT_KEYS_UNICODE == 1 && DICT_KEYS_SPLIT == 2,
+	       "dict kinds");
+_Static_assert(MANAGED_DICT_OFFSET == PL_PYOBJ_MANAGED_DICT, "managed dictionary");
+_Static_assert(Py_TPFLAGS_MANAGED_DICT == PL_PYOBJ_TPFLAGS_MANAGED_DICT, "managed dict flag");
+#if PY_MINOR_VERSION >= 13
+_Static_assert(Py_TPFLAGS_INLINE_VALUES == PL_PYOBJ_TPFLAGS_INLINE_VALUES, "inline values flag");
+CHECK(PyDictValues, values, PL_PYOBJ_VALUES_HEADER_313);
+#else
+CHECK(PyDictValues, values, 0);
+#endif
+
 int main(void)
 {
+	if (offsetof(PyHeapTypeObject, ht_cached_keys) != pl_pyobj_cached_keys(PY_MINOR_VERSION) ||
+	    offsetof(_PyInterpreterFrame, localsplus) != pl_pyobj_fr_locals(PY_MINOR_VERSION)) {
+		printf("%s: ht_cached_keys at %zu, localsplus at %zu; pyobj.h says %zu, %zu\n",
+		       PY_VERSION, offsetof(PyHeapTypeObject, ht_cached_keys),
+		       offsetof(_PyInterpreterFrame, localsplus),
+		       pl_pyobj_cached_keys(PY_MINOR_VERSION), pl_pyobj_fr_locals(PY_MINOR_VERSION));
+		return 1;
+	}
 #if PY_MINOR_VERSION >= 13
 	const struct pl_pydebug_pos *P = NULL;
 	for (size_t i = 0; i < sizeof pl_pydebug_pos / sizeof *pl_pydebug_pos; i++)
