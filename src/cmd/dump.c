@@ -140,7 +140,8 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		json_decref(d.threads);
 		d.threads = json_array();
 		memset(&ss, 0, sizeof ss);
-		rc = pl_pystack_sample(st, PL_PYSAMPLE_IDLE, one_thread, &d, &ss);
+		rc = pl_pystack_sample(st, PL_PYSAMPLE_IDLE | PL_PYSAMPLE_NAMES, one_thread, &d,
+				       &ss);
 		if (rc != PL_OK || ss.errors == 0)
 			break;
 		usleep(2000);

@@ -1293,7 +1293,9 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 		if (P->t[0].st)
 		{
 			struct pl_pysample_stats ps = {0};
-			pl_pystack_sample(P->t[0].st, PL_PYSAMPLE_IDLE, on_mixed_thread, &M, &ps);
+			unsigned names = P->o.threads ? PL_PYSAMPLE_NAMES : 0;
+			pl_pystack_sample(P->t[0].st, PL_PYSAMPLE_IDLE | names, on_mixed_thread, &M,
+					  &ps);
 		}
 		for (size_t i = 0; i < M.n; i++) {
 			struct mthread *t = &M.th[i];
@@ -1825,7 +1827,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			P.cur = t;
 			/* a training profile reads every thread for its split */
 			unsigned flags = (o->idle || P.torch ? PL_PYSAMPLE_IDLE : 0) |
-					 (o->gil && !P.torch ? PL_PYSAMPLE_GIL_ONLY : 0);
+					 (o->gil && !P.torch ? PL_PYSAMPLE_GIL_ONLY : 0) |
+					 (o->threads ? PL_PYSAMPLE_NAMES : 0);
 			int r = pl_pystack_sample(t->st, flags, on_thread, &P, &P.stats);
 			if (r == PL_ESYS) {
 				t->gone = 1;

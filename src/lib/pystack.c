@@ -1016,7 +1016,7 @@ int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, v
 				st->errors++;
 			} else {
 				t.frames = s->frames;
-				t.name = thread_name(s, &t);
+				t.name = flags & PL_PYSAMPLE_NAMES ? thread_name(s, &t) : NULL;
 				st->threads++;
 				fn(arg, &t);
 			}

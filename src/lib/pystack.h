@@ -50,7 +50,8 @@ struct pl_pythread {
 	struct pl_pyframe *frames;
 	int truncated; /* deeper than PL_PYSTACK_MAX_DEPTH: the root is missing */
 	const char *name; /* threading's name for it, read from the process
-			   * (Thread._bootstrap at its root), or NULL */
+			   * (Thread._bootstrap at its root) under
+			   * PL_PYSAMPLE_NAMES, or NULL */
 };
 
 #define PL_PYSTACK_MAX_DEPTH 16384
@@ -77,9 +78,11 @@ struct pl_pysample_stats {
 };
 
 /* What pl_pystack_sample reports: idle threads too; only the thread that
- * holds the GIL (the others are not read at all). */
+ * holds the GIL (the others are not read at all); threads' names (the
+ * name field; a few dozen reads per thread every 256 samples). */
 #define PL_PYSAMPLE_IDLE 1
 #define PL_PYSAMPLE_GIL_ONLY 2
+#define PL_PYSAMPLE_NAMES 4
 
 /* Sample every thread once, as flags say (PL_PYSAMPLE_*). Returns PL_OK (even with errors counted in st), PL_ESYS once
  * the process is gone, PL_EFAILED when its interpreter could not be read

@@ -64,6 +64,18 @@ else
 	PIN=""
 fi
 
+# started PID NAME: wait until the background job PID runs NAME (the
+# forked shell execs it a moment later; under load a reader could see the
+# shell)
+started() {
+	_i=0
+	until [ "$(cat "/proc/$1/comm" 2>/dev/null)" = "$2" ]; do
+		_i=$((_i + 1))
+		[ $_i -lt 200 ] || fail "$2 (pid $1) never started"
+		sleep 0.05
+	done
+}
+
 # pythons311: the distinct CPython 3.11 interpreters on this machine
 # (Debian's /usr/bin/python3 and the python3 on the PATH, which may be a
 # different build), one path per line.

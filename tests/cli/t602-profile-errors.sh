@@ -29,6 +29,7 @@ expect_err "no process with PID 4194000"
 # not Python, with --mode python: attached, and launched
 sleep 5 &
 s=$!
+started $s sleep
 run "$PERFLOOP" profile --mode python -p $s
 kill $s
 expect_rc 2

@@ -19,6 +19,7 @@ expect_err "no process with PID 4194000"
 [ "$(wc -l <err)" -eq 1 ] || fail "more than one line: $(cat err)"
 sleep 5 &
 s=$!
+started $s sleep
 run "$PERFLOOP" dump -p $s
 kill $s
 expect_rc 2
