@@ -64,10 +64,13 @@ pl bench --time-budget 2 -n naive -n sorted \
 	"$BIN/distinct_naive $N" "$BIN/distinct_sorted $N" -o "$OUT/side-by-side.json"
 
 echo "== 1b. how does each grow with n? a size sweep of each (n doubling)"
-echo "   (the fit: bench -P n=..., docs/bench.md; the whole tables are in $OUT/sweep-*.json)"
+echo "   (the fit: bench -P n=..., docs/bench.md; the whole tables are in $OUT/sweep-*.json,"
+echo "   the curves drawn in $OUT/sweep-*.svg)"
 pl bench --runs 3 -w 1 --batch 1 --expect "n log n" --findings "$OUT/sweep.findings.json" \
+	--plot "$OUT/sweep-naive.svg" \
 	-o "$OUT/sweep-naive.json" -P n=2500..40000*2 "$BIN/distinct_naive {n}" | sed -n '/^Complexity/,$p'
 pl bench --runs 3 -w 1 --batch 1 --expect "n log n" -o "$OUT/sweep-sorted.json" \
+	--plot "$OUT/sweep-sorted.svg" \
 	-P n=40000..2560000*4 "$BIN/distinct_sorted {n}" | sed -n '/^Complexity/,$p'
 echo
 

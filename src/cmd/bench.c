@@ -82,6 +82,8 @@ const char cmd_bench_usage[] =
     "                          than 0.5 is a high finding (without it: >= 1.8)\n"
     "      --findings FILE     write the sweep's findings (perfloop.findings/1)\n"
     "                          for select\n"
+    "      --plot FILE.svg     draw the sweep: wall time against the size on\n"
+    "                          log-log axes, the medians and the fitted class\n"
     "  -n, --name NAME         name of the next command (once per command)\n"
     "      --setup CMD         run once before each command's runs\n"
     "      --prepare CMD       run before each run\n"
@@ -176,6 +178,7 @@ enum {
 	OPT_SORT,
 	OPT_EXPECT,
 	OPT_FINDINGS,
+	OPT_PLOT,
 	OPT_NO_SHELL,
 };
 
@@ -225,6 +228,7 @@ static const struct option longopts[] = {
     {"sort", required_argument, NULL, OPT_SORT},
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"findings", required_argument, NULL, OPT_FINDINGS},
+    {"plot", required_argument, NULL, OPT_PLOT},
     {"parameter-list", required_argument, NULL, 'L'},
     {"parameter-scan", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -515,7 +519,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_param params[16];
 	size_t nparams = 0;
 	const char *counters = "auto", *reference = NULL, *baseline_path = NULL, *out = NULL;
-	const char *md = NULL, *csv = NULL, *hf = NULL, *findings_out = NULL;
+	const char *md = NULL, *csv = NULL, *hf = NULL, *findings_out = NULL, *plot = NULL;
 	int expect = -1;
 	json_t *fits = NULL;
 	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE, gpu_on = 0;
@@ -771,6 +775,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_FINDINGS:
 			findings_out = optarg;
 			break;
+		case OPT_PLOT:
+			plot = optarg;
+			break;
 		case OPT_SORT:
 			if (!strcmp(optarg, "command") || !strcmp(optarg, "auto")) {
 				run.sort = 0;
@@ -878,8 +885,20 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (check_writable("--out", out) || check_writable("--export-markdown", md) ||
 	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf) ||
-	    check_writable("--findings", findings_out))
+	    check_writable("--findings", findings_out) || check_writable("--plot", plot))
 		goto out;
+	if (plot) { /* a sweep to draw: one parameter, every value a size */
+		double x;
+		int sizes = nparams == 1;
+		for (size_t k = 0; sizes && k < params[0].values.n; k++)
+			sizes = pl_sweep_size(params[0].values.v[k], &x) == 0;
+		if (!sizes || params[0].values.n < 2) {
+			pl_die(PL_EXIT_USAGE,
+			       "option '--plot': draws a size sweep: one -P whose values are "
+			       "numbers > 0 (as -P n=1000..64000*2)");
+			goto out;
+		}
+	}
 	if (baseline_path && pl_summary_load(baseline_path, &baseline, &err) != PL_OK) {
 		pl_die(PL_EXIT_USAGE, "option '--baseline': %s", err.msg);
 		goto out;
@@ -1011,7 +1030,16 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		json_decref(fdoc);
 		pl_findings_release(&fs);
 	}
-	if (out)
+	if (wrc == PL_OK && plot) {
+		char *svg = pl_sweep_svg(fits);
+		if (svg)
+			wrc = write_text(plot, svg, &err);
+		else
+			fprintf(stderr, "perfloop: warning: --plot: no size had a wall time to draw "
+					"(every run failed?): %s not written\n",
+				plot);
+	}
+	if (wrc == PL_OK && out)
 		wrc = pl_summary_write(out, doc, &err);
 	if (wrc == PL_OK && md)
 		wrc = write_text(md, pl_benchview_markdown(&run), &err);

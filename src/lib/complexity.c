@@ -55,6 +55,11 @@ static double g_of(enum pl_cx_class c, double n)
 	}
 }
 
+double pl_cx_eval(const struct pl_cx_fit *f, enum pl_cx_class c, double n)
+{
+	return c < PL_CX_COUNT ? f->a[c] + f->c[c] * g_of(c, n) : NAN;
+}
+
 /* min over a >= 0, c >= 0 of sum ((a + c*g_i) / y_i - 1)^2: the relative
  * error of each point counts the same. Returns that sum. */
 static double fit2(const double *g, const double *y, size_t k, int with_c, double *a, double *c)

@@ -39,6 +39,9 @@ struct pl_cx_fit {
  * sizes or a value is not positive. */
 int pl_cx_fit(const double *n, const double *cost, size_t k, struct pl_cx_fit *out);
 
+/* The fitted cost of class c at n: a[c] + c[c] * g(n). */
+double pl_cx_eval(const struct pl_cx_fit *f, enum pl_cx_class c, double n);
+
 /* Google Benchmark's BigO: the class whose c*g(n) has the smallest RMS
  * normalised by the mean cost. */
 enum pl_cx_class pl_cx_bigo(const double *n, const double *cost, size_t k);

@@ -84,31 +84,6 @@ static int cmp_child(const void *a, const void *b)
 	return c ? c : fx->line - fy->line;
 }
 
-static void xml_escape(struct pl_strbuf *b, const char *s)
-{
-	for (; *s; s++) {
-		switch (*s) {
-		case '<':
-			pl_strbuf_puts(b, "&lt;");
-			break;
-		case '>':
-			pl_strbuf_puts(b, "&gt;");
-			break;
-		case '&':
-			pl_strbuf_puts(b, "&amp;");
-			break;
-		case '"':
-			pl_strbuf_puts(b, "&quot;");
-			break;
-		default:
-			if ((unsigned char)*s < 0x20)
-				pl_strbuf_puts(b, " ");
-			else
-				pl_strbuf_append(b, s, 1);
-		}
-	}
-}
-
 #define W 1200.0
 #define FH 16
 #define TOP 48
@@ -143,7 +118,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 		return -1;
 	pl_strbuf_printf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%zu\"><title>",
 			 (unsigned long long)x, (unsigned long long)n->count, d);
-	xml_escape(b, shown);
+	pl_strbuf_xml(b, shown);
 	pl_strbuf_printf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->count,
 			 100.0 * (double)n->count / (double)t->v[0].count);
 	pl_strbuf_printf(b,
@@ -167,7 +142,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 		free(label);
 		return -1;
 	}
-	xml_escape(b, cut);
+	pl_strbuf_xml(b, cut);
 	if (len < strlen(shown) && len > 0)
 		pl_strbuf_puts(b, "..");
 	free(cut);
@@ -258,9 +233,9 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 			 (int)W, height);
 	pl_strbuf_puts(&b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
 			   "style=\"font-size:16px\">");
-	xml_escape(&b, title);
+	pl_strbuf_xml(&b, title);
 	pl_strbuf_puts(&b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
-	xml_escape(&b, subtitle);
+	pl_strbuf_xml(&b, subtitle);
 	pl_strbuf_puts(&b, "</text>\n<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
 			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
 			   "y=\"20\">Search</text>\n");

@@ -69,3 +69,28 @@ char *pl_strbuf_take(struct pl_strbuf *b)
 	b->len = b->cap = 0;
 	return s;
 }
+
+void pl_strbuf_xml(struct pl_strbuf *b, const char *s)
+{
+	for (; *s; s++) {
+		switch (*s) {
+		case '<':
+			pl_strbuf_puts(b, "&lt;");
+			break;
+		case '>':
+			pl_strbuf_puts(b, "&gt;");
+			break;
+		case '&':
+			pl_strbuf_puts(b, "&amp;");
+			break;
+		case '"':
+			pl_strbuf_puts(b, "&quot;");
+			break;
+		default:
+			if ((unsigned char)*s < 0x20)
+				pl_strbuf_puts(b, " ");
+			else
+				pl_strbuf_append(b, s, 1);
+		}
+	}
+}

@@ -19,6 +19,8 @@ void pl_strbuf_printf(struct pl_strbuf *b, const char *fmt, ...)
 void pl_strbuf_puts(struct pl_strbuf *b, const char *s);
 /* Append len bytes, NULs included. */
 void pl_strbuf_append(struct pl_strbuf *b, const void *data, size_t len);
+/* s escaped for XML text and attributes (control characters as spaces). */
+void pl_strbuf_xml(struct pl_strbuf *b, const char *s);
 /* The text (owned by the caller), or NULL if an allocation failed. */
 char *pl_strbuf_take(struct pl_strbuf *b);
 

@@ -73,9 +73,36 @@ jsonschema.validate(json.load(open(sys.argv[2])), schema)
 PY
 # --expect n: a quadratic is a finding above the expected class; findings
 # written for select, which picks it (level 1)
-run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json -o q2.json -P n=875..14000*2 "$W q {n}"
+run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json --plot q.svg -o q2.json -P n=875..14000*2 "$W q {n}"
 expect_rc 0
 grep -q "finding \[high\]: the cost grows as n^.* above the expected O(n)" out || fail "--expect: $(cat out)"
+# --plot: an SVG of the medians and the fitted class, no script
+python3 - q.svg q2.json <<'PY' || fail "--plot: $(head -c 2000 q.svg)"
+import json, sys
+import xml.etree.ElementTree as E
+ns = "{http://www.w3.org/2000/svg}"
+root = E.parse(sys.argv[1]).getroot()
+fit = [c for c in json.load(open(sys.argv[2]))["complexity"] if c["dimension"] == "wall_s"][0]
+assert root.tag == ns + "svg"
+assert not list(root.iter(ns + "script"))
+circles = list(root.iter(ns + "circle"))
+assert len(circles) == len(fit["points"]) == 5, len(circles)
+# points left to right with the size, higher with the time
+xs = [float(c.get("cx")) for c in circles]
+ys = [float(c.get("cy")) for c in circles]
+assert xs == sorted(xs) and ys[-1] < ys[0], (xs, ys)
+lines = list(root.iter(ns + "polyline"))
+assert len(lines) == 1 and len(lines[0].get("points").split()) == 65
+legend = " ".join(t.text or "" for t in root.iter(ns + "text"))
+assert "O(%s), exponent" % fit["class"] in legend and "finding [high]" in legend, legend
+PY
+# refused before anything runs unless one numeric -P
+run "$PERFLOOP" bench --plot p.svg -- true
+expect_rc 2
+expect_err "option '--plot': draws a size sweep"
+run "$PERFLOOP" bench --plot p.svg -P "m=a,b" "$W 1 {m}"
+expect_rc 2
+[ ! -e p.svg ] || fail "--plot refused but wrote"
 check q.findings.json 'd["schema"] == "perfloop.findings/1" and [f["leaf"] for f in d["findings"]] == ["complexity"] and d["findings"][0]["level"] == 1'
 run "$PERFLOOP" select --findings q.findings.json -o cand.json
 expect_rc 0
