@@ -26,16 +26,21 @@
 #include "params.h"
 #include "render.h"
 #include "complexity.h"
+#include "spec.h"
 #include "sweep.h"
 #include "summary.h"
 
 const char cmd_bench_usage[] =
     "usage: perfloop bench [OPTIONS] -- CMD [ARG...]\n"
     "   or: perfloop bench [OPTIONS] 'CMD A' 'CMD B' ...\n"
+    "   or: perfloop bench [OPTIONS] NAME | --all\n"
     "\n"
     "Time commands with real statistics, OS and hardware counters, a noise gate\n"
     "and an environment fingerprint. Command strings are split into words as a\n"
-    "shell would, but no shell runs unless --shell is given.\n"
+    "shell would, but no shell runs unless --shell is given. NAME, one word that\n"
+    "names a benchmark of perfloop.yaml (here or at the git root), runs it with\n"
+    "the command, parameters, environment, warm-up and runs the file gives it\n"
+    "(options given here win); --all runs each in turn (docs/perfloop-yaml.md).\n"
     "\n"
     "Runs:\n"
     "  -w, --warmup N          warm-up runs per command, not measured (default 1)\n"
@@ -82,6 +87,7 @@ const char cmd_bench_usage[] =
     "                          than 0.5 is a high finding (without it: >= 1.8)\n"
     "      --findings FILE     write the sweep's findings (perfloop.findings/1)\n"
     "                          for select\n"
+    "      --all               run every benchmark of perfloop.yaml in turn\n"
     "      --plot FILE.svg     draw the sweep: wall time against the size on\n"
     "                          log-log axes, the medians and the fitted class\n"
     "  -n, --name NAME         name of the next command (once per command)\n"
@@ -179,6 +185,7 @@ enum {
 	OPT_EXPECT,
 	OPT_FINDINGS,
 	OPT_PLOT,
+	OPT_ALL,
 	OPT_NO_SHELL,
 };
 
@@ -229,6 +236,7 @@ static const struct option longopts[] = {
     {"expect", required_argument, NULL, OPT_EXPECT},
     {"findings", required_argument, NULL, OPT_FINDINGS},
     {"plot", required_argument, NULL, OPT_PLOT},
+    {"all", no_argument, NULL, OPT_ALL},
     {"parameter-list", required_argument, NULL, 'L'},
     {"parameter-scan", required_argument, NULL, 'P'},
     {"help", no_argument, NULL, 'h'},
@@ -508,6 +516,122 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 	return n;
 }
 
+/* The spec and benchmark a run of perfloop.yaml measures (set while the
+ * command runs again with the benchmark's options). */
+static const struct pl_spec *spec_running;
+static const struct pl_spec_bench *spec_bench;
+
+#define SPEC_NONE (-1)
+
+/* Run one benchmark of the spec: cmd_bench again with argv's options
+ * (argv[1..nopts), which come after the spec's and so win), the spec's
+ * options and its command, in its environment. */
+static int spec_run(const struct pl_spec *sp, const struct pl_spec_bench *b, int argc,
+		    char **argv, int nopts, int named, const struct pl_ctx *ctx)
+{
+	(void)argc;
+	struct pl_argv a = {0};
+	int rc = pl_argv_push(&a, argv[0], strlen(argv[0]));
+	rc |= pl_spec_bench_args(b, &a);
+	for (int i = 1; i < nopts; i++)
+		if (strcmp(argv[i], "--all") != 0)
+			rc |= pl_argv_push(&a, argv[i], strlen(argv[i]));
+	if (!named) { /* its name, with each size: "parse n={n}" */
+		char name[1024];
+		size_t len = (size_t)snprintf(name, sizeof name, "%s", b->name);
+		for (size_t i = 0; i < b->nparams && len < sizeof name; i++)
+			len += (size_t)snprintf(name + len, sizeof name - len, " %s={%s}",
+						b->params[i].key, b->params[i].key);
+		rc |= pl_argv_push(&a, "-n", 2) | pl_argv_push(&a, name, strlen(name));
+	}
+	rc |= pl_argv_push(&a, b->cmd, strlen(b->cmd));
+	if (rc) {
+		pl_argv_release(&a);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	/* its environment, put back afterwards */
+	char **old = calloc(b->nenv + 1, sizeof *old);
+	for (size_t i = 0; old && i < b->nenv; i++) {
+		const char *v = getenv(b->env[i].key);
+		old[i] = v ? strdup(v) : NULL;
+		setenv(b->env[i].key, b->env[i].value, 1);
+	}
+	spec_running = sp;
+	spec_bench = b;
+	rc = cmd_bench((int)a.n, a.v, ctx);
+	spec_running = NULL;
+	spec_bench = NULL;
+	for (size_t i = 0; old && i < b->nenv; i++) {
+		if (old[i])
+			setenv(b->env[i].key, old[i], 1);
+		else
+			unsetenv(b->env[i].key);
+		free(old[i]);
+	}
+	free(old);
+	pl_argv_release(&a);
+	return rc;
+}
+
+/* bench NAME (one positional word that names a benchmark of
+ * perfloop.yaml) or bench --all: the exit status, or SPEC_NONE where the
+ * command line is an ordinary one. */
+static int spec_dispatch(int argc, char **argv, int optind_, int all, int named, int params,
+			 int outputs, const struct pl_ctx *ctx)
+{
+	char path[4200];
+	/* a command with arguments or a path is no name: the spec is not read */
+	if (!all && strpbrk(argv[optind_], " \t/'\"{"))
+		return SPEC_NONE;
+	if (pl_spec_find(path, sizeof path) != 0) {
+		if (all)
+			return pl_die(PL_EXIT_USAGE,
+				      "option '--all': no perfloop.yaml here or at the root of "
+				      "the git work tree (docs/perfloop-yaml.md)");
+		return SPEC_NONE;
+	}
+	struct pl_spec sp;
+	struct pl_error err = {{0}};
+	if (pl_spec_load(path, &sp, &err) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	int rc = SPEC_NONE;
+	const struct pl_spec_bench *b = all ? NULL : pl_spec_get(&sp, argv[optind_]);
+	if (!all && !b)
+		goto done; /* a command, not a name */
+	if (params) {
+		rc = pl_die(PL_EXIT_USAGE,
+			    "option '--param': %s sets the parameters of its benchmarks (edit it "
+			    "to change them)",
+			    path);
+		goto done;
+	}
+	if (all && (argc - optind_ > 0 || outputs || named)) {
+		rc = pl_die(PL_EXIT_USAGE,
+			    "option '--all': runs every benchmark of %s, each recorded in the "
+			    "history: give no command, --name or output file with it (run one "
+			    "benchmark by its name to write one)",
+			    path);
+		goto done;
+	}
+	if (b) {
+		rc = spec_run(&sp, b, argc, argv, optind_, named, ctx);
+		goto done;
+	}
+	rc = PL_EXIT_OK;
+	for (size_t i = 0; i < sp.nbench; i++) {
+		fprintf(stderr, "%s== %s (%s)\n", i ? "\n" : "", sp.bench[i].name, path);
+		fflush(stderr);
+		int r = spec_run(&sp, &sp.bench[i], argc, argv, optind_, 0, ctx);
+		if (r != PL_EXIT_OK && (rc == PL_EXIT_OK || r == PL_EXIT_INTERRUPTED))
+			rc = r;
+		if (r == PL_EXIT_INTERRUPTED)
+			break;
+	}
+done:
+	pl_spec_release(&sp);
+	return rc;
+}
+
 int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct pl_bench_run run;
@@ -523,7 +647,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	int expect = -1;
 	json_t *fits = NULL;
 	int quiet = 0, json_out = 0, no_history = 0, rc = PL_EXIT_USAGE, gpu_on = 0;
-	int fail_regression = 0;
+	int fail_regression = 0, all = 0;
 	double regression_pct = 0;
 	double gpu_hz = 10;
 	struct pl_gpu gpu = {0};
@@ -778,6 +902,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_PLOT:
 			plot = optarg;
 			break;
+		case OPT_ALL:
+			all = 1;
+			break;
 		case OPT_SORT:
 			if (!strcmp(optarg, "command") || !strcmp(optarg, "auto")) {
 				run.sort = 0;
@@ -838,6 +965,22 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
 		pl_die(PL_EXIT_USAGE, "option '--min-runs': %d is more than --max-runs %d",
 		       cfg->min_runs, cfg->max_runs);
+		goto out;
+	}
+
+	/* a benchmark of perfloop.yaml by its name, or --all of them: run
+	 * again with the options the spec gives it */
+	if (!spec_running && dashdash < 0 && (all || optargc - optind == 1)) {
+		int src = spec_dispatch(argc, argv, optind, all, nnames > 0, nparams > 0,
+					out || md || csv || hf || findings_out || plot, ctx);
+		if (src != SPEC_NONE) {
+			rc = src;
+			goto out;
+		}
+	}
+	if (all) {
+		pl_die(PL_EXIT_USAGE, "option '--all': give no command with it (it runs every "
+				      "benchmark of perfloop.yaml)");
 		goto out;
 	}
 
@@ -1020,6 +1163,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (gpu_on)
 		json_object_set_new(doc, "gpu", pl_gpu_to_json(&gpu));
+	if (spec_running)
+		json_object_set_new(doc, "spec", pl_spec_bench_json(spec_running, spec_bench));
 	if (json_array_size(fits))
 		json_object_set(doc, "complexity", fits);
 	int wrc = PL_OK;

@@ -30,6 +30,7 @@ const char cmd_verify_usage[] =
     "  timing_not_noisy    neither run's timing is N/A (CV above 0.05)\n"
     "  enough_samples      both runs have at least 3 samples\n"
     "  fingerprint_match   CPU model, kernel, governor, SMT and Python version equal\n"
+    "  same_spec           a perfloop.yaml benchmark measured with the same settings\n"
     "  suite_green         the functional suite exited 0\n"
     "  no_tier_regression  no other scored dimension got worse by a tier or more\n"
     "The verdict is accept, reject (a rule other than the gain failed, or the\n"
@@ -40,7 +41,8 @@ const char cmd_verify_usage[] =
     "      --before FILE       the summary before the change (perfloop.bench/1)\n"
     "  -a, --after FILE        the summary after the change\n"
     "      --bench NAME        which benchmark of the summaries (default: the first)\n"
-    "  -t, --target DIM        the dimension to improve (default timing)\n"
+    "  -t, --target DIM        the dimension to improve (default: the target\n"
+    "                          perfloop.yaml gives the benchmark, else timing)\n"
     "      --suite 'CMD'       run the functional suite (split into words, no\n"
     "                          shell: use \"sh -c '...'\" for shell syntax); its\n"
     "                          output goes to stderr\n"
@@ -186,6 +188,10 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_die(PL_EXIT_USAGE, "%s", err.msg);
 		goto done;
 	}
+	/* the target perfloop.yaml names for the benchmark, unless --target */
+	if (!in.target)
+		in.target = json_string_value(json_object_get(
+		    json_object_get(json_object_get(in.before, "spec"), "settings"), "target"));
 	/* Check that the summaries can be compared before spending the suite's
 	 * time; the real evaluation follows with its result. */
 	if (pl_verify(&in, &v, &err) != PL_OK) {

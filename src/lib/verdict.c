@@ -18,6 +18,7 @@
 #include <time.h>
 
 #include "render.h"
+#include "spec.h"
 #include "tiers.h"
 
 const char *pl_verdict_name(enum pl_verdict_kind k)
@@ -236,6 +237,45 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	json_object_set_new(r->numbers, "mismatched", list);
 }
 
+/* Both runs of one perfloop.yaml benchmark as the file said then: a
+ * change to its command, sizes, environment, warm-up or runs between the
+ * two is no like-for-like comparison. */
+static void rule_spec(struct pl_verdict *v, json_t *before, json_t *after)
+{
+	struct pl_rule *r = rule(v, "same_spec");
+	json_t *sb = json_object_get(before, "spec"), *sa = json_object_get(after, "spec");
+	const char *hb = json_string_value(json_object_get(sb, "hash"));
+	const char *ha = json_string_value(json_object_get(sa, "hash"));
+	const char *name = json_string_value(json_object_get(sb ? sb : sa, "benchmark"));
+	json_t *list = json_array();
+	r->passed = 1;
+	if (!hb && !ha) {
+		snprintf(r->detail, sizeof r->detail, "neither run was measured from perfloop.yaml");
+	} else if (!hb || !ha) {
+		snprintf(r->detail, sizeof r->detail,
+			 "only the %s run was measured from perfloop.yaml ('%s'): the other's "
+			 "command line is compared as it is",
+			 hb ? "before" : "after", name ? name : "?");
+	} else if (!strcmp(hb, ha)) {
+		snprintf(r->detail, sizeof r->detail,
+			 "both measured perfloop.yaml's '%s' as it is now (spec hash %s)",
+			 name ? name : "?", hb);
+	} else {
+		char keys[300];
+		pl_spec_diff(sb, sa, keys, sizeof keys);
+		char *save = NULL, copy[300];
+		snprintf(copy, sizeof copy, "%s", keys);
+		for (char *k = strtok_r(copy, ", ", &save); k; k = strtok_r(NULL, ", ", &save))
+			json_array_append_new(list, json_string(k));
+		r->passed = 0;
+		snprintf(r->detail, sizeof r->detail,
+			 "perfloop.yaml's '%s' changed between the runs (%s; spec hash %s, then "
+			 "%s): measure both with the same one",
+			 name ? name : "?", keys[0] ? keys : "its settings", hb, ha);
+	}
+	json_object_set_new(r->numbers, "differing", list);
+}
+
 static void rule_suite(struct pl_verdict *v, const struct pl_verify_input *in)
 {
 	struct pl_rule *r = rule(v, "suite_green");
@@ -398,6 +438,7 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	rule_noise(v, btime_sc, atime_sc, bb, ab);
 	rule_samples(v, bb, ab);
 	rule_fingerprint(v, in->before, in->after);
+	rule_spec(v, in->before, in->after);
 	rule_suite(v, in);
 	rule_regressions(v, bb, ab);
 

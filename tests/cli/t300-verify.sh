@@ -21,7 +21,7 @@ fi
 expect_rc 0
 grep -q 'verdict: accept' out || fail "no accept line: $(cat out)"
 check v.json "d['schema'] == 'perfloop.verdict/1' and d['verdict'] == 'accept' and d['failed_rules'] == []"
-check v.json "[r['name'] for r in d['rules']] == ['target_improved','timing_not_noisy','enough_samples','fingerprint_match','suite_green','no_tier_regression']"
+check v.json "[r['name'] for r in d['rules']] == ['target_improved','timing_not_noisy','enough_samples','fingerprint_match','same_spec','suite_green','no_tier_regression']"
 check v.json "d['gain'] > 0.3 and d['before']['p50'] > d['after']['p50']"
 # report on the real bench output and verdict
 run "$PERFLOOP" report --style review v.json slow.json

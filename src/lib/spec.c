@@ -1,0 +1,553 @@
+/*
+ * perfloop.yaml (spec.h): libyaml's document loader gives the tree with
+ * each node's line; this walks it against the keys perfloop knows and
+ * says the first thing wrong as FILE:LINE: KEY.PATH: what.
+ */
+#include "spec.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <yaml.h>
+
+#include "complexity.h"
+#include "gitops.h"
+#include "hash.h"
+#include "params.h"
+
+struct ctx {
+	yaml_document_t *doc;
+	const char *path;
+	struct pl_error *err;
+};
+
+static int line_of(const yaml_node_t *n)
+{
+	return n ? (int)n->start_mark.line + 1 : 0;
+}
+
+static int bad(struct ctx *c, const yaml_node_t *n, const char *where, const char *fmt,
+	       const char *arg)
+{
+	char what[1400];
+	snprintf(what, sizeof what, fmt, arg);
+	return pl_error_set(c->err, PL_EINPUT, "%s:%d: %s: %s", c->path, line_of(n), where, what);
+}
+
+static const char *scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A mapping's keys checked against known (NULL-terminated) and for
+ * repeats; 0, or PL_EINPUT. */
+static int check_keys(struct ctx *c, yaml_node_t *map, const char *where,
+		      const char *const *known)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
+		const char *key = scalar(k);
+		if (!key)
+			return bad(c, k, where, "a key must be a plain word%s", "");
+		int found = !known;
+		for (size_t i = 0; known && known[i] && !found; i++)
+			found = !strcmp(known[i], key);
+		if (!found) {
+			char list[256] = "";
+			for (size_t i = 0; known[i]; i++) {
+				strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+				strncat(list, known[i], sizeof list - strlen(list) - 1);
+			}
+			const char *near = NULL;
+			for (size_t i = 0; known[i]; i++)
+				if (pl_edit_distance(key, known[i]) <= 2)
+					near = known[i];
+			char msg[400];
+			if (near)
+				snprintf(msg, sizeof msg, "unknown key '%s' (did you mean '%s'?)", key,
+					 near);
+			else
+				snprintf(msg, sizeof msg, "unknown key '%s' (known: %s)", key, list);
+			return bad(c, k, where, "%s", msg);
+		}
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+			if (!strcmp(scalar(yaml_document_get_node(c->doc, q->key)), key))
+				return bad(c, k, where, "the key '%s' is given twice", key);
+	}
+	return PL_OK;
+}
+
+static int want_string(struct ctx *c, yaml_node_t *v, const char *where, char **out)
+{
+	const char *s = scalar(v);
+	if (!s || !*s)
+		return bad(c, v, where, "expected a string%s", "");
+	free(*out);
+	*out = strdup(s);
+	return *out ? PL_OK : pl_error_set(c->err, PL_ENOMEM, "out of memory");
+}
+
+static int want_int(struct ctx *c, yaml_node_t *v, const char *where, long lo, long hi, int *out)
+{
+	const char *s = scalar(v);
+	char *end;
+	errno = 0;
+	long x = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || x < lo || x > hi) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "expected an integer from %ld to %ld, got '%s'", lo, hi,
+			 s ? s : "(not a scalar)");
+		return bad(c, v, where, "%s", msg);
+	}
+	*out = (int)x;
+	return PL_OK;
+}
+
+static int want_share(struct ctx *c, yaml_node_t *v, const char *where, double *out)
+{
+	const char *s = scalar(v);
+	if (!s || pl_parse_share(s, 0, out) < 0)
+		return bad(c, v, where, "expected a fraction or a percentage (0.05 or 5%%), got '%s'",
+			   s ? s : "(not a scalar)");
+	return PL_OK;
+}
+
+static int want_bool(struct ctx *c, yaml_node_t *v, const char *where, int *out)
+{
+	const char *s = scalar(v);
+	if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+		*out = !strcmp(s, "true");
+		return PL_OK;
+	}
+	return bad(c, v, where, "expected true or false, got '%s'", s ? s : "(not a scalar)");
+}
+
+static int push_kv(struct pl_spec_kv **kv, size_t *n, const char *k, const char *v)
+{
+	struct pl_spec_kv *g = realloc(*kv, (*n + 1) * sizeof **kv);
+	if (!g)
+		return PL_ENOMEM;
+	*kv = g;
+	g[*n].key = strdup(k);
+	g[*n].value = strdup(v);
+	if (!g[*n].key || !g[*n].value) {
+		free(g[*n].key);
+		free(g[*n].value);
+		return PL_ENOMEM;
+	}
+	(*n)++;
+	return PL_OK;
+}
+
+static int valid_word(const char *s)
+{
+	if (!*s)
+		return 0;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && *s != '_' && *s != '-' && *s != '.')
+			return 0;
+	return 1;
+}
+
+/* params: {NAME: [V1, V2, ...]} or {NAME: "LO..HI*FACTOR"}: in -P's syntax */
+static int read_params(struct ctx *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		return bad(c, map, where, "expected a mapping of a parameter to its values%s", "");
+	int rc = check_keys(c, map, where, NULL);
+	if (rc)
+		return rc;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *name = scalar(yaml_document_get_node(c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		char at[700];
+		name = name ? name : "?"; /* (check_keys: never) */
+		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
+		if (!valid_word(name))
+			return bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
+		char vals[4096] = "";
+		if (v->type == YAML_SEQUENCE_NODE) {
+			for (yaml_node_item_t *it = v->data.sequence.items.start;
+			     it < v->data.sequence.items.top; it++) {
+				yaml_node_t *e = yaml_document_get_node(c->doc, *it);
+				const char *s = scalar(e);
+				if (!s || !*s || strchr(s, ','))
+					return bad(c, e, at,
+						   "each value must be a string without a comma%s", "");
+				if (strlen(vals) + strlen(s) + 2 >= sizeof vals)
+					return bad(c, e, at, "too many values%s", "");
+				if (*vals)
+					strcat(vals, ",");
+				strcat(vals, s);
+			}
+			if (!*vals)
+				return bad(c, v, at, "no values%s", "");
+		} else if (scalar(v) && *scalar(v)) {
+			snprintf(vals, sizeof vals, "%s", scalar(v));
+		} else {
+			return bad(c, v, at, "expected a list of values or a range (1000..64000*2)%s",
+				   "");
+		}
+		/* checked as -P would check it */
+		char spec[4200];
+		snprintf(spec, sizeof spec, "%s=%s", name, vals);
+		struct pl_param prm;
+		struct pl_error e2 = {{0}};
+		if (pl_param_parse(spec, &prm, &e2) != PL_OK) {
+			const char *m = e2.msg;
+			if (!strncmp(m, "option '-P': ", 13))
+				m += 13;
+			return bad(c, v, at, "%s", m);
+		}
+		pl_param_release(&prm);
+		if (push_kv(&b->params, &b->nparams, name, vals))
+			return pl_error_set(c->err, PL_ENOMEM, "out of memory");
+	}
+	return PL_OK;
+}
+
+static int read_env(struct ctx *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+{
+	if (map->type != YAML_MAPPING_NODE)
+		return bad(c, map, where, "expected a mapping of a variable to its value%s", "");
+	int rc = check_keys(c, map, where, NULL);
+	if (rc)
+		return rc;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		const char *name = scalar(yaml_document_get_node(c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		char at[700];
+		name = name ? name : "?"; /* (check_keys: never) */
+		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
+		int ok = *name && !isdigit((unsigned char)*name);
+		for (const char *q = name; *q && ok; q++)
+			ok = isalnum((unsigned char)*q) || *q == '_';
+		if (!ok)
+			return bad(c, v, at, "not a variable name%s", "");
+		if (!scalar(v))
+			return bad(c, v, at, "expected a string value%s", "");
+		if (push_kv(&b->env, &b->nenv, name, scalar(v)))
+			return pl_error_set(c->err, PL_ENOMEM, "out of memory");
+	}
+	return PL_OK;
+}
+
+static uint64_t hash_str(uint64_t h, const char *s)
+{
+	h = pl_fnv1a(h, s ? s : "\x01");
+	return pl_fnv1a_bytes(h, "", 1);
+}
+
+/* The hash of what a measurement of b depends on. */
+static void bench_hash(struct pl_spec_bench *b)
+{
+	uint64_t h = PL_FNV_INIT;
+	char num[32];
+	h = hash_str(h, b->cmd);
+	h = hash_str(h, b->shell ? "shell" : "");
+	for (size_t i = 0; i < b->nparams; i++)
+		h = hash_str(hash_str(h, b->params[i].key), b->params[i].value);
+	h = hash_str(h, "env");
+	for (size_t i = 0; i < b->nenv; i++)
+		h = hash_str(hash_str(h, b->env[i].key), b->env[i].value);
+	snprintf(num, sizeof num, "%d/%d", b->warmup, b->min_runs);
+	h = hash_str(h, num);
+	h = hash_str(h, b->expect);
+	h = hash_str(h, b->target);
+	snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)h);
+}
+
+static int read_bench(struct ctx *c, const char *name, yaml_node_t *map, struct pl_spec_bench *b)
+{
+	static const char *const known[] = {"cmd",    "shell",	"params", "env",  "warmup",
+					    "min_runs", "expect", "target", NULL};
+	char where[300];
+	snprintf(where, sizeof where, "benchmarks.%.280s", name);
+	b->warmup = b->min_runs = -1;
+	b->line = line_of(map);
+	if (!(b->name = strdup(name)))
+		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
+	if (!valid_word(name))
+		return bad(c, map, where,
+			   "a benchmark's name is letters, digits, _ - or . (it is given to "
+			   "perfloop bench as one word)%s",
+			   "");
+	if (map->type != YAML_MAPPING_NODE)
+		return bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s", "");
+	int rc = check_keys(c, map, where, known);
+	if (rc)
+		return rc;
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     !rc && p < map->data.mapping.pairs.top; p++) {
+		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		char at[700];
+		key = key ? key : "?"; /* (check_keys: never) */
+		snprintf(at, sizeof at, "%.340s.%.300s", where, key);
+		if (!strcmp(key, "cmd"))
+			rc = want_string(c, v, at, &b->cmd);
+		else if (!strcmp(key, "shell"))
+			rc = want_bool(c, v, at, &b->shell);
+		else if (!strcmp(key, "params"))
+			rc = read_params(c, v, at, b);
+		else if (!strcmp(key, "env"))
+			rc = read_env(c, v, at, b);
+		else if (!strcmp(key, "warmup"))
+			rc = want_int(c, v, at, 0, 1000000, &b->warmup);
+		else if (!strcmp(key, "min_runs"))
+			rc = want_int(c, v, at, 2, 1000000, &b->min_runs);
+		else if (!strcmp(key, "expect")) {
+			enum pl_cx_class cls;
+			rc = want_string(c, v, at, &b->expect);
+			if (!rc && pl_cx_parse(b->expect, &cls) < 0)
+				rc = bad(c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
+					 b->expect);
+		} else if (!strcmp(key, "target")) {
+			rc = want_string(c, v, at, &b->target);
+			for (const char *q = b->target; !rc && *q; q++)
+				if (!islower((unsigned char)*q) && !isdigit((unsigned char)*q) &&
+				    *q != '_')
+					rc = bad(c, v, at,
+						 "expected a dimension's name (timing, memory, ...), "
+						 "got '%s'",
+						 b->target);
+		}
+	}
+	if (!rc && !b->cmd)
+		rc = bad(c, map, where, "no 'cmd': the command to measure%s", "");
+	if (!rc && b->expect && b->nparams != 1)
+		rc = bad(c, map, where,
+			 "'expect' needs a size sweep: one parameter in 'params'%s", "");
+	if (!rc)
+		bench_hash(b);
+	return rc;
+}
+
+static int read_policy(struct ctx *c, yaml_node_t *map, struct pl_spec *s)
+{
+	static const char *const known[] = {"min_gain", "max_cv", "max_iterations", NULL};
+	if (map->type != YAML_MAPPING_NODE)
+		return bad(c, map, "policy", "expected a mapping (min_gain: 0.05, ...)%s", "");
+	int rc = check_keys(c, map, "policy", known);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     !rc && p < map->data.mapping.pairs.top; p++) {
+		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		char at[300];
+		key = key ? key : "?"; /* (check_keys: never) */
+		snprintf(at, sizeof at, "policy.%s", key);
+		if (!strcmp(key, "min_gain"))
+			rc = want_share(c, v, at, &s->min_gain);
+		else if (!strcmp(key, "max_cv"))
+			rc = want_share(c, v, at, &s->max_cv);
+		else
+			rc = want_int(c, v, at, 1, 1000, &s->max_iterations);
+	}
+	return rc;
+}
+
+static int read_root(struct ctx *c, yaml_node_t *root, struct pl_spec *s)
+{
+	static const char *const known[] = {"suite", "ledger", "benchmarks", "policy", NULL};
+	if (!root)
+		return pl_error_set(c->err, PL_EINPUT, "%s: empty: expected benchmarks: ...",
+				    c->path);
+	if (root->type != YAML_MAPPING_NODE)
+		return bad(c, root, "the file", "expected a mapping (suite:, benchmarks:, ...)%s", "");
+	int rc = check_keys(c, root, "the file", known);
+	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
+	     !rc && p < root->data.mapping.pairs.top; p++) {
+		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		key = key ? key : "?"; /* (check_keys: never) */
+		if (!strcmp(key, "suite"))
+			rc = want_string(c, v, "suite", &s->suite);
+		else if (!strcmp(key, "ledger"))
+			rc = want_string(c, v, "ledger", &s->ledger);
+		else if (!strcmp(key, "policy"))
+			rc = read_policy(c, v, s);
+		else if (v->type != YAML_MAPPING_NODE)
+			rc = bad(c, v, "benchmarks", "expected a mapping of a name to a benchmark%s",
+				 "");
+		else if (!(rc = check_keys(c, v, "benchmarks", NULL))) {
+			size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+			s->bench = calloc(n ? n : 1, sizeof *s->bench);
+			if (!s->bench)
+				return pl_error_set(c->err, PL_ENOMEM, "out of memory");
+			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
+			     !rc && q < v->data.mapping.pairs.top; q++) {
+				const char *name = scalar(yaml_document_get_node(c->doc, q->key));
+				rc = read_bench(c, name ? name : "?", yaml_document_get_node(c->doc, q->value),
+						&s->bench[s->nbench++]);
+			}
+		}
+	}
+	return rc;
+}
+
+int pl_spec_load(const char *path, struct pl_spec *out, struct pl_error *err)
+{
+	memset(out, 0, sizeof *out);
+	out->min_gain = out->max_cv = NAN;
+	out->max_iterations = -1;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
+	if (!(out->path = strdup(path))) {
+		fclose(f);
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
+	yaml_parser_t parser;
+	yaml_document_t doc;
+	int rc;
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(f);
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &doc)) {
+		rc = pl_error_set(err, PL_EINPUT, "%s:%zu: not YAML: %s%s%s", path,
+				  parser.problem_mark.line + 1,
+				  parser.problem ? parser.problem : "a syntax error",
+				  parser.context ? " " : "", parser.context ? parser.context : "");
+	} else {
+		struct ctx c = {&doc, path, err};
+		rc = read_root(&c, yaml_document_get_root_node(&doc), out);
+		yaml_document_delete(&doc);
+	}
+	yaml_parser_delete(&parser);
+	fclose(f);
+	if (rc)
+		pl_spec_release(out);
+	return rc;
+}
+
+static void free_kv(struct pl_spec_kv *kv, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		free(kv[i].key);
+		free(kv[i].value);
+	}
+	free(kv);
+}
+
+void pl_spec_release(struct pl_spec *s)
+{
+	for (size_t i = 0; i < s->nbench; i++) {
+		struct pl_spec_bench *b = &s->bench[i];
+		free(b->name);
+		free(b->cmd);
+		free(b->expect);
+		free(b->target);
+		free_kv(b->params, b->nparams);
+		free_kv(b->env, b->nenv);
+	}
+	free(s->bench);
+	free(s->path);
+	free(s->suite);
+	free(s->ledger);
+	memset(s, 0, sizeof *s);
+}
+
+int pl_spec_find(char *path, size_t len)
+{
+	if (access(PL_SPEC_FILE, F_OK) == 0) {
+		snprintf(path, len, "%s", PL_SPEC_FILE);
+		return 0;
+	}
+	char top[4096];
+	if (pl_git_toplevel(".", top, sizeof top) != 0)
+		return -1;
+	if ((size_t)snprintf(path, len, "%s/%s", top, PL_SPEC_FILE) >= len)
+		return -1;
+	return access(path, F_OK) == 0 ? 0 : -1;
+}
+
+const struct pl_spec_bench *pl_spec_get(const struct pl_spec *s, const char *name)
+{
+	for (size_t i = 0; i < s->nbench; i++)
+		if (!strcmp(s->bench[i].name, name))
+			return &s->bench[i];
+	return NULL;
+}
+
+static int push(struct pl_argv *a, const char *s)
+{
+	return pl_argv_push(a, s, strlen(s));
+}
+
+int pl_spec_bench_args(const struct pl_spec_bench *b, struct pl_argv *out)
+{
+	char num[32];
+	int rc = 0;
+	if (b->warmup >= 0) {
+		snprintf(num, sizeof num, "%d", b->warmup);
+		rc |= push(out, "--warmup") | push(out, num);
+	}
+	if (b->min_runs >= 0) {
+		snprintf(num, sizeof num, "%d", b->min_runs);
+		rc |= push(out, "--min-runs") | push(out, num);
+	}
+	for (size_t i = 0; i < b->nparams; i++) {
+		size_t n = strlen(b->params[i].key) + strlen(b->params[i].value) + 2;
+		char *p = malloc(n);
+		if (!p)
+			return PL_ENOMEM;
+		snprintf(p, n, "%s=%s", b->params[i].key, b->params[i].value);
+		rc |= push(out, "-P") | push(out, p);
+		free(p);
+	}
+	if (b->expect)
+		rc |= push(out, "--expect") | push(out, b->expect);
+	if (b->shell)
+		rc |= push(out, "--shell");
+	return rc ? PL_ENOMEM : PL_OK;
+}
+
+json_t *pl_spec_bench_json(const struct pl_spec *s, const struct pl_spec_bench *b)
+{
+	json_t *params = json_object(), *env = json_object();
+	for (size_t i = 0; i < b->nparams; i++)
+		json_object_set_new(params, b->params[i].key, json_string(b->params[i].value));
+	for (size_t i = 0; i < b->nenv; i++)
+		json_object_set_new(env, b->env[i].key, json_string(b->env[i].value));
+	json_t *settings = json_pack(
+	    "{s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "cmd", b->cmd, "shell", b->shell, "params",
+	    params, "env", env, "warmup", b->warmup >= 0 ? json_integer(b->warmup) : json_null(),
+	    "min_runs", b->min_runs >= 0 ? json_integer(b->min_runs) : json_null(), "expect",
+	    b->expect ? json_string(b->expect) : json_null(), "target",
+	    b->target ? json_string(b->target) : json_null());
+	return json_pack("{s:s, s:s, s:s, s:o}", "file", s->path, "benchmark", b->name, "hash",
+			 b->hash, "settings", settings);
+}
+
+void pl_spec_diff(json_t *a, json_t *b, char *out, size_t len)
+{
+	json_t *sa = json_object_get(a, "settings"), *sb = json_object_get(b, "settings");
+	const char *key;
+	json_t *v;
+	out[0] = '\0';
+	json_object_foreach(sa, key, v)
+	{
+		if (json_equal(v, json_object_get(sb, key)))
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, len - n, "%s%s", n ? ", " : "", key);
+	}
+	json_object_foreach(sb, key, v)
+	{
+		if (json_object_get(sa, key))
+			continue;
+		size_t n = strlen(out);
+		snprintf(out + n, len - n, "%s%s", n ? ", " : "", key);
+	}
+	if (!out[0] && !json_equal(json_object_get(a, "benchmark"), json_object_get(b, "benchmark")))
+		snprintf(out, len, "benchmark");
+}

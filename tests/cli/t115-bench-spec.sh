@@ -1,0 +1,90 @@
+#!/bin/sh
+# perfloop.yaml: `bench NAME` runs a benchmark as the file gives it (its
+# command, sizes, environment, warm-up and runs; options given win), found
+# at the git root from a subfolder; the summary records the spec (file,
+# name, settings, hash) and validates; `--all` runs each in turn; a
+# changed benchmark between a before and an after is refused by verify's
+# same_spec, naming the keys; bad files, -P with a name and --all with a
+# command are refused in one line (exit 2); a command that is no name runs
+# as before.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+new_repo repo
+mkdir -p sub
+cat >perfloop.yaml <<'Y'
+suite: "true"
+benchmarks:
+  env-check:
+    # fails unless the spec's environment reaches the command
+    cmd: test "$PL_SPEC_X" = 1 && test {k} -gt 0
+    shell: true
+    params: {k: [1, 2]}
+    env: {PL_SPEC_X: "1"}
+    warmup: 0
+    min_runs: 3
+    target: timing
+  plain:
+    cmd: "true"
+    min_runs: 4
+Y
+cd sub
+run "$PERFLOOP" bench --batch 1 -o e.json env-check
+expect_rc 0
+check e.json '[b["name"] for b in d["benchmarks"]] == ["env-check k=1", "env-check k=2"]'
+check e.json 'all(len(b["samples"]) >= 3 for b in d["benchmarks"])'
+check e.json 'd["spec"]["benchmark"] == "env-check" and d["spec"]["file"].endswith("/perfloop.yaml")'
+check e.json 'd["spec"]["settings"] == {"cmd": "test \"$PL_SPEC_X\" = 1 && test {k} -gt 0", "shell": True, "params": {"k": "1,2"}, "env": {"PL_SPEC_X": "1"}, "warmup": 0, "min_runs": 3, "expect": None, "target": "timing"}'
+check e.json 'len(d["spec"]["hash"]) == 16'
+[ -z "${PL_SPEC_X:-}" ] || fail "the spec's environment leaked"
+/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/bench-1.schema.json" e.json <<'PY' || fail "schema"
+import json, sys
+import jsonschema
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id")
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+# without the spec the same command fails: the environment was the spec's
+run "$PERFLOOP" bench -r 2 -w 0 --shell 'test "$PL_SPEC_X" = 1'
+expect_rc 3
+expect_err "exited with code 1"
+# options given here win over the file's
+run "$PERFLOOP" bench --batch 1 --runs 2 -o p.json plain
+expect_rc 0
+check p.json '[len(b["samples"]) for b in d["benchmarks"]] == [2] and d["spec"]["settings"]["min_runs"] == 4'
+# --all: each benchmark in turn, in the history
+run "$PERFLOOP" bench --batch 1 -r 2 --all
+expect_rc 0
+grep -q "^== env-check" "$T/err" && grep -q "^== plain" "$T/err" || fail "--all: $(cat "$T/err")"
+[ "$(grep -c "^Benchmark" "$T/out")" -eq 3 ] || fail "--all ran: $(grep "^Benchmark" "$T/out")"
+# verify: the same benchmark as the file said then
+cd ..
+run "$PERFLOOP" bench --batch 1 -o b.json plain
+expect_rc 0
+sed 's/min_runs: 4/min_runs: 5/' perfloop.yaml >y && mv y perfloop.yaml
+run "$PERFLOOP" bench --batch 1 -o a.json plain
+expect_rc 0
+run "$PERFLOOP" verify --before b.json --after a.json --suite-exit-code 0 -o v.json
+check v.json '[r for r in d["rules"] if r["name"] == "same_spec"][0]["passed"] is False'
+check v.json '[r for r in d["rules"] if r["name"] == "same_spec"][0]["numbers"]["differing"] == ["min_runs"]'
+check v.json 'd["verdict"] == "reject" and "same_spec" in d["failed_rules"]'
+run "$PERFLOOP" verify --before a.json --after a.json --suite-exit-code 0 -o v2.json
+check v2.json '[r for r in d["rules"] if r["name"] == "same_spec"][0]["passed"] is True'
+# refused in one line, exit 2
+run "$PERFLOOP" bench -P k=1,2 env-check
+expect_rc 2
+expect_err "perfloop.yaml sets the parameters of its benchmarks"
+run "$PERFLOOP" bench --all true
+expect_rc 2
+expect_err "option '--all': runs every benchmark"
+printf 'benchmarks:\n  a:\n    cmd: ./x\n    warmup: two\n' >perfloop.yaml
+run "$PERFLOOP" bench a
+expect_rc 2
+expect_err "perfloop.yaml:4: benchmarks.a.warmup: expected an integer from 0 to 1000000, got 'two'"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
+# a command with arguments is no name: the broken file is not read
+run "$PERFLOOP" bench -r 2 -w 0 'sleep 0.001'
+expect_rc 0
+rm perfloop.yaml
+run "$PERFLOOP" bench --all
+expect_rc 2
+expect_err "option '--all': no perfloop.yaml here"
+exit 0
