@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "benchrun.h"
 #include "loop.h"
+#include "spec.h"
 #include "summary.h"
 #include "render.h"
 
@@ -25,9 +26,13 @@ const char cmd_baseline_usage[] =
     "least 3 runs; the timing CV of each must be at most 5%, or the machine is\n"
     "too noisy to compare), store the summary as the baseline and take a\n"
     "checkpoint. 'perfloop try' reuses exactly these commands and settings.\n"
+    "With a perfloop.yaml (here or at the git root), no --bench measures its\n"
+    "benchmarks (one command per size), and its suite, ledger, min_gain and\n"
+    "max_iterations apply where no option says (docs/perfloop-yaml.md).\n"
     "\n"
     "Options:\n"
-    "  -b, --bench 'CMD'       a benchmark command, split into words (repeatable)\n"
+    "  -b, --bench 'CMD'       a benchmark command, split into words, or a\n"
+    "                          perfloop.yaml benchmark's name (repeatable)\n"
     "  -n, --name NAME         name of the next benchmark\n"
     "      --suite 'CMD'       the functional suite, run before every measurement\n"
     "  -r, --runs N            exactly N runs per command (>= 3; default: bench's\n"
@@ -146,6 +151,62 @@ static int open_repo(const char *dir, struct pl_git *g)
 	return PL_EXIT_OK;
 }
 
+/* The loop's commands from perfloop.yaml: every benchmark when no --bench
+ * was given, else each --bench that is one word naming a benchmark
+ * replaced by its commands (the others kept as they are). bench and names
+ * (room for all) are rewritten; the strings live in cmds and names_out. */
+static int spec_commands(const struct pl_spec *sp, struct pl_loop_settings *s, const char **bench,
+			 const char **names, struct pl_argv *cmds, struct pl_argv *names_out,
+			 struct pl_error *err)
+{
+	const char *given[256], *given_names[256];
+	size_t ng = s->nbench < 256 ? s->nbench : 256;
+	memcpy(given, bench, ng * sizeof *given);
+	for (size_t i = 0; i < ng; i++)
+		given_names[i] = i < s->nnames ? names[i] : NULL;
+	/* what comes from where: (spec benchmark or NULL, the given command) */
+	const struct pl_spec_bench *from[256];
+	size_t n = 0;
+	if (ng == 0) {
+		for (size_t i = 0; i < sp->nbench && n < 256; i++) {
+			from[n] = &sp->bench[i];
+			given[n++] = NULL;
+		}
+	} else {
+		for (size_t i = 0; i < ng; i++)
+			from[n++] = strpbrk(given[i], " \t/'\"{") ? NULL : pl_spec_get(sp, given[i]);
+	}
+	int rc = PL_OK;
+	/* expand first (the argv vectors may move while they grow) */
+	for (size_t i = 0; i < n && rc == PL_OK; i++) {
+		if (from[i])
+			rc = pl_spec_commands(from[i], cmds, names_out, err);
+		else if (pl_argv_push(cmds, given[i], strlen(given[i])) ||
+			 pl_argv_push(names_out, given_names[i] ? given_names[i] : "",
+				      given_names[i] ? strlen(given_names[i]) : 0))
+			rc = pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
+	if (rc != PL_OK)
+		return rc;
+	if (cmds->n > 255)
+		return pl_error_set(err, PL_EINPUT, "%s: more than 255 commands to measure",
+				    sp->path);
+	for (size_t i = 0; i < cmds->n; i++) {
+		bench[i] = cmds->v[i];
+		names[i] = names_out->v[i][0] ? names_out->v[i] : NULL;
+	}
+	/* names: every command named when any is (the loop pairs them in order) */
+	s->nbench = cmds->n;
+	s->nnames = 0;
+	for (size_t i = 0; i < cmds->n; i++)
+		if (names[i])
+			s->nnames = i + 1;
+	for (size_t i = 0; i < s->nnames; i++)
+		if (!names[i])
+			names[i] = bench[i];
+	return PL_OK;
+}
+
 int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	static const struct option longopts[] = {
@@ -161,11 +222,15 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
-	const char **bench = calloc((size_t)argc + 1, sizeof(char *));
-	const char **names = calloc((size_t)argc + 1, sizeof(char *));
+	/* room for perfloop.yaml's commands too (spec_commands: up to 255) */
+	const char **bench = calloc((size_t)argc + 257, sizeof(char *));
+	const char **names = calloc((size_t)argc + 257, sizeof(char *));
 	struct pl_loop_settings s = {
 	    .bench = bench, .names = names, .max_iterations = 3, .min_gain = 0.05};
 	const char *dir = ".";
+	struct pl_spec spec = {0};
+	struct pl_argv scmds = {0}, snames = {0};
+	int have_spec = 0, gain_given = 0, iter_given = 0;
 	int c, rc = PL_EXIT_USAGE;
 	optind = 1;
 	opterr = 0;
@@ -191,6 +256,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			break;
 		case 'I':
+			iter_given = 1;
 			s.max_iterations = (int)strtol(optarg, &end, 10);
 			if (*end || s.max_iterations < 1) {
 				pl_die(
@@ -201,6 +267,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			break;
 		case 'g':
+			gain_given = 1;
 			if (pl_parse_share(optarg, 0, &s.min_gain) < 0 || s.min_gain >= 1) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--min-gain': expected a fraction (0.05) or a "
@@ -247,12 +314,36 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 		       argv[optind]);
 		goto done;
 	}
-	if (s.nbench == 0) {
-		pl_die(PL_EXIT_USAGE, "no benchmark: give --bench 'CMD'");
-		goto done;
-	}
 	if (chdir(dir) != 0) {
 		rc = pl_die(PL_EXIT_USAGE, "cannot enter '%s': %s", dir, strerror(errno));
+		goto done;
+	}
+	/* perfloop.yaml: its benchmarks (all, or those --bench names), suite,
+	 * ledger and policy where the options do not say */
+	char spath[4200];
+	if (pl_spec_find(spath, sizeof spath) == 0) {
+		struct pl_error serr = {{0}};
+		if (pl_spec_load(spath, &spec, &serr) != PL_OK) {
+			rc = pl_die(PL_EXIT_USAGE, "%s", serr.msg);
+			goto done;
+		}
+		have_spec = 1;
+		if (spec_commands(&spec, &s, bench, names, &scmds, &snames, &serr) != PL_OK) {
+			rc = pl_die(PL_EXIT_USAGE, "%s", serr.msg);
+			goto done;
+		}
+		if (!s.suite)
+			s.suite = spec.suite;
+		if (!s.ledger)
+			s.ledger = spec.ledger;
+		if (!gain_given && !isnan(spec.min_gain))
+			s.min_gain = spec.min_gain;
+		if (!iter_given && spec.max_iterations > 0)
+			s.max_iterations = spec.max_iterations;
+	}
+	if (s.nbench == 0) {
+		pl_die(PL_EXIT_USAGE, "no benchmark: give --bench 'CMD' (or name them in "
+				      "perfloop.yaml)");
 		goto done;
 	}
 	struct pl_git g;
@@ -282,6 +373,10 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 done:
 	free(bench);
 	free(names);
+	pl_argv_release(&scmds);
+	pl_argv_release(&snames);
+	if (have_spec)
+		pl_spec_release(&spec);
 	return rc;
 }
 

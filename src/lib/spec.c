@@ -511,6 +511,99 @@ int pl_spec_bench_args(const struct pl_spec_bench *b, struct pl_argv *out)
 	return rc ? PL_ENOMEM : PL_OK;
 }
 
+/* s quoted for bench's word splitter: '...', a quote as '\'' */
+static void quote(char *out, size_t len, const char *s)
+{
+	size_t o = 0;
+	if (o + 1 < len)
+		out[o++] = '\'';
+	for (; *s && o + 5 < len; s++) {
+		if (*s == '\'') {
+			memcpy(out + o, "'\\''", 4);
+			o += 4;
+		} else {
+			out[o++] = *s;
+		}
+	}
+	if (o + 1 < len)
+		out[o++] = '\'';
+	out[o] = '\0';
+}
+
+int pl_spec_commands(const struct pl_spec_bench *b, struct pl_argv *cmds, struct pl_argv *names,
+		     struct pl_error *err)
+{
+	struct pl_param prm[16] = {{0}};
+	size_t np = 0;
+	int rc = PL_OK;
+	if (b->nparams > 16)
+		return pl_error_set(err, PL_EINPUT, "benchmark '%s': more than 16 parameters",
+				    b->name);
+	for (; np < b->nparams; np++) {
+		char spec[4200];
+		snprintf(spec, sizeof spec, "%s=%s", b->params[np].key, b->params[np].value);
+		if ((rc = pl_param_parse(spec, &prm[np], err)) != PL_OK)
+			goto out;
+	}
+	size_t combos = pl_params_combinations(prm, np);
+	for (size_t i = 0; i < combos && rc == PL_OK; i++) {
+		size_t idx[16];
+		pl_params_combination(prm, np, i, idx);
+		char *cmd = strdup(b->cmd);
+		char name[1024];
+		size_t nl = (size_t)snprintf(name, sizeof name, "%s", b->name);
+		for (size_t k = 0; k < np && cmd; k++) {
+			char *next = pl_words_substitute(cmd, prm[k].name, prm[k].values.v[idx[k]]);
+			free(cmd);
+			cmd = next;
+			if (nl < sizeof name)
+				nl += (size_t)snprintf(name + nl, sizeof name - nl, " %s=%s",
+						       prm[k].name, prm[k].values.v[idx[k]]);
+		}
+		if (!cmd) {
+			rc = pl_error_set(err, PL_ENOMEM, "out of memory");
+			break;
+		}
+		/* env 'K=V' ... [sh -c] 'CMD' */
+		size_t cap = 64 + 4 * strlen(cmd);
+		for (size_t e = 0; e < b->nenv; e++)
+			cap += 8 + 4 * (strlen(b->env[e].key) + strlen(b->env[e].value));
+		char *line = malloc(cap), *q = malloc(cap);
+		if (!line || !q) {
+			free(line);
+			free(q);
+			free(cmd);
+			rc = pl_error_set(err, PL_ENOMEM, "out of memory");
+			break;
+		}
+		size_t o = 0;
+		line[0] = '\0';
+		if (b->nenv)
+			o += (size_t)snprintf(line + o, cap - o, "env ");
+		for (size_t e = 0; e < b->nenv; e++) {
+			char kv[4200];
+			snprintf(kv, sizeof kv, "%s=%s", b->env[e].key, b->env[e].value);
+			quote(q, cap, kv);
+			o += (size_t)snprintf(line + o, cap - o, "%s ", q);
+		}
+		if (b->shell) {
+			quote(q, cap, cmd);
+			snprintf(line + o, cap - o, "sh -c %s", q);
+		} else {
+			snprintf(line + o, cap - o, "%s", cmd);
+		}
+		if (pl_argv_push(cmds, line, strlen(line)) || pl_argv_push(names, name, strlen(name)))
+			rc = pl_error_set(err, PL_ENOMEM, "out of memory");
+		free(line);
+		free(q);
+		free(cmd);
+	}
+out:
+	for (size_t k = 0; k < np; k++)
+		pl_param_release(&prm[k]);
+	return rc;
+}
+
 json_t *pl_spec_bench_json(const struct pl_spec *s, const struct pl_spec_bench *b)
 {
 	json_t *params = json_object(), *env = json_object();

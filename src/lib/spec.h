@@ -65,6 +65,13 @@ const struct pl_spec_bench *pl_spec_get(const struct pl_spec *s, const char *nam
  * --expect, --shell; not its command), appended to out. */
 int pl_spec_bench_args(const struct pl_spec_bench *b, struct pl_argv *out);
 
+/* The benchmark as command strings for a loop (baseline), one per
+ * combination of its parameters, with its names ("NAME k=1"): the values
+ * substituted, its environment given through env(1) ("env 'K=V' CMD") and
+ * a shell one through "sh -c 'CMD'". Appended to cmds and names. */
+int pl_spec_commands(const struct pl_spec_bench *b, struct pl_argv *cmds, struct pl_argv *names,
+		     struct pl_error *err);
+
 /* {file, benchmark, hash, settings: {cmd, shell, params, env, warmup,
  * min_runs, expect, target}} for the summary. */
 json_t *pl_spec_bench_json(const struct pl_spec *s, const struct pl_spec_bench *b);

@@ -87,4 +87,37 @@ rm perfloop.yaml
 run "$PERFLOOP" bench --all
 expect_rc 2
 expect_err "option '--all': no perfloop.yaml here"
+# baseline with no --bench: the file's benchmarks (one command per size,
+# its environment through env), suite, ledger and policy; try reuses them
+cat >perfloop.yaml <<'Y'
+suite: "test -f spin.sh"
+ledger: perf/ledger.jsonl
+benchmarks:
+  spin:
+    cmd: ./spin.sh {n}
+    params: {n: [20000, 40000]}
+    env: {PL_X: "it's"}
+policy: {min_gain: 10%, max_iterations: 2}
+Y
+printf '#!/bin/sh
+test "$PL_X" = "it'"'"'s" || exit 3
+i=0; while [ $i -lt $1 ]; do i=$((i+1)); done
+' >spin.sh
+chmod +x spin.sh
+git add -A
+git commit -qm spec
+run "$PERFLOOP" baseline
+if [ "$rc" -eq 1 ] && grep -q "noisy" "$T/err"; then
+	skip "baseline refused as too noisy here: $(cat "$T/err")"
+fi
+expect_rc 0
+python3 - .perfloop/loop.json <<'PY' || fail "baseline's commands: $(cat .perfloop/loop.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+q = "'PL_X=it'\\''s'"
+want = [("spin n=%d" % n, "env %s ./spin.sh %d" % (q, n)) for n in (20000, 40000)]
+got = [(b["name"], b["command"]) for b in d["benchmarks"]]
+assert got == want, (got, want)
+PY
+check .perfloop/loop.json 'd["suite"] == "test -f spin.sh" and d["ledger"] == "perf/ledger.jsonl" and d["min_gain"] == 0.1 and d["max_iterations"] == 2'
 exit 0

@@ -97,6 +97,45 @@ static void test_good(void **state)
 	pl_spec_release(&s);
 }
 
+/* A benchmark as the loop's commands: one per combination, named, the
+ * environment through env(1) and a shell one through sh -c, quoted for
+ * bench's word splitter. */
+static void test_commands(void **state)
+{
+	(void)state;
+	struct pl_spec s;
+	struct pl_error err = {{0}};
+	assert_int_equal(load("benchmarks:\n"
+			      "  a:\n"
+			      "    cmd: ./x {n} {m}\n"
+			      "    params: {n: [1, 2], m: [p]}\n"
+			      "    env: {K: \"it's\", L: \"2\"}\n"
+			      "  b:\n"
+			      "    cmd: echo $HOME | wc -c\n"
+			      "    shell: true\n",
+			      &s, &err),
+			 PL_OK);
+	struct pl_argv cmds = {0}, names = {0};
+	assert_int_equal(pl_spec_commands(&s.bench[0], &cmds, &names, &err), PL_OK);
+	assert_int_equal(pl_spec_commands(&s.bench[1], &cmds, &names, &err), PL_OK);
+	assert_int_equal(cmds.n, 3);
+	assert_string_equal(cmds.v[0], "env 'K=it'\\''s' 'L=2' ./x 1 p");
+	assert_string_equal(cmds.v[1], "env 'K=it'\\''s' 'L=2' ./x 2 p");
+	assert_string_equal(cmds.v[2], "sh -c 'echo $HOME | wc -c'");
+	assert_string_equal(names.v[0], "a n=1 m=p");
+	assert_string_equal(names.v[1], "a n=2 m=p");
+	assert_string_equal(names.v[2], "b");
+	/* as bench splits them: the quoted value comes back whole */
+	struct pl_argv w = {0};
+	assert_int_equal(pl_words_split(cmds.v[0], &w, &err), PL_OK);
+	assert_int_equal(w.n, 6); /* env, K=..., L=2, ./x, 1, p */
+	assert_string_equal(w.v[1], "K=it's");
+	pl_argv_release(&w);
+	pl_argv_release(&cmds);
+	pl_argv_release(&names);
+	pl_spec_release(&s);
+}
+
 /* The hash follows what a measurement depends on, and only that. */
 static void test_hash(void **state)
 {
@@ -196,6 +235,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_good),
+	    cmocka_unit_test(test_commands),
 	    cmocka_unit_test(test_hash),
 	    cmocka_unit_test(test_errors),
 	};
