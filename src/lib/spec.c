@@ -6,126 +6,17 @@
 #include "spec.h"
 
 #include <ctype.h>
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <yaml.h>
 
 #include "complexity.h"
 #include "gitops.h"
 #include "hash.h"
 #include "params.h"
-
-struct ctx {
-	yaml_document_t *doc;
-	const char *path;
-	struct pl_error *err;
-};
-
-static int line_of(const yaml_node_t *n)
-{
-	return n ? (int)n->start_mark.line + 1 : 0;
-}
-
-static int bad(struct ctx *c, const yaml_node_t *n, const char *where, const char *fmt,
-	       const char *arg)
-{
-	char what[1400];
-	snprintf(what, sizeof what, fmt, arg);
-	return pl_error_set(c->err, PL_EINPUT, "%s:%d: %s: %s", c->path, line_of(n), where, what);
-}
-
-static const char *scalar(const yaml_node_t *n)
-{
-	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
-}
-
-/* A mapping's keys checked against known (NULL-terminated) and for
- * repeats; 0, or PL_EINPUT. */
-static int check_keys(struct ctx *c, yaml_node_t *map, const char *where,
-		      const char *const *known)
-{
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		yaml_node_t *k = yaml_document_get_node(c->doc, p->key);
-		const char *key = scalar(k);
-		if (!key)
-			return bad(c, k, where, "a key must be a plain word%s", "");
-		int found = !known;
-		for (size_t i = 0; known && known[i] && !found; i++)
-			found = !strcmp(known[i], key);
-		if (!found) {
-			char list[256] = "";
-			for (size_t i = 0; known[i]; i++) {
-				strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
-				strncat(list, known[i], sizeof list - strlen(list) - 1);
-			}
-			const char *near = NULL;
-			for (size_t i = 0; known[i]; i++)
-				if (pl_edit_distance(key, known[i]) <= 2)
-					near = known[i];
-			char msg[400];
-			if (near)
-				snprintf(msg, sizeof msg, "unknown key '%s' (did you mean '%s'?)", key,
-					 near);
-			else
-				snprintf(msg, sizeof msg, "unknown key '%s' (known: %s)", key, list);
-			return bad(c, k, where, "%s", msg);
-		}
-		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
-			if (!strcmp(scalar(yaml_document_get_node(c->doc, q->key)), key))
-				return bad(c, k, where, "the key '%s' is given twice", key);
-	}
-	return PL_OK;
-}
-
-static int want_string(struct ctx *c, yaml_node_t *v, const char *where, char **out)
-{
-	const char *s = scalar(v);
-	if (!s || !*s)
-		return bad(c, v, where, "expected a string%s", "");
-	free(*out);
-	*out = strdup(s);
-	return *out ? PL_OK : pl_error_set(c->err, PL_ENOMEM, "out of memory");
-}
-
-static int want_int(struct ctx *c, yaml_node_t *v, const char *where, long lo, long hi, int *out)
-{
-	const char *s = scalar(v);
-	char *end;
-	errno = 0;
-	long x = s ? strtol(s, &end, 10) : 0;
-	if (!s || !*s || *end || errno || x < lo || x > hi) {
-		char msg[160];
-		snprintf(msg, sizeof msg, "expected an integer from %ld to %ld, got '%s'", lo, hi,
-			 s ? s : "(not a scalar)");
-		return bad(c, v, where, "%s", msg);
-	}
-	*out = (int)x;
-	return PL_OK;
-}
-
-static int want_share(struct ctx *c, yaml_node_t *v, const char *where, double *out)
-{
-	const char *s = scalar(v);
-	if (!s || pl_parse_share(s, 0, out) < 0)
-		return bad(c, v, where, "expected a fraction or a percentage (0.05 or 5%%), got '%s'",
-			   s ? s : "(not a scalar)");
-	return PL_OK;
-}
-
-static int want_bool(struct ctx *c, yaml_node_t *v, const char *where, int *out)
-{
-	const char *s = scalar(v);
-	if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
-		*out = !strcmp(s, "true");
-		return PL_OK;
-	}
-	return bad(c, v, where, "expected true or false, got '%s'", s ? s : "(not a scalar)");
-}
+#include "yamlread.h"
 
 static int push_kv(struct pl_spec_kv **kv, size_t *n, const char *k, const char *v)
 {
@@ -155,43 +46,43 @@ static int valid_word(const char *s)
 }
 
 /* params: {NAME: [V1, V2, ...]} or {NAME: "LO..HI*FACTOR"}: in -P's syntax */
-static int read_params(struct ctx *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+static int read_params(struct pl_yaml *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
 {
 	if (map->type != YAML_MAPPING_NODE)
-		return bad(c, map, where, "expected a mapping of a parameter to its values%s", "");
-	int rc = check_keys(c, map, where, NULL);
+		return pl_yaml_bad(c, map, where, "expected a mapping of a parameter to its values%s", "");
+	int rc = pl_yaml_keys(c, map, where, NULL);
 	if (rc)
 		return rc;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
-		const char *name = scalar(yaml_document_get_node(c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
 		char at[700];
 		name = name ? name : "?"; /* (check_keys: never) */
 		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
 		if (!valid_word(name))
-			return bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
+			return pl_yaml_bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
 		char vals[4096] = "";
 		if (v->type == YAML_SEQUENCE_NODE) {
 			for (yaml_node_item_t *it = v->data.sequence.items.start;
 			     it < v->data.sequence.items.top; it++) {
-				yaml_node_t *e = yaml_document_get_node(c->doc, *it);
-				const char *s = scalar(e);
+				yaml_node_t *e = yaml_document_get_node(&c->doc, *it);
+				const char *s = pl_yaml_scalar(e);
 				if (!s || !*s || strchr(s, ','))
-					return bad(c, e, at,
+					return pl_yaml_bad(c, e, at,
 						   "each value must be a string without a comma%s", "");
 				if (strlen(vals) + strlen(s) + 2 >= sizeof vals)
-					return bad(c, e, at, "too many values%s", "");
+					return pl_yaml_bad(c, e, at, "too many values%s", "");
 				if (*vals)
 					strcat(vals, ",");
 				strcat(vals, s);
 			}
 			if (!*vals)
-				return bad(c, v, at, "no values%s", "");
-		} else if (scalar(v) && *scalar(v)) {
-			snprintf(vals, sizeof vals, "%s", scalar(v));
+				return pl_yaml_bad(c, v, at, "no values%s", "");
+		} else if (pl_yaml_scalar(v) && *pl_yaml_scalar(v)) {
+			snprintf(vals, sizeof vals, "%s", pl_yaml_scalar(v));
 		} else {
-			return bad(c, v, at, "expected a list of values or a range (1000..64000*2)%s",
+			return pl_yaml_bad(c, v, at, "expected a list of values or a range (1000..64000*2)%s",
 				   "");
 		}
 		/* checked as -P would check it */
@@ -203,7 +94,7 @@ static int read_params(struct ctx *c, yaml_node_t *map, const char *where, struc
 			const char *m = e2.msg;
 			if (!strncmp(m, "option '-P': ", 13))
 				m += 13;
-			return bad(c, v, at, "%s", m);
+			return pl_yaml_bad(c, v, at, "%s", m);
 		}
 		pl_param_release(&prm);
 		if (push_kv(&b->params, &b->nparams, name, vals))
@@ -212,17 +103,17 @@ static int read_params(struct ctx *c, yaml_node_t *map, const char *where, struc
 	return PL_OK;
 }
 
-static int read_env(struct ctx *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+static int read_env(struct pl_yaml *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
 {
 	if (map->type != YAML_MAPPING_NODE)
-		return bad(c, map, where, "expected a mapping of a variable to its value%s", "");
-	int rc = check_keys(c, map, where, NULL);
+		return pl_yaml_bad(c, map, where, "expected a mapping of a variable to its value%s", "");
+	int rc = pl_yaml_keys(c, map, where, NULL);
 	if (rc)
 		return rc;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
-		const char *name = scalar(yaml_document_get_node(c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
 		char at[700];
 		name = name ? name : "?"; /* (check_keys: never) */
 		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
@@ -230,10 +121,10 @@ static int read_env(struct ctx *c, yaml_node_t *map, const char *where, struct p
 		for (const char *q = name; *q && ok; q++)
 			ok = isalnum((unsigned char)*q) || *q == '_';
 		if (!ok)
-			return bad(c, v, at, "not a variable name%s", "");
-		if (!scalar(v))
-			return bad(c, v, at, "expected a string value%s", "");
-		if (push_kv(&b->env, &b->nenv, name, scalar(v)))
+			return pl_yaml_bad(c, v, at, "not a variable name%s", "");
+		if (!pl_yaml_scalar(v))
+			return pl_yaml_bad(c, v, at, "expected a string value%s", "");
+		if (push_kv(&b->env, &b->nenv, name, pl_yaml_scalar(v)))
 			return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	}
 	return PL_OK;
@@ -264,127 +155,127 @@ static void bench_hash(struct pl_spec_bench *b)
 	snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)h);
 }
 
-static int read_bench(struct ctx *c, const char *name, yaml_node_t *map, struct pl_spec_bench *b)
+static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map, struct pl_spec_bench *b)
 {
 	static const char *const known[] = {"cmd",    "shell",	"params", "env",  "warmup",
 					    "min_runs", "expect", "target", NULL};
 	char where[300];
 	snprintf(where, sizeof where, "benchmarks.%.280s", name);
 	b->warmup = b->min_runs = -1;
-	b->line = line_of(map);
+	b->line = pl_yaml_line(map);
 	if (!(b->name = strdup(name)))
 		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	if (!valid_word(name))
-		return bad(c, map, where,
+		return pl_yaml_bad(c, map, where,
 			   "a benchmark's name is letters, digits, _ - or . (it is given to "
 			   "perfloop bench as one word)%s",
 			   "");
 	if (map->type != YAML_MAPPING_NODE)
-		return bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s", "");
-	int rc = check_keys(c, map, where, known);
+		return pl_yaml_bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s", "");
+	int rc = pl_yaml_keys(c, map, where, known);
 	if (rc)
 		return rc;
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
 	     !rc && p < map->data.mapping.pairs.top; p++) {
-		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *key = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
 		char at[700];
 		key = key ? key : "?"; /* (check_keys: never) */
 		snprintf(at, sizeof at, "%.340s.%.300s", where, key);
 		if (!strcmp(key, "cmd"))
-			rc = want_string(c, v, at, &b->cmd);
+			rc = pl_yaml_string(c, v, at, &b->cmd);
 		else if (!strcmp(key, "shell"))
-			rc = want_bool(c, v, at, &b->shell);
+			rc = pl_yaml_bool(c, v, at, &b->shell);
 		else if (!strcmp(key, "params"))
 			rc = read_params(c, v, at, b);
 		else if (!strcmp(key, "env"))
 			rc = read_env(c, v, at, b);
 		else if (!strcmp(key, "warmup"))
-			rc = want_int(c, v, at, 0, 1000000, &b->warmup);
+			rc = pl_yaml_int(c, v, at, 0, 1000000, &b->warmup);
 		else if (!strcmp(key, "min_runs"))
-			rc = want_int(c, v, at, 2, 1000000, &b->min_runs);
+			rc = pl_yaml_int(c, v, at, 2, 1000000, &b->min_runs);
 		else if (!strcmp(key, "expect")) {
 			enum pl_cx_class cls;
-			rc = want_string(c, v, at, &b->expect);
+			rc = pl_yaml_string(c, v, at, &b->expect);
 			if (!rc && pl_cx_parse(b->expect, &cls) < 0)
-				rc = bad(c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
+				rc = pl_yaml_bad(c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
 					 b->expect);
 		} else if (!strcmp(key, "target")) {
-			rc = want_string(c, v, at, &b->target);
+			rc = pl_yaml_string(c, v, at, &b->target);
 			for (const char *q = b->target; !rc && *q; q++)
 				if (!islower((unsigned char)*q) && !isdigit((unsigned char)*q) &&
 				    *q != '_')
-					rc = bad(c, v, at,
+					rc = pl_yaml_bad(c, v, at,
 						 "expected a dimension's name (timing, memory, ...), "
 						 "got '%s'",
 						 b->target);
 		}
 	}
 	if (!rc && !b->cmd)
-		rc = bad(c, map, where, "no 'cmd': the command to measure%s", "");
+		rc = pl_yaml_bad(c, map, where, "no 'cmd': the command to measure%s", "");
 	if (!rc && b->expect && b->nparams != 1)
-		rc = bad(c, map, where,
+		rc = pl_yaml_bad(c, map, where,
 			 "'expect' needs a size sweep: one parameter in 'params'%s", "");
 	if (!rc)
 		bench_hash(b);
 	return rc;
 }
 
-static int read_policy(struct ctx *c, yaml_node_t *map, struct pl_spec *s)
+static int read_policy(struct pl_yaml *c, yaml_node_t *map, struct pl_spec *s)
 {
 	static const char *const known[] = {"min_gain", "max_cv", "max_iterations", NULL};
 	if (map->type != YAML_MAPPING_NODE)
-		return bad(c, map, "policy", "expected a mapping (min_gain: 0.05, ...)%s", "");
-	int rc = check_keys(c, map, "policy", known);
+		return pl_yaml_bad(c, map, "policy", "expected a mapping (min_gain: 0.05, ...)%s", "");
+	int rc = pl_yaml_keys(c, map, "policy", known);
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
 	     !rc && p < map->data.mapping.pairs.top; p++) {
-		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *key = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
 		char at[300];
 		key = key ? key : "?"; /* (check_keys: never) */
 		snprintf(at, sizeof at, "policy.%s", key);
 		if (!strcmp(key, "min_gain"))
-			rc = want_share(c, v, at, &s->min_gain);
+			rc = pl_yaml_share(c, v, at, &s->min_gain);
 		else if (!strcmp(key, "max_cv"))
-			rc = want_share(c, v, at, &s->max_cv);
+			rc = pl_yaml_share(c, v, at, &s->max_cv);
 		else
-			rc = want_int(c, v, at, 1, 1000, &s->max_iterations);
+			rc = pl_yaml_int(c, v, at, 1, 1000, &s->max_iterations);
 	}
 	return rc;
 }
 
-static int read_root(struct ctx *c, yaml_node_t *root, struct pl_spec *s)
+static int read_root(struct pl_yaml *c, yaml_node_t *root, struct pl_spec *s)
 {
 	static const char *const known[] = {"suite", "ledger", "benchmarks", "policy", NULL};
 	if (!root)
 		return pl_error_set(c->err, PL_EINPUT, "%s: empty: expected benchmarks: ...",
 				    c->path);
 	if (root->type != YAML_MAPPING_NODE)
-		return bad(c, root, "the file", "expected a mapping (suite:, benchmarks:, ...)%s", "");
-	int rc = check_keys(c, root, "the file", known);
+		return pl_yaml_bad(c, root, "the file", "expected a mapping (suite:, benchmarks:, ...)%s", "");
+	int rc = pl_yaml_keys(c, root, "the file", known);
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
 	     !rc && p < root->data.mapping.pairs.top; p++) {
-		const char *key = scalar(yaml_document_get_node(c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(c->doc, p->value);
+		const char *key = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
+		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
 		key = key ? key : "?"; /* (check_keys: never) */
 		if (!strcmp(key, "suite"))
-			rc = want_string(c, v, "suite", &s->suite);
+			rc = pl_yaml_string(c, v, "suite", &s->suite);
 		else if (!strcmp(key, "ledger"))
-			rc = want_string(c, v, "ledger", &s->ledger);
+			rc = pl_yaml_string(c, v, "ledger", &s->ledger);
 		else if (!strcmp(key, "policy"))
 			rc = read_policy(c, v, s);
 		else if (v->type != YAML_MAPPING_NODE)
-			rc = bad(c, v, "benchmarks", "expected a mapping of a name to a benchmark%s",
+			rc = pl_yaml_bad(c, v, "benchmarks", "expected a mapping of a name to a benchmark%s",
 				 "");
-		else if (!(rc = check_keys(c, v, "benchmarks", NULL))) {
+		else if (!(rc = pl_yaml_keys(c, v, "benchmarks", NULL))) {
 			size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 			s->bench = calloc(n ? n : 1, sizeof *s->bench);
 			if (!s->bench)
 				return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
 			     !rc && q < v->data.mapping.pairs.top; q++) {
-				const char *name = scalar(yaml_document_get_node(c->doc, q->key));
-				rc = read_bench(c, name ? name : "?", yaml_document_get_node(c->doc, q->value),
+				const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, q->key));
+				rc = read_bench(c, name ? name : "?", yaml_document_get_node(&c->doc, q->value),
 						&s->bench[s->nbench++]);
 			}
 		}
@@ -397,33 +288,13 @@ int pl_spec_load(const char *path, struct pl_spec *out, struct pl_error *err)
 	memset(out, 0, sizeof *out);
 	out->min_gain = out->max_cv = NAN;
 	out->max_iterations = -1;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
-	if (!(out->path = strdup(path))) {
-		fclose(f);
+	if (!(out->path = strdup(path)))
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
-	}
-	yaml_parser_t parser;
-	yaml_document_t doc;
-	int rc;
-	if (!yaml_parser_initialize(&parser)) {
-		fclose(f);
-		return pl_error_set(err, PL_ENOMEM, "out of memory");
-	}
-	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &doc)) {
-		rc = pl_error_set(err, PL_EINPUT, "%s:%zu: not YAML: %s%s%s", path,
-				  parser.problem_mark.line + 1,
-				  parser.problem ? parser.problem : "a syntax error",
-				  parser.context ? " " : "", parser.context ? parser.context : "");
-	} else {
-		struct ctx c = {&doc, path, err};
-		rc = read_root(&c, yaml_document_get_root_node(&doc), out);
-		yaml_document_delete(&doc);
-	}
-	yaml_parser_delete(&parser);
-	fclose(f);
+	struct pl_yaml y;
+	int rc = pl_yaml_load(path, &y, err);
+	if (rc == PL_OK)
+		rc = read_root(&y, pl_yaml_root(&y), out);
+	pl_yaml_release(&y);
 	if (rc)
 		pl_spec_release(out);
 	return rc;

@@ -1,0 +1,182 @@
+/*
+ * Reading perfloop's YAML files (yamlread.h) with libyaml's document
+ * loader: the tree with each node's line, and checks that say the first
+ * thing wrong as FILE:LINE: KEY.PATH: what.
+ */
+#include "yamlread.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "words.h"
+
+int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
+{
+	memset(y, 0, sizeof *y);
+	y->path = path;
+	y->err = err;
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
+	yaml_parser_t parser;
+	int rc = PL_OK;
+	if (!yaml_parser_initialize(&parser)) {
+		fclose(f);
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	}
+	yaml_parser_set_input_file(&parser, f);
+	if (!yaml_parser_load(&parser, &y->doc))
+		rc = pl_error_set(err, PL_EINPUT, "%s:%zu: not YAML: %s%s%s", path,
+				  parser.problem_mark.line + 1,
+				  parser.problem ? parser.problem : "a syntax error",
+				  parser.context ? " " : "", parser.context ? parser.context : "");
+	else
+		y->loaded = 1;
+	yaml_parser_delete(&parser);
+	fclose(f);
+	return rc;
+}
+
+void pl_yaml_release(struct pl_yaml *y)
+{
+	if (y->loaded)
+		yaml_document_delete(&y->doc);
+	y->loaded = 0;
+}
+
+yaml_node_t *pl_yaml_root(struct pl_yaml *y)
+{
+	return yaml_document_get_root_node(&y->doc);
+}
+
+yaml_node_t *pl_yaml_node(struct pl_yaml *y, int id)
+{
+	return yaml_document_get_node(&y->doc, id);
+}
+
+int pl_yaml_line(const yaml_node_t *n)
+{
+	return n ? (int)n->start_mark.line + 1 : 0;
+}
+
+int pl_yaml_bad(struct pl_yaml *c, const yaml_node_t *n, const char *where, const char *fmt,
+	       const char *arg)
+{
+	char what[1400];
+	snprintf(what, sizeof what, fmt, arg);
+	return pl_error_set(c->err, PL_EINPUT, "%s:%d: %s: %s", c->path, pl_yaml_line(n), where, what);
+}
+
+const char *pl_yaml_scalar(const yaml_node_t *n)
+{
+	return n && n->type == YAML_SCALAR_NODE ? (const char *)n->data.scalar.value : NULL;
+}
+
+/* A mapping's keys checked against known (NULL-terminated) and for
+ * repeats; 0, or PL_EINPUT. */
+int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where,
+		      const char *const *known)
+{
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
+	     p++) {
+		yaml_node_t *k = yaml_document_get_node(&c->doc, p->key);
+		const char *key = pl_yaml_scalar(k);
+		if (!key)
+			return pl_yaml_bad(c, k, where, "a key must be a plain word%s", "");
+		int found = !known;
+		for (size_t i = 0; known && known[i] && !found; i++)
+			found = !strcmp(known[i], key);
+		if (!found) {
+			char list[256] = "";
+			for (size_t i = 0; known[i]; i++) {
+				strncat(list, i ? ", " : "", sizeof list - strlen(list) - 1);
+				strncat(list, known[i], sizeof list - strlen(list) - 1);
+			}
+			const char *near = NULL;
+			for (size_t i = 0; known[i]; i++)
+				if (pl_edit_distance(key, known[i]) <= 2)
+					near = known[i];
+			char msg[400];
+			if (near)
+				snprintf(msg, sizeof msg, "unknown key '%s' (did you mean '%s'?)", key,
+					 near);
+			else
+				snprintf(msg, sizeof msg, "unknown key '%s' (known: %s)", key, list);
+			return pl_yaml_bad(c, k, where, "%s", msg);
+		}
+		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
+			if (!strcmp(pl_yaml_scalar(yaml_document_get_node(&c->doc, q->key)), key))
+				return pl_yaml_bad(c, k, where, "the key '%s' is given twice", key);
+	}
+	return PL_OK;
+}
+
+int pl_yaml_string(struct pl_yaml *c, yaml_node_t *v, const char *where, char **out)
+{
+	const char *s = pl_yaml_scalar(v);
+	if (!s || !*s)
+		return pl_yaml_bad(c, v, where, "expected a string%s", "");
+	free(*out);
+	*out = strdup(s);
+	return *out ? PL_OK : pl_error_set(c->err, PL_ENOMEM, "out of memory");
+}
+
+int pl_yaml_int(struct pl_yaml *c, yaml_node_t *v, const char *where, long lo, long hi, int *out)
+{
+	const char *s = pl_yaml_scalar(v);
+	char *end;
+	errno = 0;
+	long x = s ? strtol(s, &end, 10) : 0;
+	if (!s || !*s || *end || errno || x < lo || x > hi) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "expected an integer from %ld to %ld, got '%s'", lo, hi,
+			 s ? s : "(not a scalar)");
+		return pl_yaml_bad(c, v, where, "%s", msg);
+	}
+	*out = (int)x;
+	return PL_OK;
+}
+
+int pl_yaml_share(struct pl_yaml *c, yaml_node_t *v, const char *where, double *out)
+{
+	const char *s = pl_yaml_scalar(v);
+	if (!s || pl_parse_share(s, 0, out) < 0)
+		return pl_yaml_bad(c, v, where, "expected a fraction or a percentage (0.05 or 5%%), got '%s'",
+			   s ? s : "(not a scalar)");
+	return PL_OK;
+}
+
+int pl_yaml_bool(struct pl_yaml *c, yaml_node_t *v, const char *where, int *out)
+{
+	const char *s = pl_yaml_scalar(v);
+	if (s && (!strcmp(s, "true") || !strcmp(s, "false"))) {
+		*out = !strcmp(s, "true");
+		return PL_OK;
+	}
+	return pl_yaml_bad(c, v, where, "expected true or false, got '%s'", s ? s : "(not a scalar)");
+}
+
+
+int pl_yaml_number(struct pl_yaml *c, yaml_node_t *v, const char *where, double lo, double *out)
+{
+	const char *s = pl_yaml_scalar(v);
+	char *end;
+	double x = s && *s ? strtod(s, &end) : 0;
+	if (!s || !*s || *end || !(x >= lo) || x > 1e30) {
+		char msg[160];
+		snprintf(msg, sizeof msg, "expected a number >= %g, got '%s'", lo,
+			 s ? s : "(not a scalar)");
+		return pl_yaml_bad(c, v, where, "%s", msg);
+	}
+	*out = x;
+	return PL_OK;
+}
+
+int pl_yaml_is_null(const yaml_node_t *v)
+{
+	const char *s = pl_yaml_scalar(v);
+	return s && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
+	       (!*s || !strcmp(s, "~") || !strcmp(s, "null"));
+}
