@@ -41,6 +41,8 @@ static const struct command commands[] = {
     {"top", cmd_top, cmd_top_usage, "a live table of a running Python program's hot functions"},
     {"select", cmd_select, cmd_select_usage, "choose one candidate from findings: algorithm first"},
     {"verify", cmd_verify, cmd_verify_usage, "accept a change only for a quantified, valid win"},
+    {"intake", cmd_intake, cmd_intake_usage,
+     "write the cost model (KPI, counts, expected cost) before optimizing"},
     {"report", cmd_report, cmd_report_usage, "one report from findings, summaries and verdicts"},
     {"checkpoint", cmd_checkpoint, cmd_checkpoint_usage,
      "record the state before a change, touching nothing"},

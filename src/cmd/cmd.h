@@ -28,12 +28,15 @@ int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)))
 int pl_bad_option(int c, char **argv, const char *cmd);
 
 /* A thread's name as py-spy shows it: MainThread for the main thread, else
- * the kernel's name for it (dump.c; profile --threads uses it too). */
+ * threading's name read from the process (pyname), else the kernel's name
+ * for it (dump.c; profile --threads uses it too). */
 #include <stddef.h>
 #include <sys/types.h>
 void pl_thread_name(pid_t pid, unsigned long tid, const char *pyname, char *out, size_t len);
 
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
+int cmd_intake(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_intake_usage[];
 int cmd_top(int argc, char **argv, const struct pl_ctx *ctx);
 int cmd_mcp(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_mcp_usage[];

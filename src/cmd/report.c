@@ -27,7 +27,8 @@ const char cmd_report_usage[] =
     "[Measured] none; advisories go to a trailing \"Additional options (not\n"
     "defects)\" list; a Confidence block closes the report. With no INPUT,\n"
     "inside a repository where a loop runs ('perfloop baseline'): the loop's\n"
-    "evidence (its ledger, its baseline, every turn's kept verdict).\n"
+    "evidence (its ledger, its baseline, every turn's kept verdict, and the\n"
+    "cost models of 'perfloop intake', docs/perf/intake-*.yaml).\n"
     "\n"
     "Options:\n"
     "  -f, --format FORMAT  text (default) or md (Markdown)\n"
@@ -97,6 +98,24 @@ static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
 			goto fail;
 		}
 		pl_strbuf_printf(&names, "%s.perfloop/%s", n ? ", " : "", e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	/* the cost models written with perfloop intake */
+	snprintf(path, sizeof path, "%s/docs/perf", top);
+	d = opendir(path);
+	while (d && (e = readdir(d))) {
+		size_t len = strlen(e->d_name);
+		if (len < 12 || strncmp(e->d_name, "intake-", 7) != 0 ||
+		    strcmp(e->d_name + len - 5, ".yaml") != 0)
+			continue;
+		snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+		if (pl_report_add_file(in, file, err) != PL_OK) {
+			closedir(d);
+			goto fail;
+		}
+		pl_strbuf_printf(&names, "%sdocs/perf/%s", n ? ", " : "", e->d_name);
 		n++;
 	}
 	if (d)

@@ -32,6 +32,9 @@ void pl_report_input_init(struct pl_report_input *in)
 void pl_report_input_release(struct pl_report_input *in)
 {
 	pl_findings_release(&in->findings);
+	for (size_t i = 0; i < in->nintakes; i++)
+		pl_intake_release(&in->intakes[i]);
+	free(in->intakes);
 	json_decref(in->summaries);
 	json_decref(in->verdicts);
 	json_decref(in->ledger);
@@ -71,6 +74,18 @@ static int add_ledger(struct pl_report_input *in, const char *path, struct pl_er
 
 int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_error *err)
 {
+	size_t plen = strlen(path);
+	if ((plen > 5 && !strcmp(path + plen - 5, ".yaml")) ||
+	    (plen > 4 && !strcmp(path + plen - 4, ".yml"))) {
+		struct pl_intake *g = realloc(in->intakes, (in->nintakes + 1) * sizeof *g);
+		if (!g)
+			return pl_error_set(err, PL_ENOMEM, "out of memory");
+		in->intakes = g;
+		int rc = pl_intake_load(path, &g[in->nintakes], err);
+		if (rc == PL_OK)
+			in->nintakes++;
+		return rc;
+	}
 	json_error_t jerr;
 	json_t *doc = json_load_file(path, JSON_REJECT_DUPLICATES, &jerr);
 	if (!doc) {
@@ -357,7 +372,22 @@ static void review_block(struct out *o, const struct pl_report_input *in, json_t
 		field(o, "Path", "unmeasured");
 	describe_run(buf, sizeof(buf), before, bfile ? bfile : "?", bench, target);
 	field(o, "Baseline", "%s", buf);
-	if (f && f->has_metric_value)
+	/* the intake written for this benchmark (or the one with none named) */
+	const struct pl_intake *ik = NULL;
+	for (size_t i = 0; i < in->nintakes; i++) {
+		const struct pl_intake *c = &in->intakes[i];
+		if (bench && c->benchmark && !strcmp(c->benchmark, bench)) {
+			ik = c;
+			break;
+		}
+		if (!ik && (!c->benchmark || in->nintakes == 1))
+			ik = c;
+	}
+	if (ik) {
+		char model[1600];
+		pl_intake_describe(ik, model, sizeof model);
+		field(o, "Cost model", "%s", model);
+	} else if (f && f->has_metric_value)
 		field(o, "Cost model", "%s = %g%s%s (%s)", f->metric_name, f->metric_value,
 		      f->metric_unit ? " " : "", f->metric_unit ? f->metric_unit : "",
 		      pl_fstatus_name(f->status));

@@ -11,6 +11,7 @@
 
 #include "error.h"
 #include "findings.h"
+#include "intake.h"
 
 enum pl_report_format { PL_REPORT_TEXT, PL_REPORT_MD };
 enum pl_report_style { PL_REPORT_FINDINGS, PL_REPORT_REVIEW };
@@ -20,12 +21,14 @@ struct pl_report_input {
 	json_t *summaries; /* array of {file, doc} */
 	json_t *verdicts;  /* array of {file, doc} */
 	json_t *ledger;	   /* array of ledger lines */
+	struct pl_intake *intakes; /* cost models (docs/perf/intake-*.yaml) */
+	size_t nintakes;
 };
 
 void pl_report_input_init(struct pl_report_input *in);
 void pl_report_input_release(struct pl_report_input *in);
 /* Add one file, recognised by its "schema" (or as JSON lines of
- * perfloop.ledger/1). */
+ * perfloop.ledger/1; a .yaml file as a perfloop.intake/1 cost model). */
 int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_error *err);
 
 /* The report, malloc'd. */
