@@ -191,6 +191,14 @@ static int spec_commands(const struct pl_spec *sp, struct pl_loop_settings *s, c
 	if (cmds->n > 255)
 		return pl_error_set(err, PL_EINPUT, "%s: more than 255 commands to measure",
 				    sp->path);
+	/* one run measures them all: the most warm-up and runs any asks for */
+	for (size_t i = 0; i < n; i++)
+		if (from[i]) {
+			if (from[i]->warmup > s->warmup)
+				s->warmup = from[i]->warmup;
+			if (from[i]->min_runs > s->min_runs)
+				s->min_runs = from[i]->min_runs;
+		}
 	for (size_t i = 0; i < cmds->n; i++) {
 		bench[i] = cmds->v[i];
 		names[i] = names_out->v[i][0] ? names_out->v[i] : NULL;

@@ -92,6 +92,12 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	run.cfg.batch = json_is_integer(batch) && json_integer_value(batch) > 0
 			    ? (int)json_integer_value(batch)
 			    : 0;
+	/* a warm-up and a least run count given at baseline (perfloop.yaml) */
+	json_t *warm = json_object_get(state, "warmup"), *minr = json_object_get(state, "min_runs");
+	if (json_is_integer(warm))
+		run.cfg.warmup = (int)json_integer_value(warm);
+	if (json_is_integer(minr) && json_integer_value(minr) > run.cfg.min_runs)
+		run.cfg.min_runs = (int)json_integer_value(minr);
 	if (run.cfg.min_runs < 3)
 		run.cfg.min_runs = 3;
 	run.interrupt_flag = intr;
@@ -251,6 +257,10 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	/* K given, or calibrated (auto) by this baseline and kept for every turn */
 	if (s->batch > 0)
 		json_object_set_new(state, "batch", json_integer(s->batch));
+	if (s->warmup > 0)
+		json_object_set_new(state, "warmup", json_integer(s->warmup));
+	if (s->min_runs > 0)
+		json_object_set_new(state, "min_runs", json_integer(s->min_runs));
 	char pdir[4300];
 	int code;
 	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);

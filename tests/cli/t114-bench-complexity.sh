@@ -56,7 +56,9 @@ esac
 check n.json '0.8 < [c for c in d["complexity"] if c["dimension"] == "cpu_s"][0]["exponent"] < 1.3'
 check n.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"] is None' 
 grep -q "^Complexity of '$W n {n}' (wall time median vs n):" out || fail "no sweep table: $(cat out)"
-grep -q "^  fitted: O(n\( log n\)\?), exponent" out || fail "no fit line: $(cat out)"
+# (the terminal shows the wall-time fit, whose class a busy host can bend:
+# the classes are asserted on the CPU time above)
+grep -q "^  fitted: O([^)]*), exponent [0-9.]* (95% CI [0-9.]*-[0-9.]*), constant part" out || fail "no fit line: $(cat out)"
 ! grep -q "finding" out || fail "a linear sweep made a finding: $(cat out)"
 [ "$(sweep q 875..14000*2 9)" = "n^2" ] || fail "quadratic: $(cat out)"
 check q.json 'abs([c for c in d["complexity"] if c["dimension"] == "cpu_s"][0]["exponent"] - 2) < 0.35'
@@ -75,7 +77,7 @@ PY
 # written for select, which picks it (level 1)
 run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json --plot q.svg -o q2.json -P n=875..14000*2 "$W q {n}"
 expect_rc 0
-grep -q "finding \[high\]: the cost grows as n^.* above the expected O(n)" out || fail "--expect: $(cat out)"
+grep -q "finding \[high\]: the cost\( (CPU time)\)\? grows as n^.* above the expected O(n)" out || fail "--expect: $(cat out)"
 # --plot: an SVG of the medians and the fitted class, no script
 python3 - q.svg q2.json <<'PY' || fail "--plot: $(head -c 2000 q.svg)"
 import json, sys

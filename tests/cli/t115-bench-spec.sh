@@ -97,6 +97,8 @@ benchmarks:
     cmd: ./spin.sh {n}
     params: {n: [20000, 40000]}
     env: {PL_X: "it's"}
+    warmup: 2
+    min_runs: 6
 policy: {min_gain: 10%, max_iterations: 2}
 Y
 printf '#!/bin/sh
@@ -120,4 +122,6 @@ got = [(b["name"], b["command"]) for b in d["benchmarks"]]
 assert got == want, (got, want)
 PY
 check .perfloop/loop.json 'd["suite"] == "test -f spin.sh" and d["ledger"] == "perf/ledger.jsonl" and d["min_gain"] == 0.1 and d["max_iterations"] == 2'
+check .perfloop/loop.json 'd["warmup"] == 2 and d["min_runs"] == 6'
+check .perfloop/baseline.json 'all(len(b["samples"]) >= 6 for b in d["benchmarks"]) and d["settings"]["warmup"] == 2'
 exit 0
