@@ -66,8 +66,8 @@ static int valid_name(const char *s)
 	if (!*s)
 		return 0;
 	for (; *s; s++)
-		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-		      *s == '-' || *s == '_' || *s == '.'))
+		if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') ||
+		      (*s >= '0' && *s <= '9') || *s == '-' || *s == '_' || *s == '.'))
 			return 0;
 	return 1;
 }
@@ -84,8 +84,9 @@ static int check(const char *path)
 		char first[128];
 		snprintf(first, sizeof first, "%.*s", comma ? (int)(comma - in.missing) : 127,
 			 in.missing);
-		rc = pl_die(PL_EXIT_USAGE, "%s:%d: %s: still empty%s%s%s: estimate it (docs/intake.md)",
-			    path, in.missing_line, first, comma ? " (and " : "", comma ? comma + 2 : "",
+		rc = pl_die(PL_EXIT_USAGE,
+			    "%s:%d: %s: still empty%s%s%s: estimate it (docs/intake.md)", path,
+			    in.missing_line, first, comma ? " (and " : "", comma ? comma + 2 : "",
 			    comma ? ")" : "");
 	} else {
 		char line[1600];
@@ -174,16 +175,17 @@ int cmd_intake(int argc, char **argv, const struct pl_ctx *ctx)
 		json_t *b;
 		json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
 		{
-			found |= !strcmp(json_string_value(json_object_get(b, "name")) ?: "", bench);
+			found |=
+			    !strcmp(json_string_value(json_object_get(b, "name")) ?: "", bench);
 		}
 		if (!found) {
 			json_decref(summary);
-			return pl_die(PL_EXIT_USAGE, "option '--bench': %s has no benchmark '%s'", from,
-				      bench);
+			return pl_die(PL_EXIT_USAGE, "option '--bench': %s has no benchmark '%s'",
+				      from, bench);
 		}
 	}
-	char *text = pl_intake_template(name, summary, from == base ? ".perfloop/baseline.json" : from,
-					bench);
+	char *text = pl_intake_template(name, summary,
+					from == base ? ".perfloop/baseline.json" : from, bench);
 	json_decref(summary);
 	if (!text)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");

@@ -12,9 +12,9 @@
 #include "strbuf.h"
 #include "yamlread.h"
 
-static const char *const count_keys[PL_IN_NCOUNTS] = {
-    "bytes_moved",	  "allocations",	"launches",
-    "synchronizations", "boundary_crossings", "storage_network_ops"};
+static const char *const count_keys[PL_IN_NCOUNTS] = {"bytes_moved",	    "allocations",
+						      "launches",	    "synchronizations",
+						      "boundary_crossings", "storage_network_ops"};
 static const char *const count_help[PL_IN_NCOUNTS] = {
     "read and written, all levels",
     "heap allocations",
@@ -24,9 +24,9 @@ static const char *const count_help[PL_IN_NCOUNTS] = {
     "file, database and network operations"};
 static const char *const measure_keys[PL_IM_N] = {"wall_s", "cpu_s", "max_rss_bytes",
 						  "instructions"};
-static const char *const frequencies[] = {"setup",	  "per batch",	 "per request",
-					  "per token",	  "per rank",	 "per element",
-					  "per step",	  "per epoch",	 "per call", NULL};
+static const char *const frequencies[] = {"setup",    "per batch",   "per request", "per token",
+					  "per rank", "per element", "per step",    "per epoch",
+					  "per call", NULL};
 
 /* A string as a YAML double-quoted scalar. */
 static void yaml_quoted(struct pl_strbuf *b, const char *s)
@@ -67,7 +67,8 @@ static void measured_of(json_t *b, double *m)
 	if (json_is_number(json_object_get(t, "value")))
 		m[PL_IM_WALL] = json_number_value(json_object_get(t, "value"));
 	if (json_is_number(json_object_get(json_object_get(st, "cpu_s"), "p50")))
-		m[PL_IM_CPU] = json_number_value(json_object_get(json_object_get(st, "cpu_s"), "p50"));
+		m[PL_IM_CPU] =
+		    json_number_value(json_object_get(json_object_get(st, "cpu_s"), "p50"));
 	if (json_is_number(json_object_get(json_object_get(st, "max_rss_bytes"), "p50")))
 		m[PL_IM_RSS] =
 		    json_number_value(json_object_get(json_object_get(st, "max_rss_bytes"), "p50"));
@@ -85,30 +86,33 @@ char *pl_intake_template(const char *name, json_t *summary, const char *summary_
 	struct pl_strbuf s = {0};
 	pl_strbuf_puts(&s, "# The cost model of ");
 	pl_strbuf_puts(&s, name);
-	pl_strbuf_puts(&s, " (perfloop intake; docs/intake.md). Fill in what is empty\n"
-			   "# before optimizing; 'perfloop intake --check' says what is missing.\n"
-			   "# Everything but `measured` is an estimate: a rough order of magnitude\n"
-			   "# is the point, so that a measurement can be checked against it.\n");
+	pl_strbuf_puts(&s,
+		       " (perfloop intake; docs/intake.md). Fill in what is empty\n"
+		       "# before optimizing; 'perfloop intake --check' says what is missing.\n"
+		       "# Everything but `measured` is an estimate: a rough order of magnitude\n"
+		       "# is the point, so that a measurement can be checked against it.\n");
 	pl_strbuf_printf(&s, "schema: %s\nname: ", PL_INTAKE_SCHEMA);
 	yaml_quoted(&s, name);
 	pl_strbuf_puts(&s, "\nbenchmark: ");
 	yaml_quoted(&s, bname ? bname : "");
-	pl_strbuf_puts(&s, "  # the benchmark this models\n"
-			   "kpi:\n"
-			   "  metric: \"\"    # the primary KPI: step time, tokens/s, p99 latency, "
-			   "wall time per run\n"
-			   "  workload: \"\"  # its shape: batch 32 x 2048 tokens; 1M rows; a 20 MB "
-			   "JSON file\n"
-			   "frequency: \"\"   # how often the code runs: ");
+	pl_strbuf_puts(&s,
+		       "  # the benchmark this models\n"
+		       "kpi:\n"
+		       "  metric: \"\"    # the primary KPI: step time, tokens/s, p99 latency, "
+		       "wall time per run\n"
+		       "  workload: \"\"  # its shape: batch 32 x 2048 tokens; 1M rows; a 20 MB "
+		       "JSON file\n"
+		       "frequency: \"\"   # how often the code runs: ");
 	for (size_t i = 0; frequencies[i]; i++)
 		pl_strbuf_printf(&s, "%s%s", i ? ", " : "", frequencies[i]);
 	pl_strbuf_puts(&s, "\ncounts:  # rough counts per unit of frequency; ~ where not known\n");
 	for (int i = 0; i < PL_IN_NCOUNTS; i++)
 		pl_strbuf_printf(&s, "  %s: ~  # %s\n", count_keys[i], count_help[i]);
-	pl_strbuf_puts(&s, "dominant_cost: \"\"  # expected: compute, memory bandwidth, latency, "
-			   "allocation, I/O, synchronization, launches, ...\n"
-			   "largest_plausible_improvement: \"\"  # e.g. \"4x: a pairwise loop where a "
-			   "sort would do\"\n");
+	pl_strbuf_puts(&s,
+		       "dominant_cost: \"\"  # expected: compute, memory bandwidth, latency, "
+		       "allocation, I/O, synchronization, launches, ...\n"
+		       "largest_plausible_improvement: \"\"  # e.g. \"4x: a pairwise loop where a "
+		       "sort would do\"\n");
 	pl_strbuf_puts(&s, "measured:  # from a perfloop bench summary: not estimates\n  from: ");
 	if (b && summary_path)
 		yaml_quoted(&s, summary_path);
@@ -158,7 +162,8 @@ static int read_kpi(struct pl_yaml *y, yaml_node_t *map, struct pl_intake *in)
 		yaml_node_t *v = pl_yaml_node(y, p->value);
 		int w = k && !strcmp(k, "workload");
 		got[w] = 1;
-		rc = text(y, v, w ? "kpi.workload" : "kpi.metric", w ? &in->workload : &in->kpi, in);
+		rc =
+		    text(y, v, w ? "kpi.workload" : "kpi.metric", w ? &in->workload : &in->kpi, in);
 	}
 	for (int w = 0; !rc && w < 2; w++)
 		if (!got[w])
@@ -222,12 +227,14 @@ static int read_measured(struct pl_yaml *y, yaml_node_t *map, struct pl_intake *
 
 static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
 {
-	static const char *const known[] = {"schema", "name", "benchmark", "kpi", "frequency",
-					    "counts", "dominant_cost",
-					    "largest_plausible_improvement", "measured", NULL};
+	static const char *const known[] = {
+	    "schema",	 "name",   "benchmark",	    "kpi",
+	    "frequency", "counts", "dominant_cost", "largest_plausible_improvement",
+	    "measured",	 NULL};
 	if (!root || root->type != YAML_MAPPING_NODE)
 		return pl_yaml_bad(y, root, "the file",
-				   "expected a mapping (schema: perfloop.intake/1, name:, ...)%s", "");
+				   "expected a mapping (schema: perfloop.intake/1, name:, ...)%s",
+				   "");
 	int rc = pl_yaml_keys(y, root, "the file", known);
 	int seen_schema = 0, seen[4] = {0};
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
@@ -238,8 +245,9 @@ static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
 		if (!strcmp(k, "schema")) {
 			seen_schema = 1;
 			if (!pl_yaml_scalar(v) || strcmp(pl_yaml_scalar(v), PL_INTAKE_SCHEMA) != 0)
-				rc = pl_yaml_bad(y, v, "schema", "expected " PL_INTAKE_SCHEMA ", got '%s'",
-						 pl_yaml_scalar(v) ? pl_yaml_scalar(v) : "(not a scalar)");
+				rc = pl_yaml_bad(
+				    y, v, "schema", "expected " PL_INTAKE_SCHEMA ", got '%s'",
+				    pl_yaml_scalar(v) ? pl_yaml_scalar(v) : "(not a scalar)");
 		} else if (!strcmp(k, "name")) {
 			rc = pl_yaml_string(y, v, "name", &in->name);
 		} else if (!strcmp(k, "benchmark")) {
@@ -255,11 +263,12 @@ static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
 			for (size_t i = 0; frequencies[i] && !ok; i++)
 				ok = !strcmp(in->frequency, frequencies[i]);
 			if (!rc && !ok)
-				rc = pl_yaml_bad(y, v, "frequency",
-						 "expected setup, per batch, per request, per token, "
-						 "per rank, per element, per step, per epoch or per "
-						 "call, got '%s'",
-						 in->frequency);
+				rc = pl_yaml_bad(
+				    y, v, "frequency",
+				    "expected setup, per batch, per request, per token, "
+				    "per rank, per element, per step, per epoch or per "
+				    "call, got '%s'",
+				    in->frequency);
 		} else if (!strcmp(k, "counts")) {
 			rc = read_counts(y, v, in);
 		} else if (!strcmp(k, "dominant_cost")) {

@@ -35,10 +35,10 @@ struct pl_intake {
 	char *kpi, *workload, *frequency;
 	double counts[PL_IN_NCOUNTS]; /* NAN: not estimated */
 	char *dominant_cost, *improvement;
-	char *measured_from;		/* or NULL */
-	double measured[PL_IM_N];	/* NAN: not measured */
-	char missing[400];		/* the empty fields, comma-separated */
-	int missing_line;		/* the first one's line */
+	char *measured_from;	  /* or NULL */
+	double measured[PL_IM_N]; /* NAN: not measured */
+	char missing[400];	  /* the empty fields, comma-separated */
+	int missing_line;	  /* the first one's line */
 };
 
 /* The template for name as YAML text (malloc'd), measured from summary

@@ -46,87 +46,64 @@ static int valid_word(const char *s)
 }
 
 /* params: {NAME: [V1, V2, ...]} or {NAME: "LO..HI*FACTOR"}: in -P's syntax */
-static int read_params(struct pl_yaml *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+static int one_param(struct pl_yaml *c, const char *name, yaml_node_t *v, const char *at, void *arg)
 {
-	if (map->type != YAML_MAPPING_NODE)
-		return pl_yaml_bad(c, map, where, "expected a mapping of a parameter to its values%s", "");
-	int rc = pl_yaml_keys(c, map, where, NULL);
-	if (rc)
-		return rc;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
-		char at[700];
-		name = name ? name : "?"; /* (check_keys: never) */
-		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
-		if (!valid_word(name))
-			return pl_yaml_bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
-		char vals[4096] = "";
-		if (v->type == YAML_SEQUENCE_NODE) {
-			for (yaml_node_item_t *it = v->data.sequence.items.start;
-			     it < v->data.sequence.items.top; it++) {
-				yaml_node_t *e = yaml_document_get_node(&c->doc, *it);
-				const char *s = pl_yaml_scalar(e);
-				if (!s || !*s || strchr(s, ','))
-					return pl_yaml_bad(c, e, at,
-						   "each value must be a string without a comma%s", "");
-				if (strlen(vals) + strlen(s) + 2 >= sizeof vals)
-					return pl_yaml_bad(c, e, at, "too many values%s", "");
-				if (*vals)
-					strcat(vals, ",");
-				strcat(vals, s);
-			}
-			if (!*vals)
-				return pl_yaml_bad(c, v, at, "no values%s", "");
-		} else if (pl_yaml_scalar(v) && *pl_yaml_scalar(v)) {
-			snprintf(vals, sizeof vals, "%s", pl_yaml_scalar(v));
-		} else {
-			return pl_yaml_bad(c, v, at, "expected a list of values or a range (1000..64000*2)%s",
-				   "");
+	struct pl_spec_bench *b = arg;
+	if (!valid_word(name))
+		return pl_yaml_bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
+	char vals[4096] = "";
+	if (v->type == YAML_SEQUENCE_NODE) {
+		for (yaml_node_item_t *it = v->data.sequence.items.start;
+		     it < v->data.sequence.items.top; it++) {
+			yaml_node_t *e = pl_yaml_node(c, *it);
+			const char *s = pl_yaml_scalar(e);
+			if (!s || !*s || strchr(s, ','))
+				return pl_yaml_bad(
+				    c, e, at, "each value must be a string without a comma%s", "");
+			if (strlen(vals) + strlen(s) + 2 >= sizeof vals)
+				return pl_yaml_bad(c, e, at, "too many values%s", "");
+			if (*vals)
+				strcat(vals, ",");
+			strcat(vals, s);
 		}
-		/* checked as -P would check it */
-		char spec[4200];
-		snprintf(spec, sizeof spec, "%s=%s", name, vals);
-		struct pl_param prm;
-		struct pl_error e2 = {{0}};
-		if (pl_param_parse(spec, &prm, &e2) != PL_OK) {
-			const char *m = e2.msg;
-			if (!strncmp(m, "option '-P': ", 13))
-				m += 13;
-			return pl_yaml_bad(c, v, at, "%s", m);
-		}
-		pl_param_release(&prm);
-		if (push_kv(&b->params, &b->nparams, name, vals))
-			return pl_error_set(c->err, PL_ENOMEM, "out of memory");
+		if (!*vals)
+			return pl_yaml_bad(c, v, at, "no values%s", "");
+	} else if (pl_yaml_scalar(v) && *pl_yaml_scalar(v)) {
+		snprintf(vals, sizeof vals, "%s", pl_yaml_scalar(v));
+	} else {
+		return pl_yaml_bad(c, v, at,
+				   "expected a list of values or a range (1000..64000*2)%s", "");
 	}
+	/* checked as -P would check it */
+	char spec[4200];
+	snprintf(spec, sizeof spec, "%s=%s", name, vals);
+	struct pl_param prm;
+	struct pl_error e2 = {{0}};
+	if (pl_param_parse(spec, &prm, &e2) != PL_OK) {
+		const char *m = e2.msg;
+		if (!strncmp(m, "option '-P': ", 13))
+			m += 13;
+		return pl_yaml_bad(c, v, at, "%s", m);
+	}
+	pl_param_release(&prm);
+	if (push_kv(&b->params, &b->nparams, name, vals))
+		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	return PL_OK;
 }
 
-static int read_env(struct pl_yaml *c, yaml_node_t *map, const char *where, struct pl_spec_bench *b)
+/* env: {VAR: value} */
+static int one_env(struct pl_yaml *c, const char *name, yaml_node_t *v, const char *at, void *arg)
 {
-	if (map->type != YAML_MAPPING_NODE)
-		return pl_yaml_bad(c, map, where, "expected a mapping of a variable to its value%s", "");
-	int rc = pl_yaml_keys(c, map, where, NULL);
-	if (rc)
-		return rc;
-	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
-	     p++) {
-		const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, p->key));
-		yaml_node_t *v = yaml_document_get_node(&c->doc, p->value);
-		char at[700];
-		name = name ? name : "?"; /* (check_keys: never) */
-		snprintf(at, sizeof at, "%.340s.%.300s", where, name);
-		int ok = *name && !isdigit((unsigned char)*name);
-		for (const char *q = name; *q && ok; q++)
-			ok = isalnum((unsigned char)*q) || *q == '_';
-		if (!ok)
-			return pl_yaml_bad(c, v, at, "not a variable name%s", "");
-		if (!pl_yaml_scalar(v))
-			return pl_yaml_bad(c, v, at, "expected a string value%s", "");
-		if (push_kv(&b->env, &b->nenv, name, pl_yaml_scalar(v)))
-			return pl_error_set(c->err, PL_ENOMEM, "out of memory");
-	}
+	struct pl_spec_bench *b = arg;
+	int ok = *name && !isdigit((unsigned char)*name);
+	for (const char *q = name; *q && ok; q++)
+		ok = isalnum((unsigned char)*q) || *q == '_';
+	if (!ok)
+		return pl_yaml_bad(c, v, at, "not a variable name%s", "");
+	if (!pl_yaml_scalar(v))
+		return pl_yaml_bad(c, v, at, "expected a string value%s", "");
+	if (push_kv(&b->env, &b->nenv, name, pl_yaml_scalar(v)))
+		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	return PL_OK;
 }
 
@@ -155,9 +132,10 @@ static void bench_hash(struct pl_spec_bench *b)
 	snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)h);
 }
 
-static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map, struct pl_spec_bench *b)
+static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
+		      struct pl_spec_bench *b)
 {
-	static const char *const known[] = {"cmd",    "shell",	"params", "env",  "warmup",
+	static const char *const known[] = {"cmd",	"shell",  "params", "env", "warmup",
 					    "min_runs", "expect", "target", NULL};
 	char where[300];
 	snprintf(where, sizeof where, "benchmarks.%.280s", name);
@@ -166,12 +144,14 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map, str
 	if (!(b->name = strdup(name)))
 		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	if (!valid_word(name))
-		return pl_yaml_bad(c, map, where,
-			   "a benchmark's name is letters, digits, _ - or . (it is given to "
-			   "perfloop bench as one word)%s",
-			   "");
+		return pl_yaml_bad(
+		    c, map, where,
+		    "a benchmark's name is letters, digits, _ - or . (it is given to "
+		    "perfloop bench as one word)%s",
+		    "");
 	if (map->type != YAML_MAPPING_NODE)
-		return pl_yaml_bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s", "");
+		return pl_yaml_bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s",
+				   "");
 	int rc = pl_yaml_keys(c, map, where, known);
 	if (rc)
 		return rc;
@@ -187,9 +167,10 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map, str
 		else if (!strcmp(key, "shell"))
 			rc = pl_yaml_bool(c, v, at, &b->shell);
 		else if (!strcmp(key, "params"))
-			rc = read_params(c, v, at, b);
+			rc =
+			    pl_yaml_each(c, v, at, "a parameter to its values", NULL, one_param, b);
 		else if (!strcmp(key, "env"))
-			rc = read_env(c, v, at, b);
+			rc = pl_yaml_each(c, v, at, "a variable to its value", NULL, one_env, b);
 		else if (!strcmp(key, "warmup"))
 			rc = pl_yaml_int(c, v, at, 0, 1000000, &b->warmup);
 		else if (!strcmp(key, "min_runs"))
@@ -198,24 +179,26 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map, str
 			enum pl_cx_class cls;
 			rc = pl_yaml_string(c, v, at, &b->expect);
 			if (!rc && pl_cx_parse(b->expect, &cls) < 0)
-				rc = pl_yaml_bad(c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
-					 b->expect);
+				rc = pl_yaml_bad(
+				    c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
+				    b->expect);
 		} else if (!strcmp(key, "target")) {
 			rc = pl_yaml_string(c, v, at, &b->target);
 			for (const char *q = b->target; !rc && *q; q++)
 				if (!islower((unsigned char)*q) && !isdigit((unsigned char)*q) &&
 				    *q != '_')
-					rc = pl_yaml_bad(c, v, at,
-						 "expected a dimension's name (timing, memory, ...), "
-						 "got '%s'",
-						 b->target);
+					rc = pl_yaml_bad(
+					    c, v, at,
+					    "expected a dimension's name (timing, memory, ...), "
+					    "got '%s'",
+					    b->target);
 		}
 	}
 	if (!rc && !b->cmd)
 		rc = pl_yaml_bad(c, map, where, "no 'cmd': the command to measure%s", "");
 	if (!rc && b->expect && b->nparams != 1)
 		rc = pl_yaml_bad(c, map, where,
-			 "'expect' needs a size sweep: one parameter in 'params'%s", "");
+				 "'expect' needs a size sweep: one parameter in 'params'%s", "");
 	if (!rc)
 		bench_hash(b);
 	return rc;
@@ -225,7 +208,8 @@ static int read_policy(struct pl_yaml *c, yaml_node_t *map, struct pl_spec *s)
 {
 	static const char *const known[] = {"min_gain", "max_cv", "max_iterations", NULL};
 	if (map->type != YAML_MAPPING_NODE)
-		return pl_yaml_bad(c, map, "policy", "expected a mapping (min_gain: 0.05, ...)%s", "");
+		return pl_yaml_bad(c, map, "policy", "expected a mapping (min_gain: 0.05, ...)%s",
+				   "");
 	int rc = pl_yaml_keys(c, map, "policy", known);
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
 	     !rc && p < map->data.mapping.pairs.top; p++) {
@@ -251,7 +235,8 @@ static int read_root(struct pl_yaml *c, yaml_node_t *root, struct pl_spec *s)
 		return pl_error_set(c->err, PL_EINPUT, "%s: empty: expected benchmarks: ...",
 				    c->path);
 	if (root->type != YAML_MAPPING_NODE)
-		return pl_yaml_bad(c, root, "the file", "expected a mapping (suite:, benchmarks:, ...)%s", "");
+		return pl_yaml_bad(c, root, "the file",
+				   "expected a mapping (suite:, benchmarks:, ...)%s", "");
 	int rc = pl_yaml_keys(c, root, "the file", known);
 	for (yaml_node_pair_t *p = root->data.mapping.pairs.start;
 	     !rc && p < root->data.mapping.pairs.top; p++) {
@@ -265,17 +250,20 @@ static int read_root(struct pl_yaml *c, yaml_node_t *root, struct pl_spec *s)
 		else if (!strcmp(key, "policy"))
 			rc = read_policy(c, v, s);
 		else if (v->type != YAML_MAPPING_NODE)
-			rc = pl_yaml_bad(c, v, "benchmarks", "expected a mapping of a name to a benchmark%s",
-				 "");
+			rc = pl_yaml_bad(c, v, "benchmarks",
+					 "expected a mapping of a name to a benchmark%s", "");
 		else if (!(rc = pl_yaml_keys(c, v, "benchmarks", NULL))) {
-			size_t n = (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
+			size_t n =
+			    (size_t)(v->data.mapping.pairs.top - v->data.mapping.pairs.start);
 			s->bench = calloc(n ? n : 1, sizeof *s->bench);
 			if (!s->bench)
 				return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 			for (yaml_node_pair_t *q = v->data.mapping.pairs.start;
 			     !rc && q < v->data.mapping.pairs.top; q++) {
-				const char *name = pl_yaml_scalar(yaml_document_get_node(&c->doc, q->key));
-				rc = read_bench(c, name ? name : "?", yaml_document_get_node(&c->doc, q->value),
+				const char *name =
+				    pl_yaml_scalar(yaml_document_get_node(&c->doc, q->key));
+				rc = read_bench(c, name ? name : "?",
+						yaml_document_get_node(&c->doc, q->value),
 						&s->bench[s->nbench++]);
 			}
 		}
@@ -463,7 +451,8 @@ int pl_spec_commands(const struct pl_spec_bench *b, struct pl_argv *cmds, struct
 		} else {
 			snprintf(line + o, cap - o, "%s", cmd);
 		}
-		if (pl_argv_push(cmds, line, strlen(line)) || pl_argv_push(names, name, strlen(name)))
+		if (pl_argv_push(cmds, line, strlen(line)) ||
+		    pl_argv_push(names, name, strlen(name)))
 			rc = pl_error_set(err, PL_ENOMEM, "out of memory");
 		free(line);
 		free(q);
@@ -512,6 +501,7 @@ void pl_spec_diff(json_t *a, json_t *b, char *out, size_t len)
 		size_t n = strlen(out);
 		snprintf(out + n, len - n, "%s%s", n ? ", " : "", key);
 	}
-	if (!out[0] && !json_equal(json_object_get(a, "benchmark"), json_object_get(b, "benchmark")))
+	if (!out[0] &&
+	    !json_equal(json_object_get(a, "benchmark"), json_object_get(b, "benchmark")))
 		snprintf(out, len, "benchmark");
 }

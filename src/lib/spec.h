@@ -29,7 +29,7 @@ struct pl_spec_bench {
 	char *name;
 	int line;
 	char *cmd;
-	int shell;		  /* run through sh -c */
+	int shell;		   /* run through sh -c */
 	struct pl_spec_kv *params; /* NAME -> VALUES in -P's syntax */
 	size_t nparams;
 	struct pl_spec_kv *env;

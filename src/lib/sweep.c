@@ -308,6 +308,17 @@ static size_t fit_points(json_t *o, double *n, double *y)
 	return k;
 }
 
+/* A wall-time fit's points (into n, y) fitted again (the class's own a
+ * and c, for its line): their count, or 0 for another dimension or too
+ * few points. */
+static size_t wall_fit(json_t *o, double *n, double *y, struct pl_cx_fit *f)
+{
+	if (strcmp(json_string_value(json_object_get(o, "dimension")) ?: "", "wall_s") != 0)
+		return 0;
+	size_t k = fit_points(o, n, y);
+	return k >= 2 && pl_cx_fit(n, y, k, f) == 0 ? k : 0;
+}
+
 char *pl_sweep_svg(json_t *fits)
 {
 	double n[MAXPTS], y[MAXPTS];
@@ -318,11 +329,9 @@ char *pl_sweep_svg(json_t *fits)
 	/* the ranges: the points and the fitted lines over them */
 	json_array_foreach(fits, i, o)
 	{
-		if (strcmp(json_string_value(json_object_get(o, "dimension")), "wall_s") != 0)
-			continue;
 		struct pl_cx_fit f;
-		size_t k = fit_points(o, n, y);
-		if (k < 2 || pl_cx_fit(n, y, k, &f) < 0)
+		size_t k = wall_fit(o, n, y, &f);
+		if (!k)
 			continue;
 		param = json_string_value(json_object_get(o, "parameter"));
 		nseries++;
@@ -367,11 +376,9 @@ char *pl_sweep_svg(json_t *fits)
 	size_t s = 0;
 	json_array_foreach(fits, i, o)
 	{
-		if (strcmp(json_string_value(json_object_get(o, "dimension")), "wall_s") != 0)
-			continue;
 		struct pl_cx_fit f;
-		size_t k = fit_points(o, n, y);
-		if (k < 2 || pl_cx_fit(n, y, k, &f) < 0)
+		size_t k = wall_fit(o, n, y, &f);
+		if (!k)
 			continue;
 		const char *col = colours[s % (sizeof colours / sizeof *colours)];
 		double lo = INFINITY, hi = 0;

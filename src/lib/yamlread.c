@@ -62,11 +62,12 @@ int pl_yaml_line(const yaml_node_t *n)
 }
 
 int pl_yaml_bad(struct pl_yaml *c, const yaml_node_t *n, const char *where, const char *fmt,
-	       const char *arg)
+		const char *arg)
 {
 	char what[1400];
 	snprintf(what, sizeof what, fmt, arg);
-	return pl_error_set(c->err, PL_EINPUT, "%s:%d: %s: %s", c->path, pl_yaml_line(n), where, what);
+	return pl_error_set(c->err, PL_EINPUT, "%s:%d: %s: %s", c->path, pl_yaml_line(n), where,
+			    what);
 }
 
 const char *pl_yaml_scalar(const yaml_node_t *n)
@@ -76,8 +77,7 @@ const char *pl_yaml_scalar(const yaml_node_t *n)
 
 /* A mapping's keys checked against known (NULL-terminated) and for
  * repeats; 0, or PL_EINPUT. */
-int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where,
-		      const char *const *known)
+int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where, const char *const *known)
 {
 	for (yaml_node_pair_t *p = map->data.mapping.pairs.start; p < map->data.mapping.pairs.top;
 	     p++) {
@@ -100,10 +100,11 @@ int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where,
 					near = known[i];
 			char msg[400];
 			if (near)
-				snprintf(msg, sizeof msg, "unknown key '%s' (did you mean '%s'?)", key,
-					 near);
+				snprintf(msg, sizeof msg, "unknown key '%s' (did you mean '%s'?)",
+					 key, near);
 			else
-				snprintf(msg, sizeof msg, "unknown key '%s' (known: %s)", key, list);
+				snprintf(msg, sizeof msg, "unknown key '%s' (known: %s)", key,
+					 list);
 			return pl_yaml_bad(c, k, where, "%s", msg);
 		}
 		for (yaml_node_pair_t *q = map->data.mapping.pairs.start; q < p; q++)
@@ -143,8 +144,9 @@ int pl_yaml_share(struct pl_yaml *c, yaml_node_t *v, const char *where, double *
 {
 	const char *s = pl_yaml_scalar(v);
 	if (!s || pl_parse_share(s, 0, out) < 0)
-		return pl_yaml_bad(c, v, where, "expected a fraction or a percentage (0.05 or 5%%), got '%s'",
-			   s ? s : "(not a scalar)");
+		return pl_yaml_bad(c, v, where,
+				   "expected a fraction or a percentage (0.05 or 5%%), got '%s'",
+				   s ? s : "(not a scalar)");
 	return PL_OK;
 }
 
@@ -155,9 +157,9 @@ int pl_yaml_bool(struct pl_yaml *c, yaml_node_t *v, const char *where, int *out)
 		*out = !strcmp(s, "true");
 		return PL_OK;
 	}
-	return pl_yaml_bad(c, v, where, "expected true or false, got '%s'", s ? s : "(not a scalar)");
+	return pl_yaml_bad(c, v, where, "expected true or false, got '%s'",
+			   s ? s : "(not a scalar)");
 }
-
 
 int pl_yaml_number(struct pl_yaml *c, yaml_node_t *v, const char *where, double lo, double *out)
 {
@@ -179,4 +181,21 @@ int pl_yaml_is_null(const yaml_node_t *v)
 	const char *s = pl_yaml_scalar(v);
 	return s && v->data.scalar.style == YAML_PLAIN_SCALAR_STYLE &&
 	       (!*s || !strcmp(s, "~") || !strcmp(s, "null"));
+}
+
+int pl_yaml_each(struct pl_yaml *c, yaml_node_t *map, const char *where, const char *what,
+		 const char *const *known, pl_yaml_entry_fn fn, void *arg)
+{
+	if (!map || map->type != YAML_MAPPING_NODE)
+		return pl_yaml_bad(c, map, where, "expected a mapping of %s", what);
+	int rc = pl_yaml_keys(c, map, where, known);
+	for (yaml_node_pair_t *p = map->data.mapping.pairs.start;
+	     rc == PL_OK && p < map->data.mapping.pairs.top; p++) {
+		const char *key = pl_yaml_scalar(pl_yaml_node(c, p->key));
+		char at[700];
+		key = key ? key : "?"; /* (pl_yaml_keys: never) */
+		snprintf(at, sizeof at, "%.340s.%.300s", where, key);
+		rc = fn(c, key, pl_yaml_node(c, p->value), at, arg);
+	}
+	return rc;
 }

@@ -35,8 +35,16 @@ const char *pl_yaml_scalar(const yaml_node_t *n);
 int pl_yaml_is_null(const yaml_node_t *v);
 /* A mapping's keys: plain words, each once, each in known (NULL-terminated;
  * NULL: any), with "did you mean" for a near miss. */
-int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where,
-		 const char *const *known);
+int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where, const char *const *known);
+/* Each entry of a mapping whose keys pl_yaml_keys accepts (known as
+ * there), with its path "WHERE.KEY" for messages; what names what the
+ * mapping should hold, for the error where it is not one. Stops at the
+ * first status fn returns other than PL_OK, and returns it. */
+typedef int (*pl_yaml_entry_fn)(struct pl_yaml *c, const char *key, yaml_node_t *v, const char *at,
+				void *arg);
+int pl_yaml_each(struct pl_yaml *c, yaml_node_t *map, const char *where, const char *what,
+		 const char *const *known, pl_yaml_entry_fn fn, void *arg);
+
 /* typed values: a non-empty string (malloc'd into *out, replacing it), an
  * integer in [lo, hi], a share (0.05 or 5%), true/false, a number >= lo */
 int pl_yaml_string(struct pl_yaml *c, yaml_node_t *v, const char *where, char **out);
