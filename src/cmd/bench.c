@@ -533,8 +533,8 @@ static int spec_run(const struct pl_spec *sp, const struct pl_spec_bench *b, int
 	struct pl_argv a = {0};
 	int rc = pl_argv_push(&a, argv[0], strlen(argv[0]));
 	rc |= pl_spec_bench_args(b, &a);
-	for (int i = 1; i < nopts; i++)
-		if (strcmp(argv[i], "--all") != 0)
+	for (int i = 1; i < nopts; i++) /* not --all (nor its prefixes, which getopt takes) */
+		if (!(strlen(argv[i]) >= 3 && !strncmp(argv[i], "--all", strlen(argv[i]))))
 			rc |= pl_argv_push(&a, argv[i], strlen(argv[i]));
 	if (!named) { /* its name, with each size: "parse n={n}" */
 		char name[1024];
@@ -551,17 +551,28 @@ static int spec_run(const struct pl_spec *sp, const struct pl_spec_bench *b, int
 	}
 	/* its environment, put back afterwards */
 	char **old = calloc(b->nenv + 1, sizeof *old);
-	for (size_t i = 0; old && i < b->nenv; i++) {
+	if (!old) {
+		pl_argv_release(&a);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
+	for (size_t i = 0; i < b->nenv; i++) {
 		const char *v = getenv(b->env[i].key);
 		old[i] = v ? strdup(v) : NULL;
-		setenv(b->env[i].key, b->env[i].value, 1);
+		if ((v && !old[i]) || setenv(b->env[i].key, b->env[i].value, 1) != 0) {
+			for (size_t j = 0; j <= i; j++)
+				free(old[j]);
+			free(old);
+			pl_argv_release(&a);
+			return pl_die(PL_EXIT_INTERNAL, "cannot set %s: out of memory",
+				      b->env[i].key);
+		}
 	}
 	spec_running = sp;
 	spec_bench = b;
 	rc = cmd_bench((int)a.n, a.v, ctx);
 	spec_running = NULL;
 	spec_bench = NULL;
-	for (size_t i = 0; old && i < b->nenv; i++) {
+	for (size_t i = 0; i < b->nenv; i++) {
 		if (old[i])
 			setenv(b->env[i].key, old[i], 1);
 		else
@@ -608,8 +619,8 @@ static int spec_dispatch(int argc, char **argv, int optind_, int all, int named,
 	if (all && (argc - optind_ > 0 || outputs || named)) {
 		rc = pl_die(PL_EXIT_USAGE,
 			    "option '--all': runs every benchmark of %s, each recorded in the "
-			    "history: give no command, --name or output file with it (run one "
-			    "benchmark by its name to write one)",
+			    "history: give no command, --name, --json or output file with it "
+			    "(run one benchmark by its name to write one)",
 			    path);
 		goto done;
 	}
@@ -972,7 +983,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	 * again with the options the spec gives it */
 	if (!spec_running && dashdash < 0 && (all || optargc - optind == 1)) {
 		int src = spec_dispatch(argc, argv, optind, all, nnames > 0, nparams > 0,
-					out || md || csv || hf || findings_out || plot, ctx);
+					out || md || csv || hf || findings_out || plot || json_out, ctx);
 		if (src != SPEC_NONE) {
 			rc = src;
 			goto out;

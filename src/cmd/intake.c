@@ -22,7 +22,7 @@ const char cmd_intake_usage[] =
     "\n"
     "Write the cost model of the code about to be optimized, before optimizing:\n"
     "docs/perf/intake-NAME.yaml (at the git root, else here; NAME defaults to\n"
-    "the benchmark's name, else 'main'), with the primary KPI and workload\n"
+    "the first word of -b, else 'main'), with the primary KPI and workload\n"
     "shape, how often the code runs (setup, per batch, per request, per token,\n"
     "per rank, per element, ...), rough counts (bytes moved, allocations,\n"
     "launches, synchronizations, boundary crossings, storage/network\n"
@@ -137,7 +137,11 @@ int cmd_intake(int argc, char **argv, const struct pl_ctx *ctx)
 	if (argc - optind > 1)
 		return pl_die(PL_EXIT_USAGE, "intake: unexpected argument '%s' (one NAME)",
 			      argv[optind + 1]);
-	const char *name = optind < argc ? argv[optind] : bench ? bench : "main";
+	/* NAME, else the benchmark's first word ("parse n=1000": parse) */
+	char from_bench[128] = "main";
+	if (bench)
+		snprintf(from_bench, sizeof from_bench, "%.*s", (int)strcspn(bench, " \t"), bench);
+	const char *name = optind < argc ? argv[optind] : from_bench;
 	char path[4400];
 	if (check_only) {
 		intake_path(name, path, sizeof path);

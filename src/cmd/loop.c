@@ -233,9 +233,17 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	/* room for perfloop.yaml's commands too (spec_commands: up to 255) */
 	const char **bench = calloc((size_t)argc + 257, sizeof(char *));
 	const char **names = calloc((size_t)argc + 257, sizeof(char *));
-	struct pl_loop_settings s = {
-	    .bench = bench, .names = names, .max_iterations = 3, .min_gain = 0.05};
+	struct pl_loop_settings s = {.bench = bench,
+				     .names = names,
+				     .max_iterations = 3,
+				     .min_gain = 0.05,
+				     .warmup = -1};
 	const char *dir = ".";
+	if (!bench || !names) {
+		free(bench);
+		free(names);
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
 	struct pl_spec spec = {0};
 	struct pl_argv scmds = {0}, snames = {0};
 	int have_spec = 0, gain_given = 0, iter_given = 0;

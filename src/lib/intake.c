@@ -251,7 +251,10 @@ static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
 		} else if (!strcmp(k, "name")) {
 			rc = pl_yaml_string(y, v, "name", &in->name);
 		} else if (!strcmp(k, "benchmark")) {
-			if (pl_yaml_scalar(v) && *pl_yaml_scalar(v))
+			if (!pl_yaml_scalar(v))
+				rc = pl_yaml_bad(y, v, "benchmark",
+						 "expected a benchmark's name (or \"\")%s", "");
+			else if (*pl_yaml_scalar(v) && !pl_yaml_is_null(v))
 				rc = pl_yaml_string(y, v, "benchmark", &in->benchmark);
 		} else if (!strcmp(k, "kpi")) {
 			seen[0] = 1;
@@ -289,8 +292,11 @@ static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
 	static const char *const absent[] = {"kpi.metric", "frequency", "dominant_cost",
 					     "largest_plausible_improvement"};
 	for (int i = 0; !rc && i < 4; i++)
-		if (!seen[i])
+		if (!seen[i]) {
 			empty(in, absent[i], pl_yaml_line(root));
+			if (i == 0)
+				empty(in, "kpi.workload", pl_yaml_line(root));
+		}
 	return rc;
 }
 

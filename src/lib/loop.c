@@ -257,7 +257,7 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	/* K given, or calibrated (auto) by this baseline and kept for every turn */
 	if (s->batch > 0)
 		json_object_set_new(state, "batch", json_integer(s->batch));
-	if (s->warmup > 0)
+	if (s->warmup >= 0)
 		json_object_set_new(state, "warmup", json_integer(s->warmup));
 	if (s->min_runs > 0)
 		json_object_set_new(state, "min_runs", json_integer(s->min_runs));

@@ -30,7 +30,7 @@ struct pl_loop_settings {
 	const char *ledger; /* default PL_LEDGER_DEFAULT; inside the repository */
 	double timeout_s;   /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
 	int batch;	    /* runs per sample; 0: calibrated at baseline, then kept */
-	int warmup;	    /* warm-up runs per command; 0: bench's default */
+	int warmup;	    /* warm-up runs per command; -1: bench's default */
 	int min_runs;	    /* at least this many runs (>= 3); 0: 3 */
 };
 

@@ -7,7 +7,8 @@
  * attribute, in the instance's dictionary or, while none was made, in
  * the values the instance holds beside the keys its type shares:
  *   3.11: values pointer at obj-32, dictionary pointer at obj-24;
- *   3.12: at obj-24 a dictionary, or the values pointer with bit 0 set;
+ *   3.12: at obj-24 a dictionary, or the values pointer minus 1 (bit 0
+ *         set: _PyDictOrValues_SetValues stores values - 1);
  *   3.13+: at obj-24 a dictionary; the values inline after the object
  *         (obj + tp_basicsize: 8 bytes of header, then the pointers).
  * The shared keys are the type's ht_cached_keys. tests/cli/py_layout.c

@@ -884,7 +884,7 @@ static char *instance_str(struct pl_pystack *s, uint64_t obj, const char *attr)
 	uint64_t cached = type + pl_pyobj_cached_keys(minor);
 	if (minor == 12 && (slot & 1)) {
 		if (pl_pyproc_read(pid, cached, &keys, 8) == 0)
-			v = keys_lookup(s, keys, slot - 1, attr);
+			v = keys_lookup(s, keys, slot + 1, attr); /* stored as values - 1 */
 	} else if (slot) {
 		v = dict_lookup(s, slot, attr);
 	} else if (minor == 11 && pre[0]) {

@@ -51,15 +51,20 @@ static int one_param(struct pl_yaml *c, const char *name, yaml_node_t *v, const 
 	struct pl_spec_bench *b = arg;
 	if (!valid_word(name))
 		return pl_yaml_bad(c, v, at, "a parameter name is letters, digits, _ - or .%s", "");
+	if (b->nparams == 16)
+		return pl_yaml_bad(c, v, at, "more than 16 parameters%s", "");
 	char vals[4096] = "";
 	if (v->type == YAML_SEQUENCE_NODE) {
 		for (yaml_node_item_t *it = v->data.sequence.items.start;
 		     it < v->data.sequence.items.top; it++) {
 			yaml_node_t *e = pl_yaml_node(c, *it);
 			const char *s = pl_yaml_scalar(e);
-			if (!s || !*s || strchr(s, ','))
-				return pl_yaml_bad(
-				    c, e, at, "each value must be a string without a comma%s", "");
+			if (!s || !*s || strchr(s, ',') || strstr(s, ".."))
+				return pl_yaml_bad(c, e, at,
+						   "each value of a list must be a string without a "
+						   "comma or '..' (write a range as one string: "
+						   "1000..64000*2)%s",
+						   "");
 			if (strlen(vals) + strlen(s) + 2 >= sizeof vals)
 				return pl_yaml_bad(c, e, at, "too many values%s", "");
 			if (*vals)
@@ -114,15 +119,26 @@ static uint64_t hash_str(uint64_t h, const char *s)
 }
 
 /* The hash of what a measurement of b depends on. */
+static int kv_cmp(const void *a, const void *b)
+{
+	return strcmp(((const struct pl_spec_kv *)a)->key, ((const struct pl_spec_kv *)b)->key);
+}
+
 static void bench_hash(struct pl_spec_bench *b)
 {
 	uint64_t h = PL_FNV_INIT;
 	char num[32];
 	h = hash_str(h, b->cmd);
 	h = hash_str(h, b->shell ? "shell" : "");
+	/* parameters in their order (it orders the runs and names them); the
+	 * environment's in any order; each section led by its count */
+	snprintf(num, sizeof num, "%zu params", b->nparams);
+	h = hash_str(h, num);
 	for (size_t i = 0; i < b->nparams; i++)
 		h = hash_str(hash_str(h, b->params[i].key), b->params[i].value);
-	h = hash_str(h, "env");
+	qsort(b->env, b->nenv, sizeof *b->env, kv_cmp);
+	snprintf(num, sizeof num, "%zu env", b->nenv);
+	h = hash_str(h, num);
 	for (size_t i = 0; i < b->nenv; i++)
 		h = hash_str(hash_str(h, b->env[i].key), b->env[i].value);
 	snprintf(num, sizeof num, "%d/%d", b->warmup, b->min_runs);
@@ -152,6 +168,7 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 	if (map->type != YAML_MAPPING_NODE)
 		return pl_yaml_bad(c, map, where, "expected a mapping (cmd: ..., params: ...)%s",
 				   "");
+	yaml_node_t *cmd_node = map;
 	int rc = pl_yaml_keys(c, map, where, known);
 	if (rc)
 		return rc;
@@ -162,9 +179,10 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 		char at[700];
 		key = key ? key : "?"; /* (check_keys: never) */
 		snprintf(at, sizeof at, "%.340s.%.300s", where, key);
-		if (!strcmp(key, "cmd"))
+		if (!strcmp(key, "cmd")) {
 			rc = pl_yaml_string(c, v, at, &b->cmd);
-		else if (!strcmp(key, "shell"))
+			cmd_node = v;
+		} else if (!strcmp(key, "shell"))
 			rc = pl_yaml_bool(c, v, at, &b->shell);
 		else if (!strcmp(key, "params"))
 			rc =
@@ -196,6 +214,16 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 	}
 	if (!rc && !b->cmd)
 		rc = pl_yaml_bad(c, map, where, "no 'cmd': the command to measure%s", "");
+	if (!rc && !b->shell) { /* split as bench splits it: refused now, not mid-run */
+		struct pl_argv w = {0};
+		struct pl_error e2 = {{0}};
+		if (pl_words_split(b->cmd, &w, &e2) != PL_OK) {
+			char at[340];
+			snprintf(at, sizeof at, "%.300s.cmd", where);
+			rc = pl_yaml_bad(c, cmd_node, at, "%s; in perfloop.yaml: shell: true", e2.msg);
+		}
+		pl_argv_release(&w);
+	}
 	if (!rc && b->expect && b->nparams != 1)
 		rc = pl_yaml_bad(c, map, where,
 				 "'expect' needs a size sweep: one parameter in 'params'%s", "");
@@ -439,11 +467,23 @@ int pl_spec_commands(const struct pl_spec_bench *b, struct pl_argv *cmds, struct
 		line[0] = '\0';
 		if (b->nenv)
 			o += (size_t)snprintf(line + o, cap - o, "env ");
-		for (size_t e = 0; e < b->nenv; e++) {
-			char kv[4200];
-			snprintf(kv, sizeof kv, "%s=%s", b->env[e].key, b->env[e].value);
+		for (size_t e = 0; e < b->nenv && rc == PL_OK; e++) {
+			size_t kl = strlen(b->env[e].key) + strlen(b->env[e].value) + 2;
+			char *kv = malloc(kl);
+			if (!kv) {
+				rc = pl_error_set(err, PL_ENOMEM, "out of memory");
+				break;
+			}
+			snprintf(kv, kl, "%s=%s", b->env[e].key, b->env[e].value);
 			quote(q, cap, kv);
+			free(kv);
 			o += (size_t)snprintf(line + o, cap - o, "%s ", q);
+		}
+		if (rc != PL_OK) {
+			free(line);
+			free(q);
+			free(cmd);
+			break;
 		}
 		if (b->shell) {
 			quote(q, cap, cmd);

@@ -140,7 +140,16 @@ json_t *pl_sweep_fits(const struct pl_bench_run *run, const char *const *templat
 		 * a single-threaded program is the steadier curve) */
 		json_t *wf = fitted[D_WALL] ? json_object_get(fitted[D_WALL], "finding") : NULL;
 		json_t *cf = fitted[D_CPU] ? json_object_get(fitted[D_CPU], "finding") : NULL;
-		if (fitted[D_WALL] && !json_is_object(wf) && json_is_object(cf))
+		/* "too noisy to tell": the wall's interval reaches both the
+		 * expected power and the limit (a clearly linear wall time of a
+		 * program whose threads' CPU time grows is no finding) */
+		json_t *wci = fitted[D_WALL] ? json_object_get(fitted[D_WALL], "exponent_ci95") : NULL;
+		double power = expect >= 0 ? pl_cx_power((enum pl_cx_class)expect) : 1;
+		double limit = expect >= 0 ? power + 0.5 : 1.8;
+		int noisy = json_array_size(wci) == 2 &&
+			    json_number_value(json_array_get(wci, 0)) <= power &&
+			    json_number_value(json_array_get(wci, 1)) >= limit;
+		if (fitted[D_WALL] && !json_is_object(wf) && json_is_object(cf) && noisy)
 			json_object_set(fitted[D_WALL], "finding", cf);
 		if (fitted[D_CPU])
 			json_object_set_new(fitted[D_CPU], "finding", json_null());
@@ -409,8 +418,12 @@ char *pl_sweep_svg(json_t *fits)
 		const char *cmd = json_string_value(json_object_get(o, "command"));
 		char shown[72];
 		snprintf(shown, sizeof shown, "%s", cmd ? cmd : "?");
-		if (cmd && strlen(cmd) >= sizeof shown)
-			memcpy(shown + sizeof shown - 4, "...", 4);
+		if (cmd && strlen(cmd) >= sizeof shown) { /* cut at a character */
+			size_t cut = sizeof shown - 4;
+			while (cut > 0 && ((unsigned char)shown[cut] & 0xc0) == 0x80)
+				cut--;
+			memcpy(shown + cut, "...", 4);
+		}
 		pl_strbuf_printf(&b,
 				 "<rect x=\"%.0f\" y=\"%.0f\" width=\"12\" height=\"12\" fill=\"%s\"/>\n"
 				 "<text x=\"%.0f\" y=\"%.0f\">",

@@ -12,6 +12,28 @@
 
 #include "words.h"
 
+/* libyaml's error: a reader error (bad UTF-8, a control character) has
+ * an offset, not a line: the line is counted up to it */
+static int syntax_error(const char *path, yaml_parser_t *parser, struct pl_error *err)
+{
+	size_t line = parser->problem_mark.line + 1;
+	if (parser->error == YAML_READER_ERROR) {
+		line = 1;
+		FILE *f = fopen(path, "rb");
+		for (size_t i = 0; f && i < parser->problem_offset; i++) {
+			int ch = fgetc(f);
+			if (ch == EOF)
+				break;
+			line += ch == '\n';
+		}
+		if (f)
+			fclose(f);
+	}
+	return pl_error_set(err, PL_EINPUT, "%s:%zu: not YAML: %s%s%s", path, line,
+			    parser->problem ? parser->problem : "a syntax error",
+			    parser->context ? " " : "", parser->context ? parser->context : "");
+}
+
 int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
 {
 	memset(y, 0, sizeof *y);
@@ -27,13 +49,23 @@ int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
 	}
 	yaml_parser_set_input_file(&parser, f);
-	if (!yaml_parser_load(&parser, &y->doc))
-		rc = pl_error_set(err, PL_EINPUT, "%s:%zu: not YAML: %s%s%s", path,
-				  parser.problem_mark.line + 1,
-				  parser.problem ? parser.problem : "a syntax error",
-				  parser.context ? " " : "", parser.context ? parser.context : "");
-	else
+	if (!yaml_parser_load(&parser, &y->doc)) {
+		rc = syntax_error(path, &parser, err);
+	} else {
 		y->loaded = 1;
+		/* one document: a second one (after ---) would be ignored */
+		yaml_document_t next;
+		if (!yaml_parser_load(&parser, &next)) {
+			rc = syntax_error(path, &parser, err);
+		} else {
+			yaml_node_t *root = yaml_document_get_root_node(&next);
+			if (root)
+				rc = pl_error_set(err, PL_EINPUT,
+						  "%s:%zu: a second YAML document: the file holds one",
+						  path, root->start_mark.line + 1);
+			yaml_document_delete(&next);
+		}
+	}
 	yaml_parser_delete(&parser);
 	fclose(f);
 	return rc;
@@ -117,7 +149,7 @@ int pl_yaml_keys(struct pl_yaml *c, yaml_node_t *map, const char *where, const c
 int pl_yaml_string(struct pl_yaml *c, yaml_node_t *v, const char *where, char **out)
 {
 	const char *s = pl_yaml_scalar(v);
-	if (!s || !*s)
+	if (!s || !*s || pl_yaml_is_null(v))
 		return pl_yaml_bad(c, v, where, "expected a string%s", "");
 	free(*out);
 	*out = strdup(s);

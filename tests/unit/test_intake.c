@@ -93,6 +93,13 @@ static void test_filled(void **state)
 			 PL_OK);
 	assert_string_equal(in.missing, "largest_plausible_improvement");
 	pl_intake_release(&in);
+	/* no kpi at all: both of its fields are missing */
+	assert_int_equal(load("schema: perfloop.intake/1\nname: t\nfrequency: setup\n"
+			      "dominant_cost: I/O\nlargest_plausible_improvement: 2x\n",
+			      &in, &err),
+			 PL_OK);
+	assert_string_equal(in.missing, "kpi.metric, kpi.workload");
+	pl_intake_release(&in);
 }
 
 static void test_errors(void **state)
@@ -117,6 +124,8 @@ static void test_errors(void **state)
 	    {"schema: perfloop.intake/1\nname: x\nmeasured: {wall_s: soon}\n", ":3:",
 	     "measured.wall_s: expected a number"},
 	    {"- a\n", ":1:", "the file: expected a mapping"},
+	    {"schema: perfloop.intake/1\nname: x\nbenchmark: {a: 1}\n", ":3:",
+	     "benchmark: expected a benchmark's name"},
 	};
 	for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
 		struct pl_intake in;

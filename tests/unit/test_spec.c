@@ -158,6 +158,19 @@ static void test_hash(void **state)
 		for (size_t j = 0; j < i; j++)
 			assert_string_not_equal(hashes[i], hashes[j]);
 	}
+	/* the environment in another order: the same hash; the parameters'
+	 * order is theirs (it orders the runs) */
+	struct pl_spec e1, e2;
+	struct pl_error ee = {{0}};
+	assert_int_equal(load("benchmarks:\n  a:\n    cmd: ./x\n    env: {A: \"1\", B: \"2\"}\n", &e1,
+			      &ee),
+			 PL_OK);
+	assert_int_equal(load("benchmarks:\n  a:\n    cmd: ./x\n    env: {B: \"2\", A: \"1\"}\n", &e2,
+			      &ee),
+			 PL_OK);
+	assert_string_equal(e1.bench[0].hash, e2.bench[0].hash);
+	pl_spec_release(&e1);
+	pl_spec_release(&e2);
 	/* the same settings written another way: the same hash */
 	struct pl_spec s;
 	struct pl_error err = {{0}};
@@ -195,7 +208,16 @@ static void test_errors(void **state)
 	    {"benchmarks:\n  a:\n    cmd: ./x {n}\n    params: {n: 10..1}\n", ":4:",
 	     "benchmarks.a.params.n: bad range 'n=10..1'"},
 	    {"benchmarks:\n  a:\n    cmd: ./x {f}\n    params: {f: [\"a,b\"]}\n", ":4:",
-	     "benchmarks.a.params.f: each value must be a string without a comma"},
+	     "benchmarks.a.params.f: each value of a list must be a string without a comma or '..'"},
+	    {"benchmarks:\n  a:\n    cmd: ./x {n}\n    params: {n: [1..4]}\n", ":4:",
+	     "benchmarks.a.params.n: each value of a list must be a string without a comma or '..'"},
+	    {"benchmarks:\n  a:\n    params: {n: [1]}\n    cmd: ./x {n} | wc\n", ":4:",
+	     "benchmarks.a.cmd: "},
+	    {"benchmarks:\n  a:\n    cmd: ~\n", ":3:", "benchmarks.a.cmd: expected a string"},
+	    {"benchmarks:\n  a: {cmd: ./x}\n---\nbenchmarks:\n  b: {cmd: ./y}\n", ":4:",
+	     "a second YAML document"},
+	    /* not UTF-8: a reader error, its line counted up to the byte */
+	    {"benchmarks:\n  a: {cmd: ./x}\n  b: {cmd: ./\xff}\n", ":3:", "not YAML"},
 	    {"benchmarks:\n  a:\n    cmd: ./x\n    env: {1A: x}\n", ":4:",
 	     "benchmarks.a.env.1A: not a variable name"},
 	    {"benchmarks:\n  a:\n    cmd: ./x {n}\n    params: {n: 1..8*2}\n    expect: n^4\n",
