@@ -37,6 +37,7 @@
 #include "linux/native.h"
 #include "linux/pyproc.h"
 #include "monotime.h"
+#include "memtrack.h"
 #include "profdata.h"
 #include "pystack.h"
 #include "render.h"
@@ -96,6 +97,10 @@ const char cmd_profile_usage[] =
     "      --gpu             python mode: sample the GPUs (NVML, loaded at run time)\n"
     "                        beside the stacks; writes PREFIX.gpu.json\n"
     "      --gpu-hz HZ       GPU readings per second (default 10)\n"
+    "      --memory          python mode: each process's RSS read with the stacks;\n"
+    "                        its rises charged to the stack sampled then:\n"
+    "                        PREFIX.memory.svg/.folded (KiB of growth) and\n"
+    "                        PREFIX.memory.json (peak, its stack, RSS over time)\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
@@ -141,6 +146,7 @@ enum {
 	OPT_KERNEL,
 	OPT_FULL_PATHS,
 	OPT_FOLD_IMPORTS,
+	OPT_MEMORY,
 	OPT_LIVE_TABLE
 };
 
@@ -157,6 +163,7 @@ static const struct option longopts[] = {
     {"full-paths", no_argument, NULL, OPT_FULL_PATHS},
     {"full-filenames", no_argument, NULL, OPT_FULL_PATHS},
     {"fold-imports", no_argument, NULL, OPT_FOLD_IMPORTS},
+    {"memory", no_argument, NULL, OPT_MEMORY},
     {"live-table", no_argument, NULL, OPT_LIVE_TABLE}, /* perfloop top's */
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
@@ -182,7 +189,7 @@ struct opts {
 	int event; /* native mode: -1 the CPU clock, else a counter id */
 	int kernel;
 	double rate, duration, min_share;
-	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports;
+	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports, memory;
 	int live_table; /* perfloop top: the table redrawn every second */
 	double gpu_hz;
 	long top;
@@ -199,6 +206,8 @@ struct target {
 	int tries;  /* attach attempts while not (yet) CPython */
 	long frame; /* synthetic "process" frame id, -1 none */
 	char cmd[256];
+	int statm_fd;	 /* --memory: /proc/PID/statm, -1 not open */
+	double rss_last; /* its RSS at the last tick, bytes */
 };
 
 /* (code object, line) -> frame id: saves hashing strings per frame. */
@@ -257,6 +266,13 @@ struct profiler {
 	char loop_file[400], loop_func[128];
 	int loop_line;
 	struct pl_gpu gpu;    /* --gpu */
+	/* --memory: the growth profile, and the stack of this tick to charge
+	 * (the GIL holder's where one was sampled) */
+	struct pl_memtrack mem;
+	uint32_t *mstack;
+	size_t mdepth;
+	int mhave, mgil;
+	double mtotal; /* this tick's RSS of every process followed */
 };
 
 static int parse_double(const char *s, double lo, double hi, double *out)
@@ -497,6 +513,12 @@ static void on_thread(void *arg, const struct pl_pythread *t)
 	}
 	if (pl_prof_add(&P->prof, P->ids, n, 1) < 0)
 		goto oom;
+	if (P->o.memory && (!P->mhave || (t->gil && !P->mgil))) {
+		memcpy(P->mstack, P->ids, n * sizeof *P->ids);
+		P->mdepth = n;
+		P->mhave = 1;
+		P->mgil = t->gil;
+	}
 	return;
 oom:
 	P->oom = 1;
@@ -555,6 +577,7 @@ static struct target *add_target(struct profiler *P, pid_t pid, struct pl_pystac
 	t->pid = pid;
 	t->st = st;
 	t->frame = -1;
+	t->statm_fd = -1;
 	pl_pyproc_cmdline(pid, t->cmd, sizeof t->cmd);
 	return t;
 }
@@ -663,16 +686,32 @@ static void sleep_s(double s)
 }
 
 /* Stop a launched program: SIGTERM, then SIGKILL after 2 s; reap it. */
+/* The launched program's resource use once it is reaped (--memory: the
+ * kernel's high-water mark of its RSS). */
+static struct rusage child_ru;
+static int child_ru_set;
+
+static pid_t reap(pid_t pid, int *status, int flags)
+{
+	struct rusage ru;
+	pid_t r = wait4(pid, status, flags, &ru);
+	if (r == pid) {
+		child_ru = ru;
+		child_ru_set = 1;
+	}
+	return r;
+}
+
 static void stop_child(pid_t pid, int *status)
 {
 	kill(pid, SIGTERM);
 	for (int i = 0; i < 200; i++) {
-		if (waitpid(pid, status, WNOHANG) == pid)
+		if (reap(pid, status, WNOHANG) == pid)
 			return;
 		sleep_s(0.01);
 	}
 	kill(pid, SIGKILL);
-	waitpid(pid, status, 0);
+	reap(pid, status, 0);
 }
 
 
@@ -949,6 +988,27 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		rc = write_text(o->out, ".gpu.json", pl_json_text(doc), &names);
 		json_decref(doc);
 	}
+	if (!rc && o->memory && o->formats) {
+		char mtitle[600];
+		snprintf(mtitle, sizeof mtitle, "RSS growth: %s", title);
+		snprintf(sub, sizeof sub, "KiB of resident memory gained, by the stack sampled as it "
+					  "grew (%.0f Hz)",
+			 o->rate);
+		P->mem.growth.root = P->prof.root;
+		P->mem.growth.full_paths = P->prof.full_paths;
+		if (o->formats & FMT_FOLDED)
+			rc = write_text(o->out, ".memory.folded", pl_prof_folded(&P->mem.growth),
+					&names);
+		if (!rc && (o->formats & FMT_SVG))
+			rc = write_text(o->out, ".memory.svg", pl_prof_svg(&P->mem.growth, mtitle, sub),
+					&names);
+		if (!rc) {
+			json_t *doc = pl_memtrack_json(
+			    &P->mem, child_ru_set ? (double)child_ru.ru_maxrss * 1024 : -1, title);
+			rc = write_text(o->out, ".memory.json", doc ? pl_json_text(doc) : NULL, &names);
+			json_decref(doc);
+		}
+	}
 	if (!rc && steps && (o->formats & FMT_FINDINGS)) {
 		json_t *doc = pl_steps_to_json(steps, title);
 		if (doc)
@@ -963,11 +1023,60 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 	return rc;
 }
 
+/* --memory's lines: the peak (sampled, and the kernel's for a launched
+ * program), the growth and how much of it a stack was charged with, and
+ * the innermost frames running at the peak. */
+static void print_memory(struct profiler *P)
+{
+	const struct pl_memtrack *m = &P->mem;
+	char peak[32], hwm[32], grown[32];
+	pl_fmt_bytes(peak, sizeof peak, m->peak_rss);
+	pl_fmt_bytes(grown, sizeof grown, m->grown);
+	printf("  memory: RSS peak %s sampled at %.2f s", peak, m->peak_t);
+	if (child_ru_set) {
+		pl_fmt_bytes(hwm, sizeof hwm, (double)child_ru.ru_maxrss * 1024);
+		printf(" (the kernel's high-water mark: %s)", hwm);
+	}
+	printf("; it grew %s in all, %.0f%% of that charged to a Python stack\n", grown,
+	       m->grown > 0 ? 100 * m->charged / m->grown : 0.0);
+	if (m->peak_stack) {
+		/* the three innermost frames */
+		const char *p = m->peak_stack + strlen(m->peak_stack);
+		for (int k = 0; k < 3 && p > m->peak_stack;) {
+			p--;
+			if (*p == ';' && ++k == 3)
+				p++;
+		}
+		printf("    at the peak: %s%s\n", p > m->peak_stack ? "... " : "", p);
+	}
+}
+
+/* --memory, after a target's sample: its RSS now; a rise since the last
+ * tick is charged to the stack sampled in this one. */
+static int memory_tick(struct profiler *P, struct target *t)
+{
+	double rss = pl_memtrack_rss(t->pid, &t->statm_fd);
+	if (!(rss > 0))
+		return 0;
+	P->mtotal += rss;
+	int rc = 0;
+	if (t->rss_last > 0 && rss > t->rss_last)
+		rc = pl_memtrack_charge(&P->mem, &P->prof, P->mstack, P->mhave ? P->mdepth : 0,
+					rss - t->rss_last);
+	t->rss_last = rss;
+	return rc;
+}
+
 static void release(struct profiler *P)
 {
-	for (size_t i = 0; i < P->nt; i++)
+	for (size_t i = 0; i < P->nt; i++) {
 		pl_pystack_close(P->t[i].st);
+		if (P->t[i].statm_fd >= 0)
+			close(P->t[i].statm_fd);
+	}
 	free(P->t);
+	free(P->mstack);
+	pl_memtrack_release(&P->mem);
 	free(P->fc);
 	free(P->tf);
 	free(P->ids);
@@ -1387,7 +1496,7 @@ static int wait_for_python(struct profiler *P, pid_t child, const struct pl_ctx 
 			*reaped = 1;
 			return pl_die(PL_EXIT_USAGE, "%s", err.msg);
 		}
-		if (waitpid(child, status, WNOHANG) == child) {
+		if (reap(child, status, WNOHANG) == child) {
 			*reaped = 1;
 			if (P->o.subprocs)
 				return 0;
@@ -1579,6 +1688,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_FOLD_IMPORTS:
 			o->fold_imports = 1;
 			break;
+		case OPT_MEMORY:
+			o->memory = 1;
+			break;
 		case OPT_LIVE_TABLE:
 			o->live_table = 1;
 			break;
@@ -1703,6 +1815,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->mode == MODE_NATIVE && o->gpu)
 		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
 					     "python or mixed)");
+	if (o->mode != MODE_PYTHON && o->memory)
+		return pl_die(PL_EXIT_USAGE, "--memory: python mode only for now (the program is not "
+					     "a CPython one, or --mode is native or mixed)");
 	if (o->mode != MODE_PYTHON && o->gil)
 		return pl_die(PL_EXIT_USAGE, "--gil: python mode only (the program is not a CPython "
 					     "one, or --mode is native or mixed)");
@@ -1718,8 +1833,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_USAGE, "--mode mixed: only on x86-64 for now");
 #endif
 	P.ids = malloc((PL_PYSTACK_MAX_DEPTH + 4) * sizeof *P.ids);
-	if (!P.ids)
+	P.mstack = o->memory ? malloc((PL_PYSTACK_MAX_DEPTH + 4) * sizeof *P.mstack) : NULL;
+	if (!P.ids || (o->memory && !P.mstack)) {
+		free(P.ids);
+		free(P.mstack);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	}
 	struct pl_error err = {{0}};
 	pid_t child = -1;
 	int status = 0, reaped = 0, rc = 0;
@@ -1808,6 +1927,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			for (size_t i = 0; i < P.nt && !P.torch; i++)
 				P.torch = P.t[i].st && pl_pyproc_maps_has(P.t[i].pid, "/libtorch");
 		size_t live = 0;
+		P.mtotal = 0;
 		for (size_t i = 0; i < P.nt; i++) {
 			struct target *t = &P.t[i];
 			if (t->gone)
@@ -1825,6 +1945,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				continue;
 			}
 			P.cur = t;
+			P.mhave = P.mgil = 0;
 			/* a training profile reads every thread for its split */
 			unsigned flags = (o->idle || P.torch ? PL_PYSAMPLE_IDLE : 0) |
 					 (o->gil && !P.torch ? PL_PYSAMPLE_GIL_ONLY : 0) |
@@ -1835,6 +1956,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				continue;
 			}
 			live++;
+			if (o->memory && memory_tick(&P, t) < 0)
+				P.oom = 1;
 			if (r == PL_EFAILED) {
 				P.stats.errors++;
 				if (++t->fails > 20) { /* exec'd something else: attach again */
@@ -1845,6 +1968,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				t->fails = 0;
 			}
 		}
+		if (o->memory && pl_memtrack_point(&P.mem, tnow - start, P.mtotal, &P.prof, P.mstack,
+						   P.mhave ? P.mdepth : 0) < 0)
+			P.oom = 1;
 		if (P.oom)
 			break;
 		if (o->subprocs && P.ticks % children_every == 0)
@@ -1854,7 +1980,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		/* the child's exit shows as unreadable memory at once; reap it then,
 		 * or every 10 ms for a child that is not (yet) read */
 		if (child > 0 && (P.t[0].gone || !P.t[0].st || P.ticks % reap_every == 0) &&
-		    waitpid(child, &status, WNOHANG) == child)
+		    reap(child, &status, WNOHANG) == child)
 			reaped = 1;
 		if (child < 0 && P.t[0].gone)
 			break;
@@ -1901,6 +2027,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->subprocs)
 		printf(", %zu processes", nproc);
 	printf("\n  profiler CPU %.1f%% of one core\n", elapsed > 0 ? 100.0 * cpu / elapsed : 0.0);
+	if (o->memory)
+		print_memory(&P);
 	if (print_table(&P) < 0) {
 		release(&P);
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
