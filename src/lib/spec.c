@@ -136,7 +136,8 @@ static void bench_hash(struct pl_spec_bench *b)
 	h = hash_str(h, num);
 	for (size_t i = 0; i < b->nparams; i++)
 		h = hash_str(hash_str(h, b->params[i].key), b->params[i].value);
-	qsort(b->env, b->nenv, sizeof *b->env, kv_cmp);
+	if (b->nenv > 1)
+		qsort(b->env, b->nenv, sizeof *b->env, kv_cmp);
 	snprintf(num, sizeof num, "%zu env", b->nenv);
 	h = hash_str(h, num);
 	for (size_t i = 0; i < b->nenv; i++)
