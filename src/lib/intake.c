@@ -225,8 +225,9 @@ static int read_measured(struct pl_yaml *y, yaml_node_t *map, struct pl_intake *
 	return rc;
 }
 
-static int read_root(struct pl_yaml *y, yaml_node_t *root, struct pl_intake *in)
+static int read_root(struct pl_yaml *y, yaml_node_t *root, void *arg)
 {
+	struct pl_intake *in = arg;
 	static const char *const known[] = {
 	    "schema",	 "name",   "benchmark",	    "kpi",
 	    "frequency", "counts", "dominant_cost", "largest_plausible_improvement",
@@ -307,11 +308,7 @@ int pl_intake_load(const char *path, struct pl_intake *out, struct pl_error *err
 		out->counts[i] = NAN;
 	for (int i = 0; i < PL_IM_N; i++)
 		out->measured[i] = NAN;
-	struct pl_yaml y;
-	int rc = pl_yaml_load(path, &y, err);
-	if (rc == PL_OK)
-		rc = read_root(&y, pl_yaml_root(&y), out);
-	pl_yaml_release(&y);
+	int rc = pl_yaml_read(path, read_root, out, err);
 	if (rc)
 		pl_intake_release(out);
 	return rc;

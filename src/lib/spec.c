@@ -257,8 +257,9 @@ static int read_policy(struct pl_yaml *c, yaml_node_t *map, struct pl_spec *s)
 	return rc;
 }
 
-static int read_root(struct pl_yaml *c, yaml_node_t *root, struct pl_spec *s)
+static int read_root(struct pl_yaml *c, yaml_node_t *root, void *arg)
 {
+	struct pl_spec *s = arg;
 	static const char *const known[] = {"suite", "ledger", "benchmarks", "policy", NULL};
 	if (!root)
 		return pl_error_set(c->err, PL_EINPUT, "%s: empty: expected benchmarks: ...",
@@ -307,11 +308,7 @@ int pl_spec_load(const char *path, struct pl_spec *out, struct pl_error *err)
 	out->max_iterations = -1;
 	if (!(out->path = strdup(path)))
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
-	struct pl_yaml y;
-	int rc = pl_yaml_load(path, &y, err);
-	if (rc == PL_OK)
-		rc = read_root(&y, pl_yaml_root(&y), out);
-	pl_yaml_release(&y);
+	int rc = pl_yaml_read(path, read_root, out, err);
 	if (rc)
 		pl_spec_release(out);
 	return rc;

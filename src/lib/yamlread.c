@@ -78,6 +78,16 @@ void pl_yaml_release(struct pl_yaml *y)
 	y->loaded = 0;
 }
 
+int pl_yaml_read(const char *path, pl_yaml_root_fn read, void *arg, struct pl_error *err)
+{
+	struct pl_yaml y;
+	int rc = pl_yaml_load(path, &y, err);
+	if (rc == PL_OK)
+		rc = read(&y, pl_yaml_root(&y), arg);
+	pl_yaml_release(&y);
+	return rc;
+}
+
 yaml_node_t *pl_yaml_root(struct pl_yaml *y)
 {
 	return yaml_document_get_root_node(&y->doc);

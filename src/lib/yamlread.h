@@ -21,6 +21,10 @@ struct pl_yaml {
 /* Read and parse path (a syntax error is PL_EINPUT with its line). */
 int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err);
 void pl_yaml_release(struct pl_yaml *y);
+/* Load path, hand its root node (NULL: an empty file) to read, release:
+ * the status of the load, else read's. */
+typedef int (*pl_yaml_root_fn)(struct pl_yaml *c, yaml_node_t *root, void *arg);
+int pl_yaml_read(const char *path, pl_yaml_root_fn read, void *arg, struct pl_error *err);
 yaml_node_t *pl_yaml_root(struct pl_yaml *y); /* NULL: an empty file */
 yaml_node_t *pl_yaml_node(struct pl_yaml *y, int id);
 
