@@ -59,7 +59,7 @@ const char cmd_bench_usage[] =
     "                          about 2.5%; 1: every run is a sample. Run counts\n"
     "                          count samples\n"
     "      --max-time S        at most S seconds per command for a calibrated\n"
-    "                          batch (default 60)\n"
+    "                          batch (default 60, or --time-budget when given)\n"
     "      --timeout S         kill a run's process group after S seconds (exit 3)\n"
     "      --pin CPU|auto|none run the commands on one CPU: auto (the default\n"
     "                          where several are allowed) picks the highest-numbered\n"
@@ -664,7 +664,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_gpu gpu = {0};
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
-	int batch_given = 0;
+	int batch_given = 0, budget_given = 0, max_time_given = 0;
 	char *joined = NULL;
 
 	/* Everything after "--" is one command's argv. */
@@ -701,6 +701,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_TIME_BUDGET:
 			if (parse_pos("--time-budget", optarg, &cfg->time_budget_s))
 				goto out;
+			budget_given = 1;
 			break;
 		case OPT_PRECISION:
 		{
@@ -801,6 +802,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_MAX_TIME:
 			if (parse_pos("--max-time", optarg, &cfg->max_time_s))
 				goto out;
+			max_time_given = 1;
 			break;
 		case OPT_PIN:
 			if ((cfg->pin = pl_machine_parse_pin(optarg)) < PL_PIN_NONE) {
@@ -973,6 +975,11 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			goto out;
 		}
 	}
+	/* the time the user gave is the time a calibrated batch may take: a
+	 * noisy 4 ms command asked for 0.3 s must not run 778-run batches
+	 * for a minute */
+	if (budget_given && !max_time_given && cfg->time_budget_s < cfg->max_time_s)
+		cfg->max_time_s = cfg->time_budget_s;
 	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
 		pl_die(PL_EXIT_USAGE, "option '--min-runs': %d is more than --max-runs %d",
 		       cfg->min_runs, cfg->max_runs);

@@ -196,6 +196,16 @@ static void plan(const struct pl_bench_config *cfg, struct pl_bench *b, double f
 		target = (size_t)cfg->runs;
 	} else if (cfg->precision_pct > 0) {
 		target = cfg->max_runs > 0 ? (size_t)cfg->max_runs : PRECISION_DEFAULT_MAX;
+		/* batched, a precision never reached ends at --max-time too (200
+		 * samples of a minute's batch each were 40 minutes) */
+		double per = first_wall * (double)k;
+		if (k > 1 && per > 0 && cfg->max_time_s > 0) {
+			size_t cap = (size_t)(cfg->max_time_s / per);
+			if (cap < (size_t)cfg->min_runs)
+				cap = (size_t)cfg->min_runs;
+			if (target > cap)
+				target = cap < 5 ? 5 : cap;
+		}
 	} else {
 		double per = first_wall * (double)k;
 		double by_budget = per > 0 ? cfg->time_budget_s / per : 1e9;
@@ -709,16 +719,21 @@ static void set_batch(struct pl_bench *b, size_t k, const char *why)
 		snprintf(b->batch_why, sizeof(b->batch_why), "%s", why);
 }
 
-/* Under --precision, interleaved commands end when all have reached it. */
+/* Under --precision, interleaved commands end when all have reached it,
+ * or one its most samples. */
 static void stop_together(struct pl_bench_run *run)
 {
-	int pending = 0;
+	int pending = 0, capped = 0;
+	for (size_t i = 0; i < run->nbench; i++)
+		capped |= run->bench[i].state == PL_BENCH_DONE;
 	for (size_t i = 0; i < run->nbench; i++) {
 		struct pl_bench *b = &run->bench[i];
 		if (b->state != PL_BENCH_PENDING)
 			continue;
 		pending = 1;
-		if (!precision_reached(&run->cfg, b))
+		/* one that reached its most samples (--max-runs, or --max-time
+		 * for a batch) ends the others' round too */
+		if (!capped && !precision_reached(&run->cfg, b))
 			return;
 	}
 	if (!pending)
@@ -726,7 +741,7 @@ static void stop_together(struct pl_bench_run *run)
 	/* the last executions judged first: some may be left out */
 	if (run->seg_open) {
 		close_segment(run);
-		for (size_t i = 0; i < run->nbench; i++)
+		for (size_t i = 0; !capped && i < run->nbench; i++)
 			if (run->bench[i].state == PL_BENCH_PENDING &&
 			    !precision_reached(&run->cfg, &run->bench[i]))
 				return;

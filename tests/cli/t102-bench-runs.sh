@@ -5,7 +5,7 @@
 set -e
 # run counts count samples (each the mean of `batch` runs)
 n() { j "$1" "d['benchmarks'][0]['stats']['wall_s']['n']"; }
-run "$PERFLOOP" bench --quiet -w 0 --min-runs 3 --max-runs 4 --time-budget 100 -o a.json -- "$BUSY" 1000
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 3 --max-runs 4 --time-budget 100 --max-time 10 -o a.json -- "$BUSY" 1000
 expect_rc 0
 [ "$(n a.json)" -eq 4 ] || fail "max-runs: $(n a.json) runs"
 run "$PERFLOOP" bench --quiet -w 0 --min-runs 6 --time-budget 0.000001 -o b.json -- "$BUSY" 1000
@@ -24,14 +24,16 @@ expect_rc 0
 c=$(n c3.json)
 [ "$c" -ge 2 ] && [ "$c" -le 6 ] || fail "time budget with --batch 3 gave $c samples"
 check c3.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 3 * d['benchmarks'][0]['stats']['wall_s']['n'] and all(s['counted'] or s['contended'] for s in d['benchmarks'][0]['samples'])"
-# precision: a loose target is met long before max-runs
-run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 200 --precision 40 -o p.json -- "$BUSY" 100000
+# precision: a loose target is met long before max-runs (--max-time keeps
+# a loaded machine's calibrated batches from taking a minute per command:
+# the CI's test timed out so)
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 200 --precision 40 --max-time 10 -o p.json -- "$BUSY" 100000
 expect_rc 0
 p=$(n p.json)
 [ "$p" -ge 5 ] && [ "$p" -lt 200 ] || fail "precision gave $p runs"
 check p.json "d['settings']['precision_pct'] == 40"
 # interleaved commands under --precision stop together (same rounds)
-run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 300 --precision 20 -o p2.json "$BUSY 100000" "$BUSY 300000"
+run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 300 --precision 20 --max-time 10 -o p2.json "$BUSY 100000" "$BUSY 300000"
 expect_rc 0
 check p2.json "len(set(b['stats']['wall_s']['n'] for b in d['benchmarks'])) == 1"
 check p2.json "d['benchmarks'][0]['stats']['wall_s']['n'] < 300"
