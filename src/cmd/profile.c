@@ -12,6 +12,7 @@
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <gelf.h>
 #include <getopt.h>
 #include <math.h>
 #include <sched.h>
@@ -33,6 +34,7 @@
 #include "gpu.h"
 #include "grow.h"
 #include "fingerprint.h"
+#include "linux/allocprof.h"
 #include "linux/counters.h"
 #include "linux/native.h"
 #include "linux/pyproc.h"
@@ -101,6 +103,13 @@ const char cmd_profile_usage[] =
     "                        its rises charged to the stack sampled then:\n"
     "                        PREFIX.memory.svg/.folded (KiB of growth) and\n"
     "                        PREFIX.memory.json (peak, its stack, RSS over time)\n"
+    "      --alloc           a launched program's allocations instead of its CPU:\n"
+    "                        malloc & co. sampled in the process (a preloaded\n"
+    "                        library), bytes allocated, live at the peak and at\n"
+    "                        exit by stack: PREFIX.alloc.svg, .alloc-peak.svg,\n"
+    "                        .alloc-exit.svg (+ .folded) and PREFIX.alloc.json\n"
+    "      --alloc-rate BYTES  one sample per BYTES allocated on average\n"
+    "                        (default 512K; suffixes K, M, G)\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
@@ -147,6 +156,8 @@ enum {
 	OPT_FULL_PATHS,
 	OPT_FOLD_IMPORTS,
 	OPT_MEMORY,
+	OPT_ALLOC,
+	OPT_ALLOC_RATE,
 	OPT_LIVE_TABLE
 };
 
@@ -164,6 +175,8 @@ static const struct option longopts[] = {
     {"full-filenames", no_argument, NULL, OPT_FULL_PATHS},
     {"fold-imports", no_argument, NULL, OPT_FOLD_IMPORTS},
     {"memory", no_argument, NULL, OPT_MEMORY},
+    {"alloc", no_argument, NULL, OPT_ALLOC},
+    {"alloc-rate", required_argument, NULL, OPT_ALLOC_RATE},
     {"live-table", no_argument, NULL, OPT_LIVE_TABLE}, /* perfloop top's */
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
@@ -190,6 +203,8 @@ struct opts {
 	int kernel;
 	double rate, duration, min_share;
 	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports, memory;
+	int alloc;		 /* --alloc: the preloaded sampler instead of stacks */
+	unsigned long long alloc_rate; /* --alloc-rate: mean bytes between samples */
 	int live_table; /* perfloop top: the table redrawn every second */
 	double gpu_hz;
 	long top;
@@ -996,6 +1011,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 			 o->rate);
 		P->mem.growth.root = P->prof.root;
 		P->mem.growth.full_paths = P->prof.full_paths;
+		P->mem.growth.unit = "KiB";
 		if (o->formats & FMT_FOLDED)
 			rc = write_text(o->out, ".memory.folded", pl_prof_folded(&P->mem.growth),
 					&names);
@@ -1620,6 +1636,242 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	return PL_EXIT_OK;
 }
 
+/* --alloc-rate: bytes with an optional K, M or G (KiB, MiB, GiB); 0 bad */
+static unsigned long long parse_bytes(const char *s)
+{
+	char *end;
+	errno = 0;
+	double v = strtod(s, &end);
+	if (errno || end == s || !(v >= 1))
+		return 0;
+	double mul = 1;
+	if (*end == 'K' || *end == 'k')
+		mul = 1024, end++;
+	else if (*end == 'M' || *end == 'm')
+		mul = 1024.0 * 1024, end++;
+	else if (*end == 'G' || *end == 'g')
+		mul = 1024.0 * 1024 * 1024, end++;
+	if (mul > 1 && (*end == 'i' || *end == 'I') && (end[1] == 'B' || end[1] == 'b'))
+		end += 2;
+	else if (mul > 1 && (*end == 'B' || *end == 'b'))
+		end++;
+	if (*end || v * mul > 1e15)
+		return 0;
+	return (unsigned long long)(v * mul);
+}
+
+/* An ELF executable without an interpreter: nothing can be preloaded into
+ * it. 1 static, 0 dynamic or not ELF (a script: its interpreter is). */
+static int is_static_elf(const char *path)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	elf_version(EV_CURRENT);
+	Elf *e = elf_begin(fd, ELF_C_READ, NULL);
+	int st = 0;
+	size_t n = 0;
+	if (e && elf_kind(e) == ELF_K_ELF && elf_getphdrnum(e, &n) == 0) {
+		st = 1;
+		for (size_t i = 0; i < n; i++) {
+			GElf_Phdr ph;
+			if (gelf_getphdr(e, (int)i, &ph) && ph.p_type == PT_INTERP)
+				st = 0;
+		}
+	}
+	if (e)
+		elf_end(e);
+	close(fd);
+	return st;
+}
+
+/* libperfloop-alloc.so: beside this binary (the build tree) or in
+ * ../lib/perfloop (installed) */
+static int alloc_library(char *out, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(out, len, "%.4000s/libperfloop-alloc.so", self);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%.4000s/../lib/perfloop/libperfloop-alloc.so", self);
+	return access(out, R_OK) == 0 ? 0 : -1;
+}
+
+static void remove_dir(const char *dir)
+{
+	DIR *d = opendir(dir);
+	struct dirent *de;
+	while (d && (de = readdir(d))) {
+		char p[4400];
+		if (de->d_name[0] == '.')
+			continue;
+		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
+		unlink(p);
+	}
+	if (d)
+		closedir(d);
+	rmdir(dir);
+}
+
+/* profile --alloc: the program run with the sampler preloaded, its files
+ * read back into flame graphs, the sites' table and PREFIX.alloc.json */
+static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
+{
+	struct opts *o = &P->o;
+	if (!o->argv)
+		return pl_die(PL_EXIT_USAGE, "--alloc: launch the program (-- CMD ...): a running "
+					     "process cannot have the sampler preloaded");
+	if (o->memory || o->gpu || o->live_table)
+		return pl_die(PL_EXIT_USAGE, "--alloc: on its own (not with --memory, --gpu or top)");
+	char lib[4400];
+	if (alloc_library(lib, sizeof lib) != 0)
+		return pl_die(PL_EXIT_INTERNAL, "--alloc: libperfloop-alloc.so is not beside "
+						"perfloop nor in ../lib/perfloop (a broken install)");
+	char *exe = pl_spawn_which(o->argv[0]);
+	if (!exe)
+		return pl_die(PL_EXIT_USAGE, "cannot start '%s': command not found", o->argv[0]);
+	int st = is_static_elf(exe);
+	free(exe);
+	if (st)
+		return pl_die(PL_EXIT_USAGE, "--alloc: '%s' is statically linked: no library can "
+					     "be preloaded into it to see its allocations",
+			      o->argv[0]);
+	char dir[] = "/tmp/perfloop-alloc.XXXXXX";
+	if (!mkdtemp(dir))
+		return pl_die(PL_EXIT_INTERNAL, "cannot make a temporary directory: %s",
+			      strerror(errno));
+	unsigned long long rate = o->alloc_rate ? o->alloc_rate : 512 * 1024;
+	double t0 = pl_now_s();
+	int ep[2]; /* the exec's errno, if it fails; closed by a good exec */
+	if (pipe2(ep, O_CLOEXEC) != 0) {
+		remove_dir(dir);
+		return pl_die(PL_EXIT_INTERNAL, "pipe: %s", strerror(errno));
+	}
+	pid_t pid = fork();
+	if (pid < 0) {
+		remove_dir(dir);
+		return pl_die(PL_EXIT_INTERNAL, "fork: %s", strerror(errno));
+	}
+	if (pid == 0) {
+		char pre[9000], r[32];
+		const char *old = getenv("LD_PRELOAD");
+		snprintf(pre, sizeof pre, "%s%s%.4000s", lib, old && *old ? ":" : "", old ? old : "");
+		snprintf(r, sizeof r, "%llu", rate);
+		setenv("LD_PRELOAD", pre, 1);
+		setenv("PERFLOOP_ALLOC_DIR", dir, 1);
+		setenv("PERFLOOP_ALLOC_RATE", r, 1);
+		/* CPython's small objects come from its own arenas: through
+		 * malloc they are seen */
+		setenv("PYTHONMALLOC", "malloc", 0);
+		close(ep[0]);
+		execvp(o->argv[0], o->argv);
+		int e = errno;
+		if (write(ep[1], &e, sizeof e) < 0)
+			_exit(127);
+		_exit(127);
+	}
+	close(ep[1]);
+	int exec_errno = 0;
+	ssize_t got;
+	while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
+		;
+	close(ep[0]);
+	int status = 0;
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		if (*ctx->interrupted)
+			kill(pid, SIGINT);
+	double wall = pl_now_s() - t0;
+	if (got == (ssize_t)sizeof exec_errno) {
+		remove_dir(dir);
+		return pl_die(PL_EXIT_USAGE, "cannot start '%s': %s", o->argv[0],
+			      strerror(exec_errno));
+	}
+	struct pl_alloc a = {0};
+	struct pl_error err = {{0}};
+	int rc = pl_alloc_read_dir(dir, o->full_paths ? NULL : cwd, &a, &err);
+	remove_dir(dir);
+	if (rc != PL_OK) {
+		pl_alloc_release(&a);
+		return pl_die(pl_exit_code(rc), "%s", rc == PL_ENOMEM ? "out of memory" : err.msg);
+	}
+	a.prof.full_paths = o->full_paths;
+	char title[600];
+	size_t len = 0;
+	title[0] = '\0';
+	for (char **v = o->argv; *v && len < sizeof title - 1; v++)
+		len += (size_t)snprintf(title + len, sizeof title - len, "%s%s", v == o->argv ? "" : " ",
+					*v);
+	printf("perfloop profile: %s (allocations, %.2f s)\n", title, wall);
+	pl_alloc_print(&a, (size_t)o->top);
+	size_t unseen = 0;
+	for (size_t i = 0; i < a.nprocs; i++)
+		unseen += !a.procs[i].finished;
+	if (a.nprocs > 1 || unseen || a.files_empty)
+		printf("  %zu process%s sampled%s%s\n", a.nprocs, a.nprocs == 1 ? "" : "es",
+		       unseen ? " (some ended without their totals: killed, or exec'd)" : "",
+		       a.files_empty ? "; some exec'd before any sample was written" : "");
+	struct pl_strbuf names = {0};
+	static const char *const what[] = {"allocated", "live at the peak", "live at exit"};
+	static const char *const ext[] = {".alloc", ".alloc-peak", ".alloc-exit"};
+	for (int w = 0; w < 3 && rc == 0 && o->formats; w++) {
+		struct pl_prof pr;
+		if (pl_alloc_profile(&a, w, &pr) != 0) {
+			pl_prof_release(&pr);
+			rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+			break;
+		}
+		pr.full_paths = o->full_paths;
+		char t[700], sub[200], f[64];
+		snprintf(t, sizeof t, "Bytes %s: %.500s", what[w], title);
+		snprintf(sub, sizeof sub, "KiB %s by stack, estimated from samples of one per %llu bytes",
+			 what[w], rate);
+		if (o->formats & FMT_FOLDED) {
+			snprintf(f, sizeof f, "%s.folded", ext[w]);
+			rc = write_text(o->out, f, pl_prof_folded(&pr), &names);
+		}
+		if (!rc && (o->formats & FMT_SVG)) {
+			snprintf(f, sizeof f, "%s.svg", ext[w]);
+			rc = write_text(o->out, f, pl_prof_svg(&pr, t, sub), &names);
+		}
+		pl_prof_release(&pr);
+	}
+	if (!rc && o->formats) {
+		json_t *doc = pl_alloc_json(&a, title, (size_t)o->top);
+		rc = write_text(o->out, ".alloc.json", doc ? pl_json_text(doc) : NULL, &names);
+		json_decref(doc);
+	}
+	if (!rc && names.len)
+		printf("\nwrote %s\n", names.s);
+	free(names.s);
+	pl_alloc_release(&a);
+	if (rc)
+		return rc;
+	if (*ctx->interrupted) {
+		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
+		return PL_EXIT_INTERRUPTED;
+	}
+	if (WIFSIGNALED(status)) {
+		char sig[32];
+		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
+			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
+		return PL_EXIT_FAILED;
+	}
+	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
+			WEXITSTATUS(status));
+		return PL_EXIT_FAILED;
+	}
+	return PL_EXIT_OK;
+}
+
 int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct profiler P = {0};
@@ -1690,6 +1942,17 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_MEMORY:
 			o->memory = 1;
+			break;
+		case OPT_ALLOC:
+			o->alloc = 1;
+			break;
+		case OPT_ALLOC_RATE:
+			if (!(o->alloc_rate = parse_bytes(optarg)))
+				return pl_die(PL_EXIT_USAGE,
+					      "option '--alloc-rate': expected a number of bytes "
+					      "(4096, 64K, 1M), got '%s'",
+					      optarg);
+			o->alloc = 1;
 			break;
 		case OPT_LIVE_TABLE:
 			o->live_table = 1;
@@ -1801,6 +2064,8 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		cwd[0] = '\0';
 	P.prof.root = cwd;
 	P.prof.full_paths = o->full_paths;
+	if (o->alloc)
+		return profile_alloc(&P, ctx, cwd);
 	/* auto: Python where CPython runs, native otherwise; a process that
 	 * does not exist gets the Python path's error */
 	if (o->mode == MODE_AUTO)

@@ -119,7 +119,8 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	pl_strbuf_printf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%zu\"><title>",
 			 (unsigned long long)x, (unsigned long long)n->count, d);
 	pl_strbuf_xml(b, shown);
-	pl_strbuf_printf(b, " (%llu samples, %.2f%%)</title>", (unsigned long long)n->count,
+	pl_strbuf_printf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)n->count,
+			 p->unit ? p->unit : "samples",
 			 100.0 * (double)n->count / (double)t->v[0].count);
 	pl_strbuf_printf(b,
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
@@ -179,7 +180,7 @@ static const char script[] =
     "function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
     " matchEl=document.getElementById('matched');total=+frames[0].getAttribute('data-w');\n"
     " frames.forEach(function(g){g.onclick=function(){zoom(g)};\n"
-    "  g.label=g.querySelector('title').textContent.replace(/ \\([0-9]+ samples, [0-9.]+%\\)$/,'');\n"
+    "  g.label=g.querySelector('title').textContent.replace(/ \\([0-9]+ [A-Za-z]+, [0-9.]+%\\)$/,'');\n"
     "  fit(g)});\n"
     " document.getElementById('search').onclick=search;\n"
     " document.getElementById('reset').onclick=function(){zoom(frames[0])};\n"

@@ -51,6 +51,7 @@ struct pl_prof {
 	 * them; full_paths: as read. root NULL: no relative paths. */
 	const char *root;
 	int full_paths;
+	const char *unit; /* what a count is, in the flame graph ("KiB"); NULL: samples */
 };
 
 /* path relative to cwd where under it, else path (a suffix either way) */

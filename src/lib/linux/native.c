@@ -697,6 +697,8 @@ static const struct nmap *map_find(const struct nproc *p, uint64_t addr)
 
 /* The executable mappings of a running process, as MMAP2 records would
  * have told (for -p). Returns a hash of the file (0 when unreadable). */
+static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f);
+
 static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 {
 	char path[64];
@@ -704,6 +706,14 @@ static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 	FILE *f = fopen(path, "r");
 	if (!f)
 		return 0;
+	uint64_t h = maps_from(N, p, f);
+	fclose(f);
+	return h;
+}
+
+/* maps lines from f (a /proc/PID/maps or a copy of one) */
+static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f)
+{
 	char line[4600];
 	uint64_t h = 1469598103934665603ULL;
 	while (fgets(line, sizeof(line), f)) {
@@ -727,7 +737,6 @@ static uint64_t maps_from_proc(struct nat *N, struct nproc *p)
 			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
 		map_add(N, p, s, e - s, off, fi);
 	}
-	fclose(f);
 	return h ? h : 1;
 }
 
@@ -1742,6 +1751,20 @@ void pl_native_syms_maps(struct pl_native_syms *s, pid_t pid)
 	proc_reset(p);
 	maps_from_proc(N, p);
 	N->maps_hash = h;
+}
+
+void pl_native_syms_maps_text(struct pl_native_syms *s, pid_t pid, const char *text, size_t len)
+{
+	struct nat *N = (struct nat *)s;
+	struct nproc *p = proc_get(N, pid, 1);
+	if (!p || !len)
+		return;
+	FILE *f = fmemopen((void *)text, len, "r");
+	if (!f)
+		return;
+	proc_reset(p);
+	maps_from(N, p, f);
+	fclose(f);
 }
 
 size_t pl_native_unwind(struct pl_native_syms *s, pid_t pid, pid_t tid, const uint64_t regs[17],

@@ -68,6 +68,9 @@ struct pl_native_syms *pl_native_syms_new(struct pl_prof *prof, int lines);
 void pl_native_syms_free(struct pl_native_syms *s);
 /* (Re)read pid's executable mappings from /proc/PID/maps when they changed. */
 void pl_native_syms_maps(struct pl_native_syms *s, pid_t pid);
+/* Replace pid's mappings by a copy of its /proc/PID/maps (a process that
+ * has exited: profile --alloc's sampler wrote them). */
+void pl_native_syms_maps_text(struct pl_native_syms *s, pid_t pid, const char *text, size_t len);
 /* Unwind a stopped thread: its registers in DWARF order (rax rdx rcx rbx
  * rsi rdi rbp rsp r8-r15 rip) and a copy of its stack from rsp. pcs: leaf
  * first, callers' return addresses already moved into the call. */

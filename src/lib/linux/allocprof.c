@@ -1,0 +1,756 @@
+/*
+ * profile --alloc's reader: see allocprof.h, and src/preload/alloc.c for
+ * the file format.
+ */
+#include "allocprof.h"
+
+#include <dirent.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../fsio.h"
+#include "../hash.h"
+#include "../render.h"
+#include "native.h"
+
+#define MAX_FRAMES 256
+
+/* frames that allocate on someone else's behalf: the site is the first
+ * frame below them */
+static int allocator_frame(const char *name)
+{
+	static const char *const exact[] = {
+	    "malloc", "calloc", "realloc", "reallocarray", "free", "aligned_alloc",
+	    "posix_memalign", "memalign", "valloc", "pvalloc", "mmap", "mmap64", "strdup",
+	    "strndup", "xmalloc", "xcalloc", "xrealloc", "g_malloc", "g_malloc0", "g_realloc",
+	    "operator new", "operator new[]", "operator new(unsigned long)",
+	    "operator new[](unsigned long)"};
+	static const char *const prefix[] = {"__libc_", "_PyMem_", "PyMem_", "_PyObject_Malloc",
+					     "PyObject_Malloc", "_PyObject_Calloc",
+					     "PyObject_Calloc", "_PyObject_Realloc",
+					     "PyObject_Realloc", "std::allocator",
+					     "std::__new_allocator", "__gnu_cxx::new_allocator",
+					     "std::allocator_traits", "operator new",
+					     "__gnu_cxx::__aligned_membuf"};
+	for (size_t i = 0; i < sizeof exact / sizeof *exact; i++)
+		if (strcmp(name, exact[i]) == 0)
+			return 1;
+	for (size_t i = 0; i < sizeof prefix / sizeof *prefix; i++)
+		if (strncmp(name, prefix[i], strlen(prefix[i])) == 0)
+			return 1;
+	return 0;
+}
+
+/* ---- stacks, interned by their frame ids ---- */
+
+struct intern {
+	uint32_t *tab; /* stack index + 1 */
+	size_t cap;
+};
+
+static uint64_t ids_hash(const uint32_t *ids, size_t n)
+{
+	uint64_t h = PL_FNV_INIT;
+	return pl_fnv1a_bytes(h, ids, n * sizeof(*ids));
+}
+
+static long stack_intern(struct pl_alloc *a, struct intern *in, const uint32_t *ids, size_t n)
+{
+	if ((a->nstacks + 1) * 2 > in->cap) {
+		size_t cap = in->cap ? in->cap * 2 : 1024;
+		uint32_t *t = calloc(cap, sizeof(*t));
+		if (!t)
+			return -1;
+		for (size_t i = 0; i < a->nstacks; i++) {
+			const struct pl_alloc_stack *s = &a->stacks[i];
+			size_t k = ids_hash(a->ids + s->off, s->depth) & (cap - 1);
+			while (t[k])
+				k = (k + 1) & (cap - 1);
+			t[k] = (uint32_t)i + 1;
+		}
+		free(in->tab);
+		in->tab = t;
+		in->cap = cap;
+	}
+	size_t k = ids_hash(ids, n) & (in->cap - 1);
+	while (in->tab[k]) {
+		const struct pl_alloc_stack *s = &a->stacks[in->tab[k] - 1];
+		if (s->depth == n && memcmp(a->ids + s->off, ids, n * sizeof(*ids)) == 0)
+			return in->tab[k] - 1;
+		k = (k + 1) & (in->cap - 1);
+	}
+	if (a->nstacks == a->capstacks) {
+		size_t cap = a->capstacks ? a->capstacks * 2 : 256;
+		struct pl_alloc_stack *g = realloc(a->stacks, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		a->stacks = g;
+		a->capstacks = cap;
+	}
+	if (a->nids + n > a->capids) {
+		size_t cap = a->capids ? a->capids * 2 : 4096;
+		while (cap < a->nids + n)
+			cap *= 2;
+		uint32_t *g = realloc(a->ids, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		a->ids = g;
+		a->capids = cap;
+	}
+	struct pl_alloc_stack *s = &a->stacks[a->nstacks];
+	memset(s, 0, sizeof(*s));
+	s->off = a->nids;
+	s->depth = n;
+	memcpy(a->ids + a->nids, ids, n * sizeof(*ids));
+	a->nids += n;
+	/* the site: innermost frame that is not an allocator's (root first,
+	 * so from the end) */
+	s->site = n ? ids[n - 1] : UINT32_MAX;
+	for (size_t i = n; i-- > 0;)
+		if (!allocator_frame(a->prof.frames[ids[i]].name)) {
+			s->site = ids[i];
+			break;
+		}
+	in->tab[k] = (uint32_t)a->nstacks + 1;
+	return (long)a->nstacks++;
+}
+
+/* ---- live blocks while replaying: address -> (stack, weight) ---- */
+
+struct live {
+	uint64_t *addr; /* 0 empty, 1 deleted */
+	uint32_t *stack;
+	double *w;
+	size_t cap, used, dead;
+};
+
+static size_t live_slot(uint64_t a, size_t cap)
+{
+	return (size_t)((a * 0x9e3779b97f4a7c15ULL) >> 17) & (cap - 1);
+}
+
+static int live_put(struct live *l, uint64_t a, uint32_t st, double w)
+{
+	if ((l->used + l->dead + 1) * 2 > l->cap) {
+		size_t cap = l->cap ? l->cap * 2 : 4096;
+		while ((l->used + 1) * 2 > cap)
+			cap *= 2;
+		uint64_t *na = calloc(cap, sizeof(*na));
+		uint32_t *ns = malloc(cap * sizeof(*ns));
+		double *nw = malloc(cap * sizeof(*nw));
+		if (!na || !ns || !nw) {
+			free(na);
+			free(ns);
+			free(nw);
+			return -1;
+		}
+		for (size_t i = 0; i < l->cap; i++)
+			if (l->addr[i] > 1) {
+				size_t k = live_slot(l->addr[i], cap);
+				while (na[k])
+					k = (k + 1) & (cap - 1);
+				na[k] = l->addr[i];
+				ns[k] = l->stack[i];
+				nw[k] = l->w[i];
+			}
+		free(l->addr);
+		free(l->stack);
+		free(l->w);
+		l->addr = na;
+		l->stack = ns;
+		l->w = nw;
+		l->cap = cap;
+		l->dead = 0;
+	}
+	size_t k = live_slot(a, l->cap);
+	while (l->addr[k] > 1 && l->addr[k] != a)
+		k = (k + 1) & (l->cap - 1);
+	if (l->addr[k] != a)
+		l->used++;
+	l->addr[k] = a;
+	l->stack[k] = st;
+	l->w[k] = w;
+	return 0;
+}
+
+/* 1 and the block's stack and weight, or 0 when not live */
+static int live_take(struct live *l, uint64_t a, uint32_t *st, double *w)
+{
+	if (!l->cap || a <= 1)
+		return 0;
+	size_t k = live_slot(a, l->cap);
+	while (l->addr[k]) {
+		if (l->addr[k] == a) {
+			*st = l->stack[k];
+			*w = l->w[k];
+			l->addr[k] = 1;
+			l->used--;
+			l->dead++;
+			return 1;
+		}
+		k = (k + 1) & (l->cap - 1);
+	}
+	return 0;
+}
+
+static void live_free(struct live *l)
+{
+	free(l->addr);
+	free(l->stack);
+	free(l->w);
+	memset(l, 0, sizeof(*l));
+}
+
+/* ---- one process's file ---- */
+
+struct event {
+	uint64_t t, addr;
+	uint32_t stack; /* UINT32_MAX: a free */
+	double w;
+};
+
+struct reader {
+	const unsigned char *p, *end;
+	int bad;
+};
+
+static int rd(struct reader *r, void *out, size_t n)
+{
+	if ((size_t)(r->end - r->p) < n) {
+		r->bad = 1;
+		return -1;
+	}
+	memcpy(out, r->p, n);
+	r->p += n;
+	return 0;
+}
+
+static double weight(uint64_t size, uint64_t rate)
+{
+	double s = size ? (double)size : 1;
+	double p = -expm1(-s / (double)rate);
+	return p > 0 ? s / p : s;
+}
+
+static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_syms *syms,
+		     const unsigned char *data, size_t len, struct pl_error *err, const char *path)
+{
+	struct reader r = {data + 8, data + len, 0};
+	uint64_t rate;
+	uint32_t pid, ppid;
+	if (rd(&r, &rate, 8) || rd(&r, &pid, 4) || rd(&r, &ppid, 4) || !rate)
+		return pl_error_set(err, PL_EINPUT, "%s: a truncated header", path);
+	a->rate = rate;
+	struct pl_alloc_proc *pp = realloc(a->procs, (a->nprocs + 1) * sizeof(*pp));
+	if (!pp)
+		return PL_ENOMEM;
+	a->procs = pp;
+	struct pl_alloc_proc *P = &a->procs[a->nprocs++];
+	memset(P, 0, sizeof(*P));
+	P->pid = (int)pid;
+	P->ppid = (int)ppid;
+
+	struct event *ev = NULL;
+	size_t nev = 0, capev = 0;
+	char *maps = NULL;
+	size_t mlen = 0, mcap = 0;
+	uint64_t t0 = 0, tend = 0;
+	int rc = PL_OK;
+	while (r.p < r.end && rc == PL_OK) {
+		uint8_t kind = *r.p++;
+		if (kind == 'm' || kind == 'M') {
+			uint32_t n;
+			if (rd(&r, &n, 4) || (size_t)(r.end - r.p) < n)
+				break;
+			if (kind == 'M') {
+				pl_native_syms_maps_text(syms, (pid_t)pid, maps, mlen);
+				mlen = 0;
+				continue;
+			}
+			if (mlen + n > mcap) {
+				size_t cap = (mlen + n) * 2;
+				char *g = realloc(maps, cap);
+				if (!g) {
+					rc = PL_ENOMEM;
+					break;
+				}
+				maps = g;
+				mcap = cap;
+			}
+			memcpy(maps + mlen, r.p, n);
+			mlen += n;
+			r.p += n;
+		} else if (kind == 'A') {
+			uint64_t t, addr, size;
+			uint32_t tid, n;
+			if (rd(&r, &t, 8) || rd(&r, &addr, 8) || rd(&r, &size, 8) || rd(&r, &tid, 4) ||
+			    rd(&r, &n, 4) || (size_t)(r.end - r.p) / 8 < n)
+				break;
+			uint32_t ids[MAX_FRAMES * 4];
+			size_t depth = 0;
+			/* leaf first in the file; every pc a return address but
+			 * the library's own frames, already left out */
+			for (uint32_t i = 0; i < n; i++) {
+				uint64_t pc;
+				memcpy(&pc, r.p + 8 * (size_t)i, 8);
+				const uint32_t *fids;
+				enum pl_native_kind k;
+				size_t m = i < MAX_FRAMES
+					       ? pl_native_pc_frames(syms, (pid_t)pid, pc - 1, &fids, &k)
+					       : 0;
+				for (size_t j = 0; j < m && depth < sizeof ids / sizeof *ids; j++)
+					ids[depth++] = fids[j];
+			}
+			r.p += 8 * (size_t)n;
+			/* root first */
+			for (size_t i = 0; i < depth / 2; i++) {
+				uint32_t x = ids[i];
+				ids[i] = ids[depth - 1 - i];
+				ids[depth - 1 - i] = x;
+			}
+			if (!depth) {
+				long u = pl_prof_frame(&a->prof, "[unknown]", "", 0, 0, 0);
+				if (u < 0) {
+					rc = PL_ENOMEM;
+					break;
+				}
+				ids[depth++] = (uint32_t)u;
+			}
+			long st = stack_intern(a, in, ids, depth);
+			if (st < 0) {
+				rc = PL_ENOMEM;
+				break;
+			}
+			if (nev == capev) {
+				capev = capev ? capev * 2 : 4096;
+				struct event *g = realloc(ev, capev * sizeof(*g));
+				if (!g) {
+					rc = PL_ENOMEM;
+					break;
+				}
+				ev = g;
+			}
+			ev[nev++] = (struct event){t, addr, (uint32_t)st, weight(size, rate)};
+			if (!t0)
+				t0 = t;
+			tend = t;
+			P->samples++;
+		} else if (kind == 'F') {
+			uint64_t t, addr;
+			if (rd(&r, &t, 8) || rd(&r, &addr, 8))
+				break;
+			if (nev == capev) {
+				capev = capev ? capev * 2 : 4096;
+				struct event *g = realloc(ev, capev * sizeof(*g));
+				if (!g) {
+					rc = PL_ENOMEM;
+					break;
+				}
+				ev = g;
+			}
+			ev[nev++] = (struct event){t, addr, UINT32_MAX, 0};
+			tend = t;
+		} else if (kind == 'E') {
+			uint64_t t;
+			if (rd(&r, &t, 8) || rd(&r, &P->calls, 8) || rd(&r, &P->bytes, 8) ||
+			    rd(&r, &P->dropped, 8))
+				break;
+			tend = t;
+			P->finished = 1;
+		} else {
+			break; /* a record cut by a kill: what came before stands */
+		}
+	}
+	free(maps);
+	if (rc != PL_OK) {
+		free(ev);
+		return rc;
+	}
+	if (a->prof.oom) {
+		free(ev);
+		return PL_ENOMEM;
+	}
+	P->duration = tend > t0 ? (double)(tend - t0) / 1e9 : 0;
+
+	/* replay: allocated and live by stack, the peak, the growth by tenths */
+	struct live l = {0};
+	double live = 0;
+	size_t peak_at = 0;
+	for (size_t i = 0; i < nev && rc == PL_OK; i++) {
+		struct event *e = &ev[i];
+		if (e->stack != UINT32_MAX) {
+			struct pl_alloc_stack *s = &a->stacks[e->stack];
+			uint32_t ost;
+			double ow;
+			if (live_take(&l, e->addr, &ost, &ow)) { /* its free went unseen */
+				a->stacks[ost].live -= ow;
+				live -= ow;
+			}
+			s->alloc_bytes += e->w;
+			s->samples++;
+			s->live += e->w;
+			live += e->w;
+			P->est_bytes += e->w;
+			if (live_put(&l, e->addr, e->stack, e->w) != 0)
+				rc = PL_ENOMEM;
+			if (live > P->peak_live) {
+				P->peak_live = live;
+				P->peak_t = (double)(e->t - t0) / 1e9;
+				peak_at = i + 1;
+			}
+		} else {
+			uint32_t st;
+			double w;
+			if (live_take(&l, e->addr, &st, &w)) {
+				a->stacks[st].live -= w;
+				live -= w;
+			}
+		}
+		if (tend > t0) {
+			int tenth = (int)(10.0 * (double)(e->t - t0) / (double)(tend - t0));
+			for (int k = tenth < 10 ? tenth : 9; k < 10; k++)
+				P->growth[k] = live;
+		}
+	}
+	/* sums of doubles: a stack whose blocks were all freed keeps a
+	 * rounding residue */
+	P->end_live = live < 0.5 ? 0 : live;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		if (a->stacks[i].live >= 0.5)
+			a->stacks[i].live_end += a->stacks[i].live;
+		a->stacks[i].live = 0;
+	}
+	/* live at the peak: the replay again, up to it */
+	live_free(&l);
+	for (size_t i = 0; i < peak_at && rc == PL_OK; i++) {
+		struct event *e = &ev[i];
+		uint32_t st;
+		double w;
+		if (live_take(&l, e->addr, &st, &w))
+			a->stacks[st].live -= w;
+		if (e->stack != UINT32_MAX) {
+			a->stacks[e->stack].live += e->w;
+			if (live_put(&l, e->addr, e->stack, e->w) != 0)
+				rc = PL_ENOMEM;
+		}
+	}
+	for (size_t i = 0; i < a->nstacks; i++) {
+		if (a->stacks[i].live >= 0.5)
+			a->stacks[i].live_peak += a->stacks[i].live;
+		a->stacks[i].live = 0;
+	}
+	live_free(&l);
+	free(ev);
+	return rc;
+}
+
+int pl_alloc_read_dir(const char *dir, const char *root, struct pl_alloc *a, struct pl_error *err)
+{
+	a->prof.root = root;
+	DIR *d = opendir(dir);
+	if (!d)
+		return pl_error_set(err, PL_ESYS, "cannot read '%s'", dir);
+	char **names = NULL;
+	size_t n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "alloc.", 6) != 0)
+			continue;
+		char **g = realloc(names, (n + 1) * sizeof(*g));
+		if (!g || !(g[n] = strdup(de->d_name))) {
+			free(g ? g : names);
+			closedir(d);
+			return PL_ENOMEM;
+		}
+		names = g;
+		n++;
+	}
+	closedir(d);
+	struct pl_native_syms *syms = pl_native_syms_new(&a->prof, 0);
+	struct intern in = {0};
+	int rc = syms ? PL_OK : PL_ENOMEM;
+	for (size_t i = 0; i < n && rc == PL_OK; i++) {
+		char path[4400];
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]);
+		size_t len = 0;
+		int missing = 0;
+		char *data = pl_fsio_read(path, &len, &missing);
+		if (!data) {
+			rc = pl_error_set(err, PL_ESYS, "cannot read '%s'", path);
+			break;
+		}
+		if (len < 8 || memcmp(data, "PLALLOC1", 8) != 0)
+			a->files_empty++;
+		else
+			rc = read_proc(a, &in, syms, (const unsigned char *)data, len, err, path);
+		free(data);
+	}
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	free(in.tab);
+	pl_native_syms_free(syms);
+	return rc;
+}
+
+int pl_alloc_profile(const struct pl_alloc *a, int what, struct pl_prof *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->root = a->prof.root;
+	out->unit = "KiB";
+	/* the same frame ids: copy the frames first */
+	for (size_t i = 0; i < a->prof.nframes; i++) {
+		const struct pl_prof_frame *f = &a->prof.frames[i];
+		if (pl_prof_frame(out, f->name, f->file, f->line, f->func_line, f->synthetic) < 0)
+			return -1;
+	}
+	uint32_t ids[MAX_FRAMES * 4 + 1];
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct pl_alloc_stack *s = &a->stacks[i];
+		double v = what == 0 ? s->alloc_bytes : what == 1 ? s->live_end : s->live_peak;
+		uint64_t kib = (uint64_t)llround(v / 1024);
+		if (kib == 0)
+			continue;
+		size_t d = s->depth < MAX_FRAMES * 4 ? s->depth : MAX_FRAMES * 4;
+		memcpy(ids, a->ids + s->off, d * sizeof(*ids));
+		if (pl_prof_add(out, ids, d, kib) != 0)
+			return -1;
+	}
+	return out->oom ? -1 : 0;
+}
+
+/* ---- sites: stacks grouped by their allocating frame ---- */
+
+struct site {
+	uint32_t frame;
+	double alloc, live_end, live_peak;
+	uint64_t samples;
+};
+
+static int cmp_site(const void *x, const void *y)
+{
+	const struct site *a = x, *b = y;
+	return a->alloc < b->alloc ? 1 : a->alloc > b->alloc ? -1 : (int)a->frame - (int)b->frame;
+}
+
+static struct site *sites(const struct pl_alloc *a, size_t *n)
+{
+	struct site *s = calloc(a->prof.nframes + 1, sizeof(*s));
+	if (!s)
+		return NULL;
+	for (size_t i = 0; i < a->prof.nframes; i++)
+		s[i].frame = (uint32_t)i;
+	for (size_t i = 0; i < a->nstacks; i++) {
+		const struct pl_alloc_stack *st = &a->stacks[i];
+		if (st->site >= a->prof.nframes)
+			continue;
+		struct site *x = &s[st->site];
+		x->alloc += st->alloc_bytes;
+		x->live_end += st->live_end;
+		x->live_peak += st->live_peak;
+		x->samples += st->samples;
+	}
+	size_t k = 0;
+	for (size_t i = 0; i < a->prof.nframes; i++)
+		if (s[i].samples) {
+			s[i].live_end = s[i].live_end < 0.5 ? 0 : s[i].live_end;
+			s[i].live_peak = s[i].live_peak < 0.5 ? 0 : s[i].live_peak;
+			s[k++] = s[i];
+		}
+	if (k)
+		qsort(s, k, sizeof(*s), cmp_site);
+	*n = k;
+	return s;
+}
+
+static json_t *frame_json(const struct pl_alloc *a, uint32_t id)
+{
+	const struct pl_prof_frame *f = &a->prof.frames[id];
+	return json_pack("{s:s, s:s, s:i}", "function", f->name, "file",
+			 pl_prof_shown_file(&a->prof, f->file), "line", f->line);
+}
+
+/* Live bytes rising through a process's run: its live bytes at exit are
+ * its peak (within 5%), at least 1 MiB, and rose in 6 or more of the 9
+ * steps between tenths of the run. The process's index (message in msg),
+ * or -1. */
+static int growth(const struct pl_alloc *a, char *msg, size_t len)
+{
+	int best = -1;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct pl_alloc_proc *p = &a->procs[i];
+		int rises = 0;
+		for (int k = 1; k < 10; k++)
+			rises += p->growth[k] > p->growth[k - 1] * 1.01;
+		if (p->end_live >= 1 << 20 && p->end_live >= 0.95 * p->peak_live && rises >= 6 &&
+		    (best < 0 || p->end_live > a->procs[best].end_live))
+			best = (int)i;
+	}
+	if (best < 0)
+		return -1;
+	const struct pl_alloc_proc *p = &a->procs[best];
+	/* the site holding most of it */
+	size_t ns = 0;
+	struct site *s = sites(a, &ns);
+	size_t top = 0;
+	for (size_t i = 1; s && i < ns; i++)
+		if (s[i].live_end > s[top].live_end)
+			top = i;
+	char b[32], c[32];
+	int w = snprintf(msg, len,
+			 "live memory grows through the run: %s live at exit, rising in most tenths "
+			 "of the run (process %d)",
+			 pl_fmt_bytes(b, sizeof b, p->end_live), p->pid);
+	if (s && ns && s[top].live_end > 0 && w > 0 && (size_t)w < len) {
+		const struct pl_prof_frame *f = &a->prof.frames[s[top].frame];
+		snprintf(msg + w, len - (size_t)w, "; %s of it allocated in %.100s (%.200s:%d)",
+			 pl_fmt_bytes(c, sizeof c, s[top].live_end), f->name,
+			 pl_prof_shown_file(&a->prof, f->file), f->line);
+	}
+	free(s);
+	return best;
+}
+
+static int cmp_live_end(const void *x, const void *y, void *ctx)
+{
+	const struct pl_alloc *a = ctx;
+	double u = a->stacks[*(const size_t *)x].live_end, v = a->stacks[*(const size_t *)y].live_end;
+	return u < v ? 1 : u > v ? -1 : 0;
+}
+
+json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
+{
+	double est = 0, live_end = 0;
+	uint64_t samples = 0, dropped = 0, calls = 0, bytes = 0;
+	json_t *procs = json_array();
+	for (size_t i = 0; i < a->nprocs; i++) {
+		const struct pl_alloc_proc *p = &a->procs[i];
+		calls += p->calls;
+		bytes += p->bytes;
+		est += p->est_bytes;
+		live_end += p->end_live;
+		samples += p->samples;
+		dropped += p->dropped;
+		json_t *g = json_array();
+		for (int k = 0; k < 10; k++)
+			json_array_append_new(g, json_real(p->growth[k]));
+		json_array_append_new(
+		    procs, json_pack("{s:i, s:i, s:b, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:o}",
+				     "pid", p->pid, "ppid", p->ppid, "finished", p->finished,
+				     "allocations", (json_int_t)p->calls, "allocated_bytes_exact",
+				     (json_int_t)p->bytes, "samples", (json_int_t)p->samples,
+				     "allocated_bytes", p->est_bytes, "peak_live_bytes", p->peak_live,
+				     "peak_t_s", p->peak_t, "live_at_exit_bytes", p->end_live,
+				     "duration_s", p->duration, "live_by_tenth", g));
+	}
+	size_t ns = 0;
+	struct site *s = sites(a, &ns);
+	json_t *jsites = json_array();
+	for (size_t i = 0; s && i < ns && i < top; i++) {
+		json_t *f = frame_json(a, s[i].frame);
+		json_object_set_new(f, "allocated_bytes", json_real(s[i].alloc));
+		json_object_set_new(f, "live_at_exit_bytes", json_real(s[i].live_end));
+		json_object_set_new(f, "live_at_peak_bytes", json_real(s[i].live_peak));
+		json_object_set_new(f, "samples", json_integer((json_int_t)s[i].samples));
+		json_array_append_new(jsites, f);
+	}
+	free(s);
+	/* live at exit by whole stack: the leak list */
+	json_t *leaks = json_array();
+	size_t *ord = malloc((a->nstacks + 1) * sizeof(*ord));
+	size_t nl = 0;
+	for (size_t i = 0; ord && i < a->nstacks; i++)
+		if (a->stacks[i].live_end >= 1)
+			ord[nl++] = i;
+	if (nl)
+		qsort_r(ord, nl, sizeof(*ord), cmp_live_end, (void *)a);
+	for (size_t i = 0; i < nl && i < top; i++) {
+		const struct pl_alloc_stack *st = &a->stacks[ord[i]];
+		json_t *fr = json_array();
+		for (size_t k = st->depth; k-- > 0;)
+			json_array_append_new(fr, frame_json(a, a->ids[st->off + k]));
+		json_array_append_new(leaks,
+				      json_pack("{s:f, s:I, s:o, s:o}", "bytes", st->live_end, "samples",
+						(json_int_t)st->samples, "site",
+						frame_json(a, st->site < a->prof.nframes ? st->site
+											 : a->ids[st->off]),
+						"stack", fr));
+	}
+	free(ord);
+	json_t *findings = json_array();
+	char msg[600];
+	int gp = growth(a, msg, sizeof msg);
+	if (gp >= 0)
+		json_array_append_new(findings,
+				      json_pack("{s:s, s:s, s:s, s:i}", "rule", "memory-growth",
+						"severity", "critical", "message", msg, "pid",
+						a->procs[gp].pid));
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+			 "schema", "perfloop.alloc/1", "command", command ? command : "", "rate_bytes",
+			 (json_int_t)a->rate, "allocations", (json_int_t)calls, "allocated_bytes_exact",
+			 (json_int_t)bytes,
+			 "allocated_bytes", est, "live_at_exit_bytes", live_end, "samples",
+			 (json_int_t)samples, "dropped", (json_int_t)dropped, "processes_without_data",
+			 (json_int_t)a->files_empty, "processes", procs, "sites", jsites, "live_at_exit",
+			 leaks, "findings", findings);
+}
+
+void pl_alloc_print(const struct pl_alloc *a, size_t top)
+{
+	double calls = 0, bytes = 0, est = 0, live = 0, peak = 0;
+	uint64_t samples = 0;
+	for (size_t i = 0; i < a->nprocs; i++) {
+		calls += (double)a->procs[i].calls;
+		bytes += (double)a->procs[i].bytes;
+		est += a->procs[i].est_bytes;
+		live += a->procs[i].end_live;
+		samples += a->procs[i].samples;
+		if (a->procs[i].peak_live > peak)
+			peak = a->procs[i].peak_live;
+	}
+	char b1[32], b2[32], b3[32], b4[32], rate[32];
+	size_t finished = 0;
+	for (size_t i = 0; i < a->nprocs; i++)
+		finished += a->procs[i].finished;
+	if (finished)
+		printf("  allocations: %.0f calls, %s", calls, pl_fmt_bytes(b1, sizeof b1, bytes));
+	else
+		printf("  allocations: no totals (the program ended before writing them)");
+	printf(" (sampled: %llu samples, one per %s on average, estimating %s)\n",
+	       (unsigned long long)samples, pl_fmt_bytes(rate, sizeof rate, (double)a->rate),
+	       pl_fmt_bytes(b2, sizeof b2, est));
+	printf("  live: %s at the peak, %s at exit\n", pl_fmt_bytes(b3, sizeof b3, peak),
+	       pl_fmt_bytes(b4, sizeof b4, live));
+	char msg[600];
+	if (growth(a, msg, sizeof msg) >= 0)
+		printf("  finding (critical): %s\n", msg);
+	size_t ns = 0;
+	struct site *s = sites(a, &ns);
+	if (!s || !ns) {
+		free(s);
+		return;
+	}
+	printf("\n  %-10s %6s %-10s %-10s  %s\n", "allocated", "share", "at peak", "at exit",
+	       "site");
+	for (size_t i = 0; i < ns && i < top; i++) {
+		const struct pl_prof_frame *f = &a->prof.frames[s[i].frame];
+		char c1[32], c2[32], c3[32];
+		printf("  %-10s %5.1f%% %-10s %-10s  %s (%s:%d)\n",
+		       pl_fmt_bytes(c1, sizeof c1, s[i].alloc), est > 0 ? 100 * s[i].alloc / est : 0,
+		       pl_fmt_bytes(c2, sizeof c2, s[i].live_peak),
+		       pl_fmt_bytes(c3, sizeof c3, s[i].live_end), f->name,
+		       pl_prof_shown_file(&a->prof, f->file), f->line);
+	}
+	free(s);
+}
+
+void pl_alloc_release(struct pl_alloc *a)
+{
+	pl_prof_release(&a->prof);
+	free(a->ids);
+	free(a->stacks);
+	free(a->procs);
+	memset(a, 0, sizeof(*a));
+}

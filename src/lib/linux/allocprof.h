@@ -1,0 +1,66 @@
+/*
+ * profile --alloc: what libperfloop-alloc.so (src/preload/alloc.c) wrote,
+ * read back. Each sampled allocation of s bytes at mean interval RATE
+ * stands for s / (1 - exp(-s/RATE)) bytes (its inverse probability of
+ * being sampled), so sums by stack are unbiased estimates of the bytes
+ * allocated there. Replayed in order with the sampled frees, they give
+ * the bytes still live at exit and at each process's peak, by stack.
+ */
+#ifndef PL_ALLOCPROF_H
+#define PL_ALLOCPROF_H
+
+#include <jansson.h>
+#include <stdint.h>
+
+#include "error.h"
+#include "profdata.h"
+
+struct pl_alloc_stack {
+	size_t off, depth;   /* frame ids in pl_alloc.ids, root first */
+	uint32_t site;	     /* the allocating frame (allocator wrappers skipped) */
+	double alloc_bytes;  /* estimated */
+	double live_end;     /* estimated, live when its process exited */
+	double live_peak;    /* live at its process's peak */
+	uint64_t samples;
+	double live;	     /* while replaying */
+};
+
+struct pl_alloc_proc {
+	int pid, ppid;
+	uint64_t calls, bytes; /* exact: every allocation the sampler saw */
+	uint64_t samples, dropped;
+	double est_bytes;      /* the samples' estimate of bytes */
+	double peak_live, peak_t, end_live, duration;
+	int finished;	       /* its end record was written (not killed, not exec'd) */
+	double growth[10];     /* live bytes at the end of each tenth of its run */
+};
+
+struct pl_alloc {
+	uint64_t rate;
+	struct pl_prof prof; /* frames (and the sites' names) */
+	uint32_t *ids;
+	size_t nids, capids;
+	struct pl_alloc_stack *stacks;
+	size_t nstacks, capstacks;
+	struct pl_alloc_proc *procs;
+	size_t nprocs;
+	size_t files_empty; /* processes that wrote nothing (exec'd before a flush) */
+	char *sort_scratch;
+};
+
+/* Read every alloc.PID.N in dir. root: paths shown relative to it. */
+int pl_alloc_read_dir(const char *dir, const char *root, struct pl_alloc *a, struct pl_error *err);
+
+/* A profile of one measure (0 allocated, 1 live at exit, 2 live at peak)
+ * in KiB, with a root per process when there are several. */
+int pl_alloc_profile(const struct pl_alloc *a, int what, struct pl_prof *out);
+
+/* The perfloop.alloc/1 document. */
+json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top);
+
+/* The sites' table, most allocated first: printed. */
+void pl_alloc_print(const struct pl_alloc *a, size_t top);
+
+void pl_alloc_release(struct pl_alloc *a);
+
+#endif

@@ -1,0 +1,626 @@
+/*
+ * libperfloop-alloc.so: `perfloop profile --alloc`'s allocation sampler,
+ * loaded into the measured program with LD_PRELOAD.
+ *
+ * It interposes malloc, calloc, realloc, reallocarray, free, the aligned
+ * allocators, anonymous mmap/munmap, and samples the bytes allocated the
+ * way tcmalloc's and jemalloc's heap profilers do: each thread counts
+ * down an exponentially distributed number of bytes (mean RATE) and the
+ * allocation that crosses zero is sampled, so an allocation of s bytes is
+ * sampled with probability 1 - exp(-s/RATE) whatever the sizes around it,
+ * and weighting it by s / (1 - exp(-s/RATE)) (done by the reader) gives an
+ * unbiased estimate of the bytes by stack. A sampled allocation's stack is
+ * taken with glibc's backtrace() (the unwinder that reads .eh_frame: no
+ * frame pointers needed); its address is kept so that its free is seen.
+ * Everything else costs a countdown and, per free, one load from a filter.
+ *
+ * Why ours and not heaptrack's or memray's: those trace every allocation
+ * (heaptrack: ~1.5-5x on allocation-heavy code); sampling bounds the cost
+ * and still answers "which stacks allocate and keep the bytes".
+ *
+ * Output: one file per process, $PERFLOOP_ALLOC_DIR/alloc.PID.N, written
+ * through a buffer:
+ *   "PLALLOC1" u64 rate  u32 pid  u32 ppid
+ *   'm' u32 len bytes    a piece of /proc/self/maps (at start, after a
+ *                        dlopen, at exit); 'M' u32 0 ends a copy
+ *   'A' u64 t_ns u64 addr u64 size u32 tid u32 nframes u64 pcs[nframes]
+ *   'F' u64 t_ns u64 addr              a sampled allocation freed
+ *   'E' u64 t_ns u64 calls u64 bytes u64 dropped   at exit: exact totals
+ * (native byte order: the reader is the perfloop that started it).
+ *
+ * A forked child starts its own file; an exec'd program loads this again
+ * (LD_PRELOAD is inherited) and starts another. Not malloc'd, anything
+ * here: the buffers are static or mmap'd.
+ */
+#include <dlfcn.h>
+#include <errno.h>
+#include <execinfo.h>
+#include <fcntl.h>
+#include <link.h>
+#include <math.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#define EXPORT __attribute__((visibility("default")))
+#define TLS __thread __attribute__((tls_model("initial-exec")))
+
+#define MAX_FRAMES 128
+#define FILTER_BITS 22
+
+static void *(*real_malloc)(size_t);
+static void *(*real_calloc)(size_t, size_t);
+static void *(*real_realloc)(void *, size_t);
+static void (*real_free)(void *);
+static int (*real_posix_memalign)(void **, size_t, size_t);
+static void *(*real_aligned_alloc)(size_t, size_t);
+static void *(*real_memalign)(size_t, size_t);
+static void *(*real_valloc)(size_t);
+static void *(*real_pvalloc)(size_t);
+static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
+static int (*real_munmap)(void *, size_t);
+static void *(*real_dlopen)(const char *, int);
+static void (*real_exit)(int);
+
+/* 0: not started, 1: resolving (dlsym's own allocations from boot[]),
+ * 2: sampling, 3: off (no output directory, or stopped at exit) */
+static atomic_int state;
+static char boot[1 << 16] __attribute__((aligned(64)));
+static atomic_size_t boot_used;
+
+static uint64_t rate = 512 * 1024;
+static int out_fd = -1;
+static char out_dir[3800];
+static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+static unsigned char buf[1 << 16];
+static size_t buf_len;
+static int maps_dirty = 1;
+static atomic_ullong calls, bytes, dropped;
+static uintptr_t self_lo, self_hi; /* this library's text: its frames are left out */
+
+/* the sampled addresses: an exact table under mu, and a counting filter
+ * read without a lock, so that a free of an unsampled block (nearly all)
+ * costs one load */
+static _Atomic uint16_t *filter;
+static uintptr_t *table;
+static size_t table_cap, table_used, table_tomb;
+#define TOMB ((uintptr_t)1)
+
+static TLS int64_t left;
+static TLS uint64_t rng;
+static TLS int busy;
+
+static int in_boot(const void *p)
+{
+	return (const char *)p >= boot && (const char *)p < boot + sizeof(boot);
+}
+
+static void *boot_alloc(size_t n)
+{
+	n = (n + 15) & ~(size_t)15;
+	size_t at = atomic_fetch_add(&boot_used, n);
+	if (at + n > sizeof(boot))
+		return NULL;
+	return boot + at;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t next_rand(void)
+{
+	if (!rng) {
+		const char *s = getenv("PERFLOOP_ALLOC_SEED");
+		rng = (s ? strtoull(s, NULL, 10) : (uint64_t)now_ns()) ^
+		      ((uint64_t)syscall(SYS_gettid) * 0x9e3779b97f4a7c15ULL);
+		if (!rng)
+			rng = 1;
+	}
+	/* xorshift64* */
+	rng ^= rng >> 12;
+	rng ^= rng << 25;
+	rng ^= rng >> 27;
+	return rng * 0x2545f4914f6cdd1dULL;
+}
+
+/* bytes until the next sample: exponential with mean rate */
+static int64_t draw(void)
+{
+	double u = ((double)(next_rand() >> 11) + 0.5) / 9007199254740992.0;
+	double x = -log(u) * (double)rate;
+	return x < 1 ? 1 : x > 9e18 ? INT64_MAX : (int64_t)x;
+}
+
+/* ---- output (under mu) ---- */
+
+static void flush_locked(void)
+{
+	size_t off = 0;
+	while (out_fd >= 0 && off < buf_len) {
+		ssize_t w = write(out_fd, buf + off, buf_len - off);
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0)
+			break;
+		off += (size_t)w;
+	}
+	buf_len = 0;
+}
+
+static void put(const void *p, size_t n)
+{
+	if (buf_len + n > sizeof(buf))
+		flush_locked();
+	memcpy(buf + buf_len, p, n);
+	buf_len += n;
+}
+
+static void put_u8(uint8_t v) { put(&v, 1); }
+static void put_u32(uint32_t v) { put(&v, 4); }
+static void put_u64(uint64_t v) { put(&v, 8); }
+
+static void maps_locked(void)
+{
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	static char chunk[16384];
+	ssize_t n;
+	while ((n = read(fd, chunk, sizeof(chunk))) > 0) {
+		put_u8('m');
+		put_u32((uint32_t)n);
+		put(chunk, (size_t)n);
+	}
+	close(fd);
+	put_u8('M');
+	put_u32(0);
+	maps_dirty = 0;
+}
+
+static void open_output_locked(void)
+{
+	char path[4000];
+	int pid = (int)getpid();
+	for (int seq = 0; seq < 1000; seq++) {
+		snprintf(path, sizeof(path), "%s/alloc.%d.%d", out_dir, pid, seq);
+		out_fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+		if (out_fd >= 0 || errno != EEXIST)
+			break;
+	}
+	if (out_fd < 0) {
+		atomic_store(&state, 3);
+		return;
+	}
+	buf_len = 0;
+	put("PLALLOC1", 8);
+	put_u64(rate);
+	put_u32((uint32_t)pid);
+	put_u32((uint32_t)getppid());
+	maps_dirty = 1;
+}
+
+/* ---- the sampled set (table under mu) ---- */
+
+static size_t slot_of(uintptr_t a, size_t cap)
+{
+	uint64_t h = (uint64_t)a * 0x9e3779b97f4a7c15ULL;
+	return (size_t)(h >> 20) & (cap - 1);
+}
+
+static size_t filter_of(uintptr_t a)
+{
+	uint64_t h = (uint64_t)a * 0xff51afd7ed558ccdULL;
+	return (size_t)(h >> (64 - FILTER_BITS));
+}
+
+static void *raw_pages(size_t n)
+{
+	void *p = real_mmap ? real_mmap(NULL, n, PROT_READ | PROT_WRITE,
+					 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0)
+			    : MAP_FAILED;
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int table_grow_locked(void)
+{
+	size_t cap = table_cap ? table_cap * 2 : 1 << 16;
+	uintptr_t *t = raw_pages(cap * sizeof(*t));
+	if (!t)
+		return -1;
+	for (size_t i = 0; i < table_cap; i++) {
+		uintptr_t a = table[i];
+		if (a > TOMB) {
+			size_t s = slot_of(a, cap);
+			while (t[s])
+				s = (s + 1) & (cap - 1);
+			t[s] = a;
+		}
+	}
+	if (table)
+		real_munmap(table, table_cap * sizeof(*table));
+	table = t;
+	table_cap = cap;
+	table_tomb = 0;
+	return 0;
+}
+
+static int table_add_locked(uintptr_t a)
+{
+	if ((table_used + table_tomb + 1) * 4 > table_cap * 3 && table_grow_locked() != 0)
+		return -1;
+	size_t s = slot_of(a, table_cap);
+	while (table[s] > TOMB) {
+		if (table[s] == a)
+			return 0; /* already there (a block freed unseen, then reused) */
+		s = (s + 1) & (table_cap - 1);
+	}
+	if (table[s] == TOMB)
+		table_tomb--;
+	table[s] = a;
+	table_used++;
+	atomic_fetch_add_explicit(&filter[filter_of(a)], 1, memory_order_relaxed);
+	return 0;
+}
+
+static int table_del_locked(uintptr_t a)
+{
+	if (!table_cap)
+		return 0;
+	size_t s = slot_of(a, table_cap);
+	while (table[s]) {
+		if (table[s] == a) {
+			table[s] = TOMB;
+			table_used--;
+			table_tomb++;
+			atomic_fetch_sub_explicit(&filter[filter_of(a)], 1, memory_order_relaxed);
+			return 1;
+		}
+		s = (s + 1) & (table_cap - 1);
+	}
+	return 0;
+}
+
+/* ---- sampling ---- */
+
+static void sample(void *p, size_t size)
+{
+	if (!p || atomic_load_explicit(&state, memory_order_relaxed) != 2)
+		return;
+	busy = 1;
+	void *pcs[MAX_FRAMES];
+	int n = backtrace(pcs, MAX_FRAMES);
+	int from = 0;
+	while (from < n && (uintptr_t)pcs[from] >= self_lo && (uintptr_t)pcs[from] < self_hi)
+		from++;
+	uint64_t t = now_ns();
+	pthread_mutex_lock(&mu);
+	if (out_fd >= 0) {
+		if (table_add_locked((uintptr_t)p) != 0) {
+			atomic_fetch_add(&dropped, 1);
+		} else {
+			if (maps_dirty)
+				maps_locked();
+			put_u8('A');
+			put_u64(t);
+			put_u64((uint64_t)(uintptr_t)p);
+			put_u64(size);
+			put_u32((uint32_t)syscall(SYS_gettid));
+			put_u32((uint32_t)(n - from));
+			for (int i = from; i < n; i++)
+				put_u64((uint64_t)(uintptr_t)pcs[i]);
+		}
+	}
+	pthread_mutex_unlock(&mu);
+	busy = 0;
+}
+
+static inline void counted(void *p, size_t size)
+{
+	if (!p || busy)
+		return;
+	atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
+	if (!left)
+		left = draw();
+	left -= (int64_t)(size ? size : 1);
+	if (left > 0)
+		return;
+	left = draw();
+	sample(p, size);
+}
+
+static inline void released(void *p)
+{
+	if (!p || !filter ||
+	    !atomic_load_explicit(&filter[filter_of((uintptr_t)p)], memory_order_relaxed))
+		return;
+	uint64_t t = now_ns();
+	pthread_mutex_lock(&mu);
+	if (table_del_locked((uintptr_t)p) && out_fd >= 0) {
+		put_u8('F');
+		put_u64(t);
+		put_u64((uint64_t)(uintptr_t)p);
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+/* ---- start, fork, exit ---- */
+
+static void finish(void)
+{
+	if (atomic_exchange(&state, 3) != 2)
+		return;
+	pthread_mutex_lock(&mu);
+	if (out_fd >= 0) {
+		if (maps_dirty)
+			maps_locked();
+		put_u8('E');
+		put_u64(now_ns());
+		put_u64(atomic_load(&calls));
+		put_u64(atomic_load(&bytes));
+		put_u64(atomic_load(&dropped));
+		flush_locked();
+		close(out_fd);
+		out_fd = -1;
+	}
+	pthread_mutex_unlock(&mu);
+}
+
+static void at_fork_prepare(void) { pthread_mutex_lock(&mu); }
+static void at_fork_parent(void) { pthread_mutex_unlock(&mu); }
+static void at_fork_child(void)
+{
+	/* the parent writes what its buffer holds; the child starts its own
+	 * file (its inherited blocks' frees are not its allocations: the
+	 * reader ignores frees of blocks it never saw) */
+	pthread_mutex_init(&mu, NULL);
+	buf_len = 0;
+	if (out_fd >= 0)
+		close(out_fd);
+	out_fd = -1;
+	atomic_store(&calls, 0);
+	atomic_store(&bytes, 0);
+	atomic_store(&dropped, 0);
+	if (atomic_load(&state) == 2)
+		open_output_locked();
+}
+
+/* this library's loaded extent, from its program headers */
+static int self_extent(struct dl_phdr_info *info, size_t size, void *base)
+{
+	(void)size;
+	if ((void *)info->dlpi_addr != base)
+		return 0;
+	for (int i = 0; i < info->dlpi_phnum; i++) {
+		const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+		if (ph->p_type != PT_LOAD || !(ph->p_flags & PF_X))
+			continue;
+		uintptr_t lo = info->dlpi_addr + ph->p_vaddr, hi = lo + ph->p_memsz;
+		if (!self_lo || lo < self_lo)
+			self_lo = lo;
+		if (hi > self_hi)
+			self_hi = hi;
+	}
+	return 1;
+}
+
+static void resolve(void)
+{
+	int expect = 0;
+	if (!atomic_compare_exchange_strong(&state, &expect, 1))
+		return;
+	real_malloc = dlsym(RTLD_NEXT, "malloc");
+	real_calloc = dlsym(RTLD_NEXT, "calloc");
+	real_realloc = dlsym(RTLD_NEXT, "realloc");
+	real_free = dlsym(RTLD_NEXT, "free");
+	real_posix_memalign = dlsym(RTLD_NEXT, "posix_memalign");
+	real_aligned_alloc = dlsym(RTLD_NEXT, "aligned_alloc");
+	real_memalign = dlsym(RTLD_NEXT, "memalign");
+	real_valloc = dlsym(RTLD_NEXT, "valloc");
+	real_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
+	real_mmap = dlsym(RTLD_NEXT, "mmap");
+	real_munmap = dlsym(RTLD_NEXT, "munmap");
+	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
+	real_exit = dlsym(RTLD_NEXT, "_exit");
+	const char *dir = getenv("PERFLOOP_ALLOC_DIR");
+	const char *r = getenv("PERFLOOP_ALLOC_RATE");
+	if (r && strtoull(r, NULL, 10) > 0)
+		rate = strtoull(r, NULL, 10);
+	if (!dir || !*dir || strlen(dir) >= sizeof(out_dir) || !real_malloc || !real_free ||
+	    !real_mmap || !real_munmap) {
+		atomic_store(&state, 3);
+		return;
+	}
+	snprintf(out_dir, sizeof(out_dir), "%s", dir);
+	Dl_info info;
+	if (dladdr((void *)resolve, &info) && info.dli_fbase)
+		dl_iterate_phdr(self_extent, info.dli_fbase);
+	filter = raw_pages(sizeof(*filter) << FILTER_BITS);
+	if (!filter) {
+		atomic_store(&state, 3);
+		return;
+	}
+	/* backtrace loads the unwinder on first use (it allocates): now */
+	busy = 1;
+	void *warm[4];
+	backtrace(warm, 4);
+	busy = 0;
+	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
+	pthread_mutex_lock(&mu);
+	open_output_locked();
+	pthread_mutex_unlock(&mu);
+	if (out_fd >= 0) {
+		atomic_store(&state, 2);
+		atexit(finish);
+	}
+}
+
+__attribute__((constructor)) static void start(void) { resolve(); }
+__attribute__((destructor)) static void stop(void) { finish(); }
+
+static inline int ready(void)
+{
+	int s = atomic_load_explicit(&state, memory_order_acquire);
+	if (s == 0) {
+		resolve();
+		s = atomic_load(&state);
+	}
+	return s;
+}
+
+/* ---- the interposed functions ---- */
+
+EXPORT void *malloc(size_t n)
+{
+	if (ready() == 1 && !real_malloc)
+		return boot_alloc(n);
+	void *p = real_malloc(n);
+	counted(p, n);
+	return p;
+}
+
+EXPORT void *calloc(size_t k, size_t n)
+{
+	if (ready() == 1 && !real_calloc) {
+		if (n && k > SIZE_MAX / n)
+			return NULL;
+		return boot_alloc(k * n); /* static storage: already zero */
+	}
+	void *p = real_calloc(k, n);
+	counted(p, k * n);
+	return p;
+}
+
+EXPORT void free(void *p)
+{
+	if (!p || in_boot(p))
+		return;
+	if (ready() == 1 && !real_free)
+		return;
+	released(p);
+	real_free(p);
+}
+
+EXPORT void *realloc(void *p, size_t n)
+{
+	if (in_boot(p)) {
+		void *q = malloc(n);
+		size_t room = (size_t)(boot + sizeof(boot) - (char *)p);
+		if (q)
+			memcpy(q, p, n < room ? n : room);
+		return q;
+	}
+	if (ready() == 1 && !real_realloc)
+		return boot_alloc(n);
+	released(p);
+	void *q = real_realloc(p, n);
+	counted(q, n);
+	return q;
+}
+
+EXPORT void *reallocarray(void *p, size_t k, size_t n)
+{
+	if (n && k > SIZE_MAX / n) {
+		errno = ENOMEM;
+		return NULL;
+	}
+	return realloc(p, k * n);
+}
+
+EXPORT int posix_memalign(void **out, size_t align, size_t n)
+{
+	ready();
+	int rc = real_posix_memalign(out, align, n);
+	if (rc == 0)
+		counted(*out, n);
+	return rc;
+}
+
+EXPORT void *aligned_alloc(size_t align, size_t n)
+{
+	ready();
+	void *p = real_aligned_alloc(align, n);
+	counted(p, n);
+	return p;
+}
+
+EXPORT void *memalign(size_t align, size_t n)
+{
+	ready();
+	void *p = real_memalign(align, n);
+	counted(p, n);
+	return p;
+}
+
+EXPORT void *valloc(size_t n)
+{
+	ready();
+	void *p = real_valloc(n);
+	counted(p, n);
+	return p;
+}
+
+EXPORT void *pvalloc(size_t n)
+{
+	ready();
+	void *p = real_pvalloc(n);
+	counted(p, n);
+	return p;
+}
+
+EXPORT void *mmap(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	if (!real_mmap)
+		return (void *)syscall(SYS_mmap, addr, len, prot, flags, fd, off);
+	void *p = real_mmap(addr, len, prot, flags, fd, off);
+	if (p != MAP_FAILED && (flags & MAP_ANONYMOUS))
+		counted(p, len);
+	return p;
+}
+
+EXPORT void *mmap64(void *addr, size_t len, int prot, int flags, int fd, off_t off)
+{
+	return mmap(addr, len, prot, flags, fd, off);
+}
+
+EXPORT int munmap(void *addr, size_t len)
+{
+	if (!real_munmap)
+		return (int)syscall(SYS_munmap, addr, len);
+	released(addr);
+	return real_munmap(addr, len);
+}
+
+EXPORT void *dlopen(const char *file, int mode)
+{
+	ready();
+	void *h = real_dlopen ? real_dlopen(file, mode) : NULL;
+	if (h) {
+		pthread_mutex_lock(&mu);
+		maps_dirty = 1; /* its code is in the next sample's maps */
+		pthread_mutex_unlock(&mu);
+	}
+	return h;
+}
+
+EXPORT void _exit(int code)
+{
+	finish();
+	if (real_exit)
+		real_exit(code);
+	syscall(SYS_exit_group, code);
+	__builtin_unreachable();
+}
+
+EXPORT void _Exit(int code) { _exit(code); }

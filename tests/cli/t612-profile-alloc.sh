@@ -1,0 +1,108 @@
+#!/bin/sh
+# profile --alloc: a program whose sites allocate known bytes (alloc_sites.c)
+# profiled through the preloaded sampler. At one sample per 2 KiB each
+# site's estimate has a relative standard error of about 1% (1 KiB and 256 B
+# blocks) or less, so +-5% is more than 4.5 standard errors: bytes per
+# site, the peak (site_b's 32 MiB), the leak list (leak_c's 16 MiB live at
+# exit), exact call and byte counts, threads, a forked child, a crash, the
+# growth finding, the schema; a static binary and bad options refused in
+# one line.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+set -e
+cc -O2 -g -pthread -o sites "$PERFLOOP_SRC/tests/cli/alloc_sites.c" || skip "no C compiler"
+MiB=1048576
+near() { # FILE EXPR TRUTH: within 5%
+	check "$1" "abs(($2) - $3) <= 0.05 * $3"
+}
+site() { # FUNCTION KEY: a site's value
+	echo "[s['$2'] for s in d['sites'] if s['function'] == '$1'][0]"
+}
+
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o a -- ./sites
+expect_rc 0
+for f in a.alloc.svg a.alloc.folded a.alloc-peak.svg a.alloc-exit.svg a.alloc.json; do
+	[ -s "$f" ] || fail "no $f: $(cat "$T/out")"
+done
+grep -q "site_a (.*alloc_sites.c:" "$T/out" || fail "the table: $(cat "$T/out")"
+near a.alloc.json "$(site site_a allocated_bytes)" "64 * $MiB"
+near a.alloc.json "$(site site_b allocated_bytes)" "32 * $MiB"
+near a.alloc.json "$(site leak_c allocated_bytes)" "16 * $MiB"
+# the peak is site_b's blocks all live; the leak is leak_c's
+near a.alloc.json "$(site site_b live_at_peak_bytes)" "32 * $MiB"
+near a.alloc.json "d['processes'][0]['peak_live_bytes']" "32 * $MiB"
+check a.alloc.json "$(site site_a live_at_exit_bytes) == 0 and $(site site_b live_at_exit_bytes) == 0"
+near a.alloc.json "$(site leak_c live_at_exit_bytes)" "16 * $MiB"
+check a.alloc.json "d['live_at_exit'][0]['site']['function'] == 'leak_c' and d['live_at_exit'][0]['stack'][1]['function'] == 'leak'"
+near a.alloc.json "d['live_at_exit'][0]['bytes']" "16 * $MiB"
+# exact counts: the program's 131584 calls and 112 MiB (and libc's few)
+check a.alloc.json "131584 <= d['allocations'] <= 131584 + 200"
+check a.alloc.json "112 * $MiB <= d['allocated_bytes_exact'] <= 112 * $MiB + 65536"
+check a.alloc.json "d['findings'] == [] and d['dropped'] == 0 and d['processes'][0]['finished']"
+# the flame graphs: KiB by stack, site_a's under main
+grep -q "main (.*alloc_sites.c:[0-9]*);churn (.*);site_a (" a.alloc.folded || fail "folded: $(cat a.alloc.folded)"
+grep -q "KiB, " a.alloc.svg || fail "the flame graph does not say KiB"
+/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/alloc-1.schema.json" a.alloc.json <<'PY' || fail "schema"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id")
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+
+# four threads allocating at once: four times site_a's bytes
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o t -- ./sites threads
+expect_rc 0
+near t.alloc.json "$(site site_a allocated_bytes)" "256 * $MiB"
+check t.alloc.json "4 * 65536 <= d['allocations'] <= 4 * 65536 + 200"
+
+# fork without exec: the child's leak is its own process's
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o f -- ./sites fork
+expect_rc 0
+check f.alloc.json "len(d['processes']) == 2 and all(p['finished'] for p in d['processes'])"
+check f.alloc.json "[p for p in d['processes'] if p['live_at_exit_bytes'] > 15 * $MiB][0]['pid'] != [p for p in d['processes'] if p['live_at_exit_bytes'] < $MiB][0]['pid']"
+near f.alloc.json "$(site leak_c live_at_exit_bytes)" "16 * $MiB"
+
+# growth all through the run: the critical finding names leak_c
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o g -- ./sites grow
+expect_rc 0
+grep -q "finding (critical): live memory grows through the run.*leak_c" "$T/out" || fail "growth: $(cat "$T/out")"
+check g.alloc.json "d['findings'][0]['rule'] == 'memory-growth'"
+
+# a crash: reported as such, the samples written before it kept
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o c -- ./sites crash
+expect_rc 3
+expect_err "was killed by SIGSEGV"
+check c.alloc.json "d['samples'] > 0 and not d['processes'][0]['finished']"
+
+# a Python program: CPython run with PYTHONMALLOC=malloc, its 20 MiB of
+# bytearrays held at the peak
+if [ -x /usr/bin/python3 ]; then
+	printf 'keep = [bytearray(4096) for _ in range(5120)]\n' >keep.py
+	run "$PERFLOOP" profile --alloc --alloc-rate 16K -o p -- /usr/bin/python3 keep.py
+	expect_rc 0
+	check p.alloc.json "d['processes'][0]['peak_live_bytes'] >= 0.95 * 20 * $MiB"
+fi
+
+# refusals, one line each
+if cc -static -O1 -o static "$PERFLOOP_SRC/tests/cli/alloc_sites.c" 2>/dev/null; then
+	run "$PERFLOOP" profile --alloc -- ./static
+	expect_rc 2
+	expect_err "statically linked"
+fi
+for bad in "--alloc-rate 0" "--alloc-rate x" "--alloc-rate 1Q"; do
+	# shellcheck disable=SC2086
+	run "$PERFLOOP" profile $bad -- ./sites
+	expect_rc 2
+	expect_err "option '--alloc-rate'"
+	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "$bad: $(cat "$T/err")"
+done
+run "$PERFLOOP" profile --alloc -p $$
+expect_rc 2
+expect_err "launch the program"
+run "$PERFLOOP" profile --alloc -- ./no-such-program
+expect_rc 2
+expect_err "cannot start './no-such-program'"
+echo ok
