@@ -105,6 +105,8 @@ const char cmd_bench_usage[] =
     "                          cpu-migrations, instructions, cycles, branches,\n"
     "                          branch-misses, cache-references, cache-misses,\n"
     "                          L1-dcache-loads, L1-dcache-load-misses\n"
+    "      --memory            minor and major page faults per run (getrusage)\n"
+    "                          shown and scored as dimensions beside peak RSS\n"
     "      --reference NAME    compare the others with this command (default: the\n"
     "                          first)\n"
     "      --baseline FILE     also compare with a saved summary, by name\n"
@@ -175,6 +177,7 @@ enum {
 	OPT_PIN,
 	OPT_WAIT_QUIET,
 	OPT_CONTENTION,
+	OPT_MEMORY,
 	OPT_GPU,
 	OPT_GPU_HZ,
 	OPT_FAIL_REGRESSION,
@@ -208,6 +211,7 @@ static const struct option longopts[] = {
     {"pin", required_argument, NULL, OPT_PIN},
     {"wait-quiet", required_argument, NULL, OPT_WAIT_QUIET},
     {"contention", required_argument, NULL, OPT_CONTENTION},
+    {"memory", no_argument, NULL, OPT_MEMORY},
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -830,6 +834,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			gpu_on = 1;
 			break;
 		}
+		case OPT_MEMORY:
+			cfg->memory = 1;
+			break;
 		case OPT_CONTENTION:
 			if (strcmp(optarg, "leave-out") == 0 || strcmp(optarg, "keep") == 0) {
 				cfg->contention_keep = strcmp(optarg, "keep") == 0;

@@ -271,6 +271,12 @@ static int value(const struct pl_sample *s, int metric, double *v)
 	case -5:
 		*v = (double)s->max_rss_kb * 1024.0;
 		return 1;
+	case -6:
+		*v = (double)s->minflt;
+		return 1;
+	case -7:
+		*v = (double)s->majflt;
+		return 1;
 	default:
 		*v = s->counter[metric];
 		return s->counter_ok[metric];
@@ -424,6 +430,8 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 				      .user_s = r.user_s,
 				      .sys_s = r.sys_s,
 				      .max_rss_kb = r.max_rss_kb,
+				      .minflt = r.minflt,
+				      .majflt = r.majflt,
 				      .exit_code = r.exit_code,
 				      .signal = r.signal,
 				      .timed_out = r.timed_out,
@@ -1282,6 +1290,8 @@ int pl_bench_finish(struct pl_bench_run *run)
 		metric(&run->cfg, b, -3, scratch, &b->sys, seed);
 		metric(&run->cfg, b, -4, scratch, &b->cpu, seed);
 		metric(&run->cfg, b, -5, scratch, &b->rss, seed);
+		metric(&run->cfg, b, -6, scratch, &b->minflt, seed);
+		metric(&run->cfg, b, -7, scratch, &b->majflt, seed);
 		for (size_t c = 0; c < run->cfg.counters.n; c++)
 			if (run->cfg.counters.supported[c])
 				metric(&run->cfg, b, (int)c, scratch, &b->counter[c], seed);

@@ -45,6 +45,7 @@ struct pl_bench_config {
 	double wait_quiet_s; /* wait up to this long for the CPU to be idle; default 5
 			      * (PERFLOOP_WAIT_QUIET sets the default) */
 	int contention_keep; /* count runs on a contended CPU (--contention keep) */
+	int memory;	     /* --memory: page faults per run are scored dimensions */
 };
 
 /* A dimension is scored (comparable) only when its CV is at most this. */
@@ -56,6 +57,7 @@ struct pl_bench_config {
 struct pl_sample {
 	double wall_s, user_s, sys_s;
 	long max_rss_kb;
+	long minflt, majflt; /* page faults (getrusage of the run) */
 	int exit_code, signal, timed_out;
 	int counted; /* in the statistics: a measured run that did not fail,
 		      * on a CPU that was not contended */
@@ -86,7 +88,7 @@ struct pl_bench {
 	enum pl_bench_state state;
 	char failure[512]; /* why it stopped early */
 	/* after pl_bench_finish */
-	struct pl_metric_stats wall, user, sys, cpu, rss;
+	struct pl_metric_stats wall, user, sys, cpu, rss, minflt, majflt;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
 	struct pl_metric_stats wall_exec; /* wall time per execution, unbatched */
 	unsigned char *outlier; /* per execution, wall time */

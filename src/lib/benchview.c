@@ -163,6 +163,9 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 			pl_fmt_time(c, sizeof(c), w->p90), pl_fmt_time(d, sizeof(d), w->p99));
 		fprintf(f, "  Max RSS:              %s\n",
 			pl_fmt_bytes(a, sizeof(a), bn->rss.d.p50));
+		if (run->cfg.memory && bn->minflt.present)
+			fprintf(f, "  Page faults (median): %.0f minor, %.0f major per run\n",
+				bn->minflt.d.p50, bn->majflt.present ? bn->majflt.d.p50 : 0.0);
 		int any = 0;
 		for (size_t k = 0; k < run->cfg.counters.n; k++) {
 			if (!run->cfg.counters.supported[k] || !bn->counter[k].present)

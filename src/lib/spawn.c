@@ -334,6 +334,8 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 	result->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
 	result->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	result->max_rss_kb = ru.ru_maxrss;
+	result->minflt = ru.ru_minflt;
+	result->majflt = ru.ru_majflt;
 	result->timed_out = timed_out;
 	result->stopped = stopped;
 	if (WIFEXITED(status))

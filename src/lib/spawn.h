@@ -39,6 +39,7 @@ struct pl_spawn_opts {
 struct pl_run_result {
 	double wall_s, user_s, sys_s;
 	long max_rss_kb;
+	long minflt, majflt; /* page faults: minor (no I/O) and major (read from disk) */
 	int exit_code; /* valid when signal == 0 and !timed_out */
 	int signal;    /* terminating signal, 0 if it exited */
 	int timed_out;

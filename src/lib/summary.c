@@ -124,6 +124,11 @@ size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_ben
 			 "counts as a floor: not comparable",
 			 b->rss_floor_kb);
 	}
+	/* --memory: page faults per run (getrusage: no counter needed) */
+	if (run->cfg.memory && k + 2 <= max) {
+		dim_set(&out[k++], "minor_faults", "count", b->minflt.d.p50, b->minflt.d.cv, tcv);
+		dim_set(&out[k++], "major_faults", "count", b->majflt.d.p50, b->majflt.d.cv, tcv);
+	}
 	for (size_t c = 0; c < run->cfg.counters.n && k < max; c++) {
 		if (!run->cfg.counters.supported[c] || !b->counter[c].present)
 			continue;
@@ -159,6 +164,8 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 		    "exit_code", s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
 		    "outlier", b->outlier ? b->outlier[i] : 0);
 		json_object_set_new(o, "contended", json_boolean(s->contended));
+		json_object_set_new(o, "minor_faults", json_integer(s->minflt));
+		json_object_set_new(o, "major_faults", json_integer(s->majflt));
 		if (s->probe.lat_s > 0)
 			json_object_set_new(o, "slowdown",
 					    json_real(pl_speedprobe_slowdown(&run->sp, s->probe)));
@@ -200,6 +207,8 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	json_object_set_new(stats, "sys_s", stats_json(&b->sys, NULL, b));
 	json_object_set_new(stats, "cpu_s", stats_json(&b->cpu, NULL, b));
 	json_object_set_new(stats, "max_rss_bytes", stats_json(&b->rss, NULL, b));
+	json_object_set_new(stats, "minor_faults", stats_json(&b->minflt, NULL, b));
+	json_object_set_new(stats, "major_faults", stats_json(&b->majflt, NULL, b));
 	if (b->wall_exec.present)
 		json_object_set_new(stats, "wall_per_run_s", stats_json(&b->wall_exec, NULL, b));
 	json_object_set_new(o, "batch", json_integer((json_int_t)(b->batch ? b->batch : 1)));
@@ -280,6 +289,7 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 			    : cfg->pin == PL_PIN_NONE ? json_string("none")
 						  : json_string("auto"));
 	json_object_set_new(settings, "wait_quiet_s", json_real(cfg->wait_quiet_s));
+	json_object_set_new(settings, "memory", json_boolean(cfg->memory));
 	json_object_set_new(settings, "contention",
 			    json_string(cfg->contention_keep ? "keep" : "leave-out"));
 
