@@ -99,8 +99,9 @@ const char cmd_profile_usage[] =
     "      --gpu             python mode: sample the GPUs (NVML, loaded at run time)\n"
     "                        beside the stacks; writes PREFIX.gpu.json\n"
     "      --gpu-hz HZ       GPU readings per second (default 10)\n"
-    "      --memory          python mode: each process's RSS read with the stacks;\n"
-    "                        its rises charged to the stack sampled then:\n"
+    "      --memory          python and native modes: each process's RSS read with\n"
+    "                        the stacks, its rises charged to the stack sampled\n"
+    "                        then:\n"
     "                        PREFIX.memory.svg/.folded (KiB of growth) and\n"
     "                        PREFIX.memory.json (peak, its stack, RSS over time)\n"
     "      --alloc           a launched program's allocations instead of its CPU:\n"
@@ -1053,8 +1054,9 @@ static void print_memory(struct profiler *P)
 		pl_fmt_bytes(hwm, sizeof hwm, (double)child_ru.ru_maxrss * 1024);
 		printf(" (the kernel's high-water mark: %s)", hwm);
 	}
-	printf("; it grew %s in all, %.0f%% of that charged to a Python stack\n", grown,
-	       m->grown > 0 ? 100 * m->charged / m->grown : 0.0);
+	printf("; it grew %s in all, %.0f%% of that charged to a %sstack\n", grown,
+	       m->grown > 0 ? 100 * m->charged / m->grown : 0.0,
+	       P->o.mode == MODE_PYTHON ? "Python " : "");
 	if (m->peak_stack) {
 		/* the three innermost frames */
 		const char *p = m->peak_stack + strlen(m->peak_stack);
@@ -1566,6 +1568,7 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 				    .duration = o->duration,
 				    .event = o->event,
 				    .kernel = o->kernel,
+				    .mem = o->memory ? &P->mem : NULL,
 				    .interrupted = ctx->interrupted};
 	struct pl_native_stats st;
 	struct pl_error err = {{0}};
@@ -1609,8 +1612,15 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	if (P->prof.samples == 0)
 		fprintf(stderr, "perfloop: warning: no sample was taken (the program used "
 				"less CPU time than one sampling period?)\n");
+	if (o->memory) {
+		/* the launched program is the only child reaped: its high-water mark */
+		if (o->argv && getrusage(RUSAGE_CHILDREN, &child_ru) == 0)
+			child_ru_set = 1;
+		print_memory(P);
+	}
 	rc = write_outputs(P, title, cwd, NULL);
 	pl_prof_release(&P->prof);
+	pl_memtrack_release(&P->mem);
 	if (rc)
 		return rc;
 	if (*ctx->interrupted) {
@@ -2080,9 +2090,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->mode == MODE_NATIVE && o->gpu)
 		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
 					     "python or mixed)");
-	if (o->mode != MODE_PYTHON && o->memory)
-		return pl_die(PL_EXIT_USAGE, "--memory: python mode only for now (the program is not "
-					     "a CPython one, or --mode is native or mixed)");
+	if (o->mode == MODE_MIXED && o->memory)
+		return pl_die(PL_EXIT_USAGE, "--memory: python or native mode for now (not --mode "
+					     "mixed)");
 	if (o->mode != MODE_PYTHON && o->gil)
 		return pl_die(PL_EXIT_USAGE, "--gil: python mode only (the program is not a CPython "
 					     "one, or --mode is native or mixed)");

@@ -91,6 +91,17 @@ static char *stack_text(const struct pl_prof *prof, const uint32_t *ids, size_t 
 	return pl_strbuf_take(&b);
 }
 
+int pl_memtrack_peak_stack(struct pl_memtrack *m, const struct pl_prof *prof, const uint32_t *ids,
+			   size_t n)
+{
+	char *s = stack_text(prof, ids, n);
+	if (!s)
+		return -1;
+	free(m->peak_stack);
+	m->peak_stack = s;
+	return 0;
+}
+
 int pl_memtrack_point(struct pl_memtrack *m, double t, double rss, const struct pl_prof *prof,
 		      const uint32_t *ids, size_t n)
 {

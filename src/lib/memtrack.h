@@ -42,6 +42,11 @@ int pl_memtrack_charge(struct pl_memtrack *m, const struct pl_prof *prof, const 
 int pl_memtrack_point(struct pl_memtrack *m, double t, double rss, const struct pl_prof *prof,
 		      const uint32_t *ids, size_t n);
 
+/* The stack (root first) running at the peak, when it is known only
+ * later (native mode symbolizes at the end). 0 or -1. */
+int pl_memtrack_peak_stack(struct pl_memtrack *m, const struct pl_prof *prof, const uint32_t *ids,
+			   size_t n);
+
 /* perfloop.memory/1: peak_rss_bytes (sampled) and its time and stack,
  * max_rss_bytes (the kernel's high-water mark of a launched program, or
  * null), grown and charged bytes, the series [[t, rss], ...]. */

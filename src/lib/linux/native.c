@@ -43,6 +43,7 @@
 #define RING_PAGES 1024 /* the most tried: 4 MiB per CPU */
 #define MAX_DEPTH 1024
 #define NO_FILE (-1)
+#define VDSO_FILE (-2) /* the kernel's [vdso]: named, not read */
 
 struct nfile {
 	char *path;	  /* as mapped (" (deleted)" removed) */
@@ -76,6 +77,13 @@ struct nproc {
 	char comm[32];
 	char root[512]; /* where its "/" is on this host ("" for "/"), read once per exec */
 	int root_known;
+	/* --memory: /proc/PID/statm (-1 not open, -2 gone), its RSS last read,
+	 * and its latest sample's raw stack (hash, token offset) */
+	int statm_fd;
+	double rss;
+	uint64_t mem_hash;
+	uint32_t mem_off;
+	int mem_has;
 };
 
 /* (file, address) -> the frames it symbolizes to, innermost first */
@@ -92,6 +100,7 @@ struct rawstk {
 	uint64_t hash, count;
 	uint32_t off, len;
 	int used;
+	double grow; /* --memory: bytes of RSS growth charged to it */
 };
 #define TAG (0xffffULL << 48)
 #define ADDR_MASK ((1ULL << 48) - 1)
@@ -114,6 +123,11 @@ struct ring {
 
 struct nat {
 	const struct pl_native_opts *o;
+	uint64_t last_hash; /* the raw stack raw_add() last counted */
+	uint32_t last_off;
+	int peak_has; /* --memory: the raw stack charged when the total RSS peaked */
+	uint64_t peak_hash;
+	uint32_t peak_off;
 	struct pl_native_stats *st;
 	struct pl_prof *prof;
 	struct nfile *files;
@@ -136,7 +150,7 @@ struct nat {
 	size_t nkpcs;
 	uint32_t ids[MAX_DEPTH * 4 + 4];
 	struct unw u;
-	long kernel_frame, unknown_frame, anon_frame;
+	long kernel_frame, unknown_frame, anon_frame, vdso_frame;
 	size_t page;
 	int oom;
 	/* native mode's stacks as sampled, symbolized only at the end, so that
@@ -609,6 +623,7 @@ static struct nproc *proc_get(struct nat *N, pid_t pid, int create)
 	memset(p, 0, sizeof(*p));
 	p->pid = pid;
 	p->frame = -1;
+	p->statm_fd = -1;
 	N->st->processes++;
 	return p;
 }
@@ -732,7 +747,7 @@ static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f)
 		/* /proc/PID/maps shows paths as this process sees them (a
 		 * chrooted target's under its root already); another mount
 		 * namespace's may only make sense under /proc/PID/root */
-		int fi = NO_FILE;
+		int fi = strcmp(name, "[vdso]") == 0 ? VDSO_FILE : NO_FILE;
 		if (name[0] == '/')
 			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
 		map_add(N, p, s, e - s, off, fi);
@@ -818,7 +833,7 @@ static int proc_dwfl(struct nat *N, struct nproc *p)
 	}
 	for (size_t i = 0; i < p->n; i++) {
 		struct nmap *m = &p->maps[i];
-		if (m->reported || m->file == NO_FILE)
+		if (m->reported || m->file < 0)
 			continue;
 		m->reported = 1;
 		struct nfile *f = &N->files[m->file];
@@ -882,6 +897,8 @@ static void raw_add(struct nat *N, const uint64_t *tok, size_t len)
 		if (r->hash == h && r->len == len &&
 		    memcmp(N->tok + r->off, tok, len * sizeof(*tok)) == 0) {
 			r->count++;
+			N->last_hash = h;
+			N->last_off = r->off;
 			return;
 		}
 		j = (j + 1) & (N->capraw - 1);
@@ -899,7 +916,9 @@ static void raw_add(struct nat *N, const uint64_t *tok, size_t len)
 		N->captok = cap;
 	}
 	memcpy(N->tok + N->ntok, tok, len * sizeof(*tok));
-	N->raw[j] = (struct rawstk){h, 1, (uint32_t)N->ntok, (uint32_t)len, 1};
+	N->raw[j] = (struct rawstk){h, 1, (uint32_t)N->ntok, (uint32_t)len, 1, 0};
+	N->last_hash = h;
+	N->last_off = (uint32_t)N->ntok;
 	N->ntok += len;
 	N->nraw++;
 }
@@ -926,6 +945,11 @@ static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t 
 		if (!m) {
 			if (special(N, &N->unknown_frame, "[unknown]") >= 0)
 				t[depth++] = TAG | (uint64_t)N->unknown_frame;
+			continue;
+		}
+		if (m->file == VDSO_FILE) {
+			if (special(N, &N->vdso_frame, "[vdso]") >= 0)
+				t[depth++] = TAG | (uint64_t)N->vdso_frame;
 			continue;
 		}
 		if (m->file == NO_FILE) {
@@ -956,8 +980,69 @@ static void add_stack(struct nat *N, struct nproc *p, pid_t tid, const uint64_t 
 		if (p->frame >= 0)
 			t[depth++] = TAG | (uint64_t)p->frame;
 	}
-	if (depth)
+	if (depth) {
 		raw_add(N, t, depth);
+		if (p && !N->oom) {
+			p->mem_hash = N->last_hash;
+			p->mem_off = N->last_off;
+			p->mem_has = 1;
+		}
+	}
+}
+
+/* the raw stack (hash, offset) names, or NULL */
+static struct rawstk *raw_find(struct nat *N, uint64_t h, uint32_t off)
+{
+	if (!N->capraw)
+		return NULL;
+	for (size_t j = h & (N->capraw - 1); N->raw[j].used; j = (j + 1) & (N->capraw - 1))
+		if (N->raw[j].hash == h && N->raw[j].off == off)
+			return &N->raw[j];
+	return NULL;
+}
+
+/* --memory, every pass of the loop: each process's RSS; a rise is charged
+ * to the stack of its latest sample (counted uncharged without one), the
+ * total goes into the series */
+static void mem_tick(struct nat *N, double t)
+{
+	struct pl_memtrack *m = N->o->mem;
+	double total = 0;
+	struct nproc *riser = NULL;
+	double most = 0;
+	for (size_t i = 0; i < N->nprocs; i++) {
+		struct nproc *p = &N->procs[i];
+		if (p->statm_fd == -2)
+			continue;
+		double rss = pl_memtrack_rss(p->pid, &p->statm_fd);
+		if (!(rss > 0)) {
+			if (p->statm_fd >= 0)
+				close(p->statm_fd);
+			p->statm_fd = -2;
+			continue;
+		}
+		total += rss;
+		double rise = p->rss > 0 ? rss - p->rss : 0;
+		p->rss = rss;
+		if (!(rise > 0))
+			continue;
+		struct rawstk *r = p->mem_has ? raw_find(N, p->mem_hash, p->mem_off) : NULL;
+		if (r)
+			r->grow += rise;
+		else if (pl_memtrack_charge(m, NULL, NULL, 0, rise) < 0)
+			N->oom = 1;
+		if (r && rise > most) {
+			most = rise;
+			riser = p;
+		}
+	}
+	if (total > m->peak_rss && riser) {
+		N->peak_has = 1;
+		N->peak_hash = riser->mem_hash;
+		N->peak_off = riser->mem_off;
+	}
+	if (pl_memtrack_point(m, t, total, NULL, NULL, 0) < 0)
+		N->oom = 1;
 }
 
 /* Is a file address in the program's entry (_start) or libc's or a
@@ -978,7 +1063,7 @@ static int entry_fileaddr(struct nat *N, int fi, uint64_t addr)
 static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
 {
 	const struct nmap *m = p ? map_find(p, pc) : NULL;
-	if (!m || m->file == NO_FILE)
+	if (!m || m->file < 0)
 		return 0;
 	struct nfile *f = &N->files[m->file];
 	if (file_load(f) < 0)
@@ -1021,6 +1106,12 @@ static void finish(struct nat *N)
 			N->ids[depth - 1 - a] = x;
 		}
 		if (depth && pl_prof_add(N->prof, N->ids, depth, r->count) < 0)
+			N->oom = 1;
+		if (N->o->mem && r->grow > 0 &&
+		    pl_memtrack_charge(N->o->mem, N->prof, N->ids, depth, r->grow) < 0)
+			N->oom = 1;
+		if (N->o->mem && N->peak_has && r->hash == N->peak_hash && r->off == N->peak_off &&
+		    pl_memtrack_peak_stack(N->o->mem, N->prof, N->ids, depth) < 0)
 			N->oom = 1;
 	}
 }
@@ -1149,12 +1240,14 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		struct nproc *p = proc_get(N, (pid_t)m.pid, 1);
 		if (!p)
 			break;
-		int fi = name[0] == '/' ? proc_file_index(N, p, name) : NO_FILE;
+		int fi = name[0] == '/'			? proc_file_index(N, p, name)
+			 : strcmp(name, "[vdso]") == 0 ? VDSO_FILE
+						       : NO_FILE;
 		/* the file at that path now is not the one mapped (replaced since,
 		 * or another mount namespace): its symbols and unwind tables would
 		 * be another program's, so none are used */
 		struct stat sb;
-		if (fi != NO_FILE && m.ino &&
+		if (fi >= 0 && m.ino &&
 		    (stat(N->files[fi].path, &sb) != 0 || (uint64_t)sb.st_ino != m.ino ||
 		     major(sb.st_dev) != m.maj || minor(sb.st_dev) != m.min)) {
 			char stale[4200];
@@ -1481,6 +1574,8 @@ static void release(struct nat *N)
 	for (size_t i = 0; i < N->nprocs; i++) {
 		if (N->procs[i].dwfl)
 			dwfl_end(N->procs[i].dwfl);
+		if (N->procs[i].statm_fd >= 0)
+			close(N->procs[i].statm_fd);
 		free(N->procs[i].maps);
 	}
 	for (size_t i = 0; i < N->nfiles; i++) {
@@ -1523,7 +1618,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 	}
 	st->unwind = PL_UNWIND_FP;
 #endif
-	N->kernel_frame = N->unknown_frame = N->anon_frame = -2; /* interned when first seen */
+	N->kernel_frame = N->unknown_frame = N->anon_frame = N->vdso_frame = -2; /* interned when first seen */
 	/* every mapped file stays open until the end (a deleted program stays
 	 * readable): a program with hundreds of libraries needs the fds */
 	struct rlimit rl;
@@ -1650,6 +1745,8 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 		for (long c = 0; c < ncpu; c++)
 			if (N->rings[c].base)
 				drain(N, &N->rings[c]);
+		if (o->mem)
+			mem_tick(N, pl_now_s() - t0);
 		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
 			done = 1;
@@ -1710,7 +1807,7 @@ struct pl_native_syms *pl_native_syms_new(struct pl_prof *prof, int lines)
 	}
 	N->prof = prof;
 	N->page = (size_t)sysconf(_SC_PAGESIZE);
-	N->kernel_frame = N->unknown_frame = N->anon_frame = -2;
+	N->kernel_frame = N->unknown_frame = N->anon_frame = N->vdso_frame = -2;
 	return (struct pl_native_syms *)N;
 }
 
@@ -1802,10 +1899,12 @@ size_t pl_native_pc_frames(struct pl_native_syms *s, pid_t pid, uint64_t pc, con
 	if (!m)
 		return 0;
 	*kind = PL_NATIVE_OTHER;
-	if (m->file == NO_FILE) {
-		if (special(N, &N->anon_frame, "[anonymous executable memory (JIT?)]") < 0)
+	if (m->file < 0) {
+		long *which = m->file == VDSO_FILE ? &N->vdso_frame : &N->anon_frame;
+		if (special(N, which,
+			    m->file == VDSO_FILE ? "[vdso]" : "[anonymous executable memory (JIT?)]") < 0)
 			return 0;
-		N->fids_one = (uint32_t)N->anon_frame;
+		N->fids_one = (uint32_t)*which;
 		*ids = &N->fids_one;
 		return 1;
 	}

@@ -20,6 +20,7 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "memtrack.h"
 #include "profdata.h"
 
 enum pl_unwind { PL_UNWIND_AUTO, PL_UNWIND_FP, PL_UNWIND_DWARF };
@@ -34,6 +35,8 @@ struct pl_native_opts {
 	double duration;      /* 0: until the command exits */
 	int event;	      /* -1: the CPU clock; else a counter id (counters.h) */
 	int kernel;	      /* kernel call chains too (where perf_event_paranoid allows) */
+	struct pl_memtrack *mem; /* --memory: each process's RSS read every pass (20 ms at
+				  * most), rises charged to its latest sample's stack */
 	const volatile sig_atomic_t *interrupted;
 };
 
