@@ -38,6 +38,7 @@
 #include "linux/counters.h"
 #include "linux/native.h"
 #include "linux/pyproc.h"
+#include "linux/syscalls.h"
 #include "monotime.h"
 #include "memtrack.h"
 #include "profdata.h"
@@ -111,6 +112,10 @@ const char cmd_profile_usage[] =
     "                        .alloc-exit.svg (+ .folded) and PREFIX.alloc.json\n"
     "      --alloc-rate BYTES  one sample per BYTES allocated on average\n"
     "                        (default 512K; suffixes K, M, G)\n"
+    "      --syscalls        a launched program's system calls instead of its CPU,\n"
+    "                        through the kernel's tracepoints (no ptrace): calls,\n"
+    "                        errors, time, p99 and bytes per call, the files read\n"
+    "                        and written most, I/O findings; PREFIX.syscalls.json\n"
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
@@ -159,6 +164,7 @@ enum {
 	OPT_MEMORY,
 	OPT_ALLOC,
 	OPT_ALLOC_RATE,
+	OPT_SYSCALLS,
 	OPT_LIVE_TABLE
 };
 
@@ -178,6 +184,7 @@ static const struct option longopts[] = {
     {"memory", no_argument, NULL, OPT_MEMORY},
     {"alloc", no_argument, NULL, OPT_ALLOC},
     {"alloc-rate", required_argument, NULL, OPT_ALLOC_RATE},
+    {"syscalls", no_argument, NULL, OPT_SYSCALLS},
     {"live-table", no_argument, NULL, OPT_LIVE_TABLE}, /* perfloop top's */
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
@@ -205,6 +212,7 @@ struct opts {
 	double rate, duration, min_share;
 	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports, memory;
 	int alloc;		 /* --alloc: the preloaded sampler instead of stacks */
+	int syscalls;		 /* --syscalls: the tracepoints instead of stacks */
 	unsigned long long alloc_rate; /* --alloc-rate: mean bytes between samples */
 	int live_table; /* perfloop top: the table redrawn every second */
 	double gpu_hz;
@@ -1555,6 +1563,28 @@ static int pid_is_python(pid_t pid)
 	return pl_pyproc_maps_has(pid, "/libpython3");
 }
 
+/* The launched program's end, as profile reports it: interrupted (130),
+ * killed by a signal or exited non-zero (3), else 0. */
+static int exit_status(const struct opts *o, const struct pl_ctx *ctx, int status)
+{
+	if (*ctx->interrupted) {
+		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
+		return PL_EXIT_INTERRUPTED;
+	}
+	if (o->argv && WIFSIGNALED(status)) {
+		char sig[32];
+		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
+			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
+		return PL_EXIT_FAILED;
+	}
+	if (o->argv && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
+		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
+			WEXITSTATUS(status));
+		return PL_EXIT_FAILED;
+	}
+	return PL_EXIT_OK;
+}
+
 /* --mode native: perf_event_open sampling (lib/linux/native.c), the same
  * table and outputs. */
 static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
@@ -1623,27 +1653,12 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 	pl_memtrack_release(&P->mem);
 	if (rc)
 		return rc;
-	if (*ctx->interrupted) {
-		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
-		return PL_EXIT_INTERRUPTED;
-	}
-	if (o->argv && st.stopped) {
+	if (!*ctx->interrupted && o->argv && st.stopped) {
 		fprintf(stderr, "perfloop: stopped '%s' after %.0f s (--duration)\n", o->argv[0],
 			o->duration);
 		return PL_EXIT_OK;
 	}
-	if (o->argv && WIFSIGNALED(status)) {
-		char sig[32];
-		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
-			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
-		return PL_EXIT_FAILED;
-	}
-	if (o->argv && WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
-			WEXITSTATUS(status));
-		return PL_EXIT_FAILED;
-	}
-	return PL_EXIT_OK;
+	return exit_status(o, ctx, status);
 }
 
 /* --alloc-rate: bytes with an optional K, M or G (KiB, MiB, GiB); 0 bad */
@@ -1864,22 +1879,61 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 	pl_alloc_release(&a);
 	if (rc)
 		return rc;
-	if (*ctx->interrupted) {
-		fprintf(stderr, "perfloop: interrupted: the profile holds what was gathered\n");
-		return PL_EXIT_INTERRUPTED;
+	return exit_status(o, ctx, status);
+}
+
+/* profile --syscalls: the program under the syscall tracepoints */
+static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
+{
+	struct opts *o = &P->o;
+	if (!o->argv)
+		return pl_die(PL_EXIT_USAGE, "--syscalls: launch the program (-- CMD ...); -p PID is "
+					     "not done yet");
+	if (o->memory || o->gpu || o->live_table)
+		return pl_die(PL_EXIT_USAGE,
+			      "--syscalls: on its own (not with --memory, --gpu or top)");
+	struct pl_syscalls *s = calloc(1, sizeof(*s));
+	if (!s)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	struct pl_error err = {{0}};
+	int status = 0;
+	int rc = pl_syscalls_trace(o->argv, ctx->interrupted, s, &status, &err);
+	if (rc != PL_OK) {
+		pl_syscalls_release(s);
+		free(s);
+		return pl_die(rc == PL_ENOEXEC ? PL_EXIT_USAGE : pl_exit_code(rc), "%s",
+			      rc == PL_ENOMEM ? "out of memory" : err.msg);
 	}
-	if (WIFSIGNALED(status)) {
-		char sig[32];
-		fprintf(stderr, "perfloop: '%s' was killed by %s\n", o->argv[0],
-			pl_signal_name(WTERMSIG(status), sig, sizeof sig));
-		return PL_EXIT_FAILED;
+	char title[600];
+	size_t len = 0;
+	title[0] = '\0';
+	for (char **v = o->argv; *v && len < sizeof title - 1; v++)
+		len += (size_t)snprintf(title + len, sizeof title - len, "%s%s", v == o->argv ? "" : " ",
+					*v);
+	printf("perfloop profile: %s (system calls, tracepoints)\n", title);
+	if (s->mounted)
+		fprintf(stderr, "perfloop: mounted tracefs at %s (it was not mounted), as perf "
+				"does\n",
+			s->tracefs);
+	pl_syscalls_print(s, (size_t)o->top);
+	struct pl_strbuf names = {0};
+	if (o->formats) {
+		json_t *doc = pl_syscalls_json(s, title);
+		rc = write_text(o->out, ".syscalls.json", doc ? pl_json_text(doc) : NULL, &names);
+		json_decref(doc);
 	}
-	if (WIFEXITED(status) && WEXITSTATUS(status) != 0) {
-		fprintf(stderr, "perfloop: '%s' exited with status %d\n", o->argv[0],
-			WEXITSTATUS(status));
-		return PL_EXIT_FAILED;
-	}
-	return PL_EXIT_OK;
+	if (!rc && names.len)
+		printf("\nwrote %s\n", names.s);
+	free(names.s);
+	if (s->lost)
+		fprintf(stderr, "perfloop: warning: the kernel dropped %llu events (perfloop fell "
+				"behind): the counts are low\n",
+			(unsigned long long)s->lost);
+	pl_syscalls_release(s);
+	free(s);
+	if (rc)
+		return rc;
+	return exit_status(o, ctx, status);
 }
 
 int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
@@ -1955,6 +2009,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_ALLOC:
 			o->alloc = 1;
+			break;
+		case OPT_SYSCALLS:
+			o->syscalls = 1;
 			break;
 		case OPT_ALLOC_RATE:
 			if (!(o->alloc_rate = parse_bytes(optarg)))
@@ -2074,8 +2131,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		cwd[0] = '\0';
 	P.prof.root = cwd;
 	P.prof.full_paths = o->full_paths;
+	if (o->alloc && o->syscalls)
+		return pl_die(PL_EXIT_USAGE, "--alloc and --syscalls: one at a time");
 	if (o->alloc)
 		return profile_alloc(&P, ctx, cwd);
+	if (o->syscalls)
+		return profile_syscalls(&P, ctx);
 	/* auto: Python where CPython runs, native otherwise; a process that
 	 * does not exist gets the Python path's error */
 	if (o->mode == MODE_AUTO)

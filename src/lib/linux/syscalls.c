@@ -1,0 +1,793 @@
+/*
+ * profile --syscalls: see syscalls.h.
+ */
+#include "syscalls.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <math.h>
+#include <poll.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "../render.h"
+
+extern const char *const pl_syscall_names[];
+extern const int pl_syscall_names_n;
+
+const char *pl_syscall_name(int nr)
+{
+	return nr >= 0 && nr < pl_syscall_names_n && pl_syscall_names[nr] ? pl_syscall_names[nr]
+									   : NULL;
+}
+
+/* the read and write family: fd in args[0], bytes in the return value */
+enum { IO_NONE, IO_READ, IO_WRITE };
+static int io_kind(const char *name)
+{
+	static const char *const rd[] = {"read", "pread64", "readv", "preadv", "preadv2",
+					 "recvfrom", "recvmsg"};
+	static const char *const wr[] = {"write", "pwrite64", "writev", "pwritev", "pwritev2",
+					 "sendto", "sendmsg"};
+	for (size_t i = 0; name && i < sizeof rd / sizeof *rd; i++)
+		if (strcmp(name, rd[i]) == 0)
+			return IO_READ;
+	for (size_t i = 0; name && i < sizeof wr / sizeof *wr; i++)
+		if (strcmp(name, wr[i]) == 0)
+			return IO_WRITE;
+	return IO_NONE;
+}
+
+/* ---- histogram: 4 buckets per power of two of ns ---- */
+
+static int bucket(uint64_t ns)
+{
+	if (ns < 4)
+		return (int)ns;
+	int e = 63 - __builtin_clzll(ns);		/* 2^e <= ns */
+	int sub = (int)((ns >> (e - 2)) & 3);		/* the next two bits */
+	int b = 4 * (e - 1) + sub;
+	return b < PL_SYS_HIST ? b : PL_SYS_HIST - 1;
+}
+
+static double bucket_mid(int b)
+{
+	if (b < 4)
+		return b;
+	int e = b / 4 + 1, sub = b % 4;
+	double lo = ldexp(1.0, e) * (1 + sub / 4.0);
+	return lo * (1 + 1 / 8.0); /* the middle of a quarter */
+}
+
+double pl_sys_p99(const struct pl_sys_stat *st)
+{
+	if (!st->timed)
+		return 0;
+	uint64_t want = (uint64_t)ceil(0.99 * (double)st->timed), seen = 0;
+	for (int b = 0; b < PL_SYS_HIST; b++) {
+		seen += st->hist[b];
+		if (seen >= want) {
+			double v = bucket_mid(b);
+			return (v > (double)st->max_ns ? (double)st->max_ns : v) * 1e-9;
+		}
+	}
+	return (double)st->max_ns * 1e-9;
+}
+
+/* ---- the trace ---- */
+
+struct ev {
+	uint64_t t;
+	uint32_t pid, tid;
+	int exit; /* 0 enter, 1 exit */
+	long id;
+	long ret;     /* exit */
+	uint64_t arg0; /* enter */
+};
+
+struct pend { /* a thread inside a call */
+	uint32_t tid;
+	long id;
+	uint64_t t, arg0;
+	int used;
+};
+
+struct tracer {
+	struct pl_syscalls *s;
+	int *ringfd; /* per CPU, the fd its ring is mapped from (-1 none) */
+	int *fds;
+	size_t nfds;
+	void **rings;
+	size_t ring_bytes, page;
+	long ncpu;
+	struct ev *evs;
+	size_t nev, capev;
+	struct pend *pend;
+	size_t cappend, npend;
+	int oom;
+};
+
+static int read_id(const char *root, const char *ev)
+{
+	char p[512];
+	snprintf(p, sizeof p, "%s/events/raw_syscalls/%s/id", root, ev);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return -1;
+	int id = -1;
+	if (fscanf(f, "%d", &id) != 1)
+		id = -1;
+	fclose(f);
+	return id;
+}
+
+static int push_ev(struct tracer *T, const struct ev *e)
+{
+	if (T->nev == T->capev) {
+		size_t cap = T->capev ? T->capev * 2 : 65536;
+		struct ev *g = realloc(T->evs, cap * sizeof(*g));
+		if (!g)
+			return -1;
+		T->evs = g;
+		T->capev = cap;
+	}
+	T->evs[T->nev++] = *e;
+	return 0;
+}
+
+/* records of one ring: PERF_SAMPLE_TID | TIME | RAW */
+static void drain(struct tracer *T, void *base, int enter_id)
+{
+	struct perf_event_mmap_page *meta = base;
+	uint8_t *data = (uint8_t *)base + T->page;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	uint8_t rec[512];
+	while (tail < head && !T->oom) {
+		size_t at = (size_t)(tail % T->ring_bytes);
+		struct perf_event_header h;
+		for (size_t i = 0; i < sizeof h; i++)
+			((uint8_t *)&h)[i] = data[(at + i) % T->ring_bytes];
+		if (h.size < sizeof h || tail + h.size > head)
+			break;
+		size_t n = h.size < sizeof rec ? h.size : sizeof rec;
+		for (size_t i = 0; i < n; i++)
+			rec[i] = data[(at + i) % T->ring_bytes];
+		tail += h.size;
+		if (h.type == PERF_RECORD_LOST) {
+			uint64_t lost;
+			memcpy(&lost, rec + sizeof h + 8, 8);
+			T->s->lost += lost;
+			continue;
+		}
+		if (h.type != PERF_RECORD_SAMPLE || n < sizeof h + 8 + 8 + 4 + 24)
+			continue;
+		const uint8_t *p = rec + sizeof h;
+		struct ev e = {0};
+		uint32_t rawsz;
+		memcpy(&e.pid, p, 4);
+		memcpy(&e.tid, p + 4, 4);
+		memcpy(&e.t, p + 8, 8);
+		memcpy(&rawsz, p + 16, 4);
+		const uint8_t *raw = p + 20;
+		if (rawsz < 24 || raw + rawsz > rec + n)
+			continue;
+		uint16_t type;
+		memcpy(&type, raw, 2);
+		memcpy(&e.id, raw + 8, 8);
+		e.exit = type != enter_id;
+		if (e.exit)
+			memcpy(&e.ret, raw + 16, 8);
+		else
+			memcpy(&e.arg0, raw + 16, 8);
+		T->s->events++;
+		if (push_ev(T, &e) < 0)
+			T->oom = 1;
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+static int cmp_ev(const void *a, const void *b)
+{
+	const struct ev *x = a, *y = b;
+	return x->t < y->t ? -1 : x->t > y->t ? 1 : x->exit - y->exit;
+}
+
+static struct pend *pend_slot(struct tracer *T, uint32_t tid, int create)
+{
+	if (create && (T->npend + 1) * 2 > T->cappend) {
+		size_t cap = T->cappend ? T->cappend * 2 : 256;
+		struct pend *g = calloc(cap, sizeof(*g));
+		if (!g)
+			return NULL;
+		for (size_t i = 0; i < T->cappend; i++)
+			if (T->pend[i].used) {
+				size_t k = (T->pend[i].tid * 2654435761u) & (cap - 1);
+				while (g[k].used)
+					k = (k + 1) & (cap - 1);
+				g[k] = T->pend[i];
+			}
+		free(T->pend);
+		T->pend = g;
+		T->cappend = cap;
+	}
+	if (!T->cappend)
+		return NULL;
+	size_t k = (tid * 2654435761u) & (T->cappend - 1);
+	while (T->pend[k].used) {
+		if (T->pend[k].tid == tid)
+			return &T->pend[k];
+		k = (k + 1) & (T->cappend - 1);
+	}
+	if (!create)
+		return NULL;
+	T->pend[k].used = 1;
+	T->pend[k].tid = tid;
+	T->npend++;
+	return &T->pend[k];
+}
+
+/* the live entry of (pid, fd), or a new one (an inherited descriptor,
+ * stdin or stdout, has no open of its own) */
+static struct pl_sys_file *file_for(struct pl_syscalls *s, int pid, int fd, int fresh)
+{
+	for (size_t i = s->nfiles; !fresh && i-- > 0;)
+		if (s->files[i].pid == pid && s->files[i].fd == fd)
+			return &s->files[i];
+	for (size_t i = s->nfiles; fresh && i-- > 0;) /* its last holder is retired */
+		if (s->files[i].pid == pid && s->files[i].fd == fd)
+			s->files[i].fd = -1 - fd;
+	if (s->nfiles == s->capfiles) {
+		size_t cap = s->capfiles ? s->capfiles * 2 : 64;
+		struct pl_sys_file *g = realloc(s->files, cap * sizeof(*g));
+		if (!g)
+			return NULL;
+		s->files = g;
+		s->capfiles = cap;
+	}
+	struct pl_sys_file *f = &s->files[s->nfiles++];
+	memset(f, 0, sizeof(*f));
+	f->pid = pid;
+	f->fd = fd;
+	return f;
+}
+
+/* After a batch: the paths of descriptors still open (a descriptor closed
+ * in the batch had its number reused, or soon will: its path is not read
+ * from /proc, where another file may hold it now). */
+static void resolve_paths(struct pl_syscalls *s)
+{
+	for (size_t i = 0; i < s->nfiles; i++) {
+		struct pl_sys_file *f = &s->files[i];
+		if (f->path[0])
+			continue;
+		if (f->fd < 0) {
+			snprintf(f->path, sizeof f->path,
+				 "fd %d (closed before perfloop read its path)", -1 - f->fd);
+			continue;
+		}
+		char link[64];
+		snprintf(link, sizeof link, "/proc/%d/fd/%d", f->pid, f->fd);
+		ssize_t n = readlink(link, f->path, sizeof f->path - 1);
+		if (n > 0)
+			f->path[n] = '\0';
+		else
+			snprintf(f->path, sizeof f->path,
+				 "fd %d (closed before perfloop read its path)", f->fd);
+	}
+}
+
+/* events up to the watermark, in time order: a call's entry and exit can
+ * be in two CPUs' rings (the thread migrated while it blocked) */
+static void process(struct tracer *T, uint64_t wm)
+{
+	if (!T->nev)
+		return;
+	qsort(T->evs, T->nev, sizeof(*T->evs), cmp_ev);
+	size_t k = 0;
+	struct pl_syscalls *s = T->s;
+	for (; k < T->nev && T->evs[k].t <= wm; k++) {
+		const struct ev *e = &T->evs[k];
+		if (e->id < 0 || e->id >= PL_SYS_MAX)
+			continue;
+		if (!e->exit) {
+			struct pend *p = pend_slot(T, e->tid, 1);
+			if (!p) {
+				T->oom = 1;
+				return;
+			}
+			p->id = e->id;
+			p->t = e->t;
+			p->arg0 = e->arg0;
+			continue;
+		}
+		struct pl_sys_stat *st = &s->st[e->id];
+		struct pend *p = pend_slot(T, e->tid, 0);
+		int have = p && p->used && p->id == e->id && p->t <= e->t;
+		const char *name = pl_syscall_name((int)e->id);
+		/* a new thread or process starts by returning 0 from the clone
+		 * its parent made: one call, counted in the parent */
+		if (!have && e->ret == 0 && name &&
+		    (!strcmp(name, "clone") || !strcmp(name, "clone3") || !strcmp(name, "fork") ||
+		     !strcmp(name, "vfork")))
+			continue;
+		st->calls++;
+		if (e->ret < 0 && e->ret > -4096)
+			st->errors++;
+		if (have) {
+			uint64_t ns = e->t - p->t;
+			st->timed++;
+			st->total_ns += ns;
+			if (ns > st->max_ns)
+				st->max_ns = ns;
+			st->hist[bucket(ns)]++;
+		}
+		int io = io_kind(name);
+		if (io && e->ret > 0) {
+			st->bytes += (uint64_t)e->ret;
+			if (have) {
+				struct pl_sys_file *f = file_for(s, (int)e->pid, (int)p->arg0, 0);
+				if (f && io == IO_READ) {
+					f->reads++;
+					f->rbytes += (uint64_t)e->ret;
+				} else if (f) {
+					f->writes++;
+					f->wbytes += (uint64_t)e->ret;
+				}
+			}
+		}
+		if (name && e->ret >= 0 &&
+		    (!strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "creat"))) {
+			struct pl_sys_file *f = file_for(s, (int)e->pid, (int)e->ret, 1);
+			if (f)
+				f->opens = 1;
+		}
+		if (name && have && e->ret == 0 && (!strcmp(name, "fsync") || !strcmp(name, "fdatasync"))) {
+			struct pl_sys_file *f = file_for(s, (int)e->pid, (int)p->arg0, 0);
+			if (f)
+				f->syncs++;
+		}
+		if (name && have && e->ret == 0 && !strcmp(name, "close"))
+			for (size_t i = s->nfiles; i-- > 0;)
+				if (s->files[i].pid == (int)e->pid && s->files[i].fd == (int)p->arg0) {
+					s->files[i].fd = -1 - (int)p->arg0;
+					break;
+				}
+		if (p && p->used && p->tid == e->tid) { /* leaves the call */
+			p->id = -1;
+		}
+	}
+	/* the calls still inside at the end: exit and exit_group never return
+	 * (strace counts them at their entry) */
+	memmove(T->evs, T->evs + k, (T->nev - k) * sizeof(*T->evs));
+	T->nev -= k;
+	resolve_paths(s);
+}
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
+		      int *status, struct pl_error *err)
+{
+	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
+	int enter = -1, leave = -1;
+	for (size_t i = 0; i < 2 && (enter < 0 || leave < 0); i++) {
+		enter = read_id(roots[i], "sys_enter");
+		leave = read_id(roots[i], "sys_exit");
+		s->tracefs = roots[i];
+	}
+	/* not mounted: as perf does, mount it where permitted (root) */
+	if ((enter < 0 || leave < 0) &&
+	    mount("nodev", roots[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
+		s->tracefs = roots[0];
+		s->mounted = 1;
+		enter = read_id(roots[0], "sys_enter");
+		leave = read_id(roots[0], "sys_exit");
+	}
+	if (enter < 0 || leave < 0)
+		return pl_error_set(err, PL_EINPUT,
+				    "--syscalls: the raw_syscalls tracepoints are not readable (tracefs "
+				    "is not mounted, or not readable by this user): as root, 'mount -t "
+				    "tracefs nodev /sys/kernel/tracing'");
+	struct tracer T = {.s = s};
+	T.page = (size_t)sysconf(_SC_PAGESIZE);
+	T.ring_bytes = 512 * T.page; /* 2 MiB per CPU */
+	T.ncpu = sysconf(_SC_NPROCESSORS_CONF);
+	if (T.ncpu < 1)
+		T.ncpu = 1;
+	T.fds = malloc((size_t)T.ncpu * 2 * sizeof(int));
+	T.ringfd = malloc((size_t)T.ncpu * sizeof(int));
+	T.rings = calloc((size_t)T.ncpu, sizeof(void *));
+	if (!T.fds || !T.rings || !T.ringfd) {
+		free(T.fds);
+		free(T.ringfd);
+		free(T.rings);
+		return PL_ENOMEM;
+	}
+	for (long c = 0; c < T.ncpu; c++)
+		T.ringfd[c] = -1;
+	int rc = PL_OK;
+	int go[2] = {-1, -1}, ex[2] = {-1, -1};
+	pid_t child = -1;
+	*status = 0;
+	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
+		rc = pl_error_set(err, PL_ESYS, "pipe: %s", strerror(errno));
+		goto out;
+	}
+	child = fork();
+	if (child < 0) {
+		rc = pl_error_set(err, PL_ESYS, "fork: %s", strerror(errno));
+		goto out;
+	}
+	if (child == 0) {
+		char c;
+		close(go[1]);
+		close(ex[0]);
+		signal(SIGINT, SIG_DFL);
+		if (read(go[0], &c, 1) != 1)
+			_exit(127);
+		execvp(argv[0], argv);
+		int e = errno;
+		(void)!write(ex[1], &e, sizeof(e));
+		_exit(127);
+	}
+	close(go[0]);
+	close(ex[1]);
+	go[0] = ex[1] = -1;
+	for (long c = 0; c < T.ncpu; c++) {
+		for (int k = 0; k < 2; k++) {
+			struct perf_event_attr a;
+			memset(&a, 0, sizeof a);
+			a.size = sizeof a;
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)(k ? leave : enter);
+			a.sample_period = 1;
+			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
+			a.disabled = 1;
+			a.enable_on_exec = 1;
+			a.inherit = 1;
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			a.wakeup_events = 1;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(T.ring_bytes / 4);
+			int fd = (int)syscall(SYS_perf_event_open, &a, child, (int)c, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0) {
+				if (errno == ENODEV || errno == EINVAL) /* an offline CPU */
+					continue;
+				rc = pl_error_set(
+				    err, PL_EINPUT,
+				    "--syscalls: perf_event_open of the syscall tracepoints: %s (root, "
+				    "or kernel.perf_event_paranoid <= -1, is needed)",
+				    strerror(errno));
+				goto started;
+			}
+			T.fds[T.nfds++] = fd;
+			if (k == 0) {
+				T.ringfd[c] = fd;
+				T.rings[c] = mmap(NULL, T.page + T.ring_bytes, PROT_READ | PROT_WRITE,
+						  MAP_SHARED, fd, 0);
+				if (T.rings[c] == MAP_FAILED) {
+					T.rings[c] = NULL;
+					rc = pl_error_set(err, PL_ESYS, "mmap of a ring buffer: %s",
+							  strerror(errno));
+					goto started;
+				}
+			} else if (T.rings[c]) {
+				ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, T.ringfd[c]);
+			}
+		}
+	}
+started:
+	if (rc != PL_OK) {
+		close(go[1]);
+		go[1] = -1;
+		waitpid(child, status, 0);
+		child = -1;
+		goto out;
+	}
+	double t0 = (double)mono_ns() * 1e-9;
+	(void)!write(go[1], "g", 1);
+	close(go[1]);
+	go[1] = -1;
+	{
+		int e = 0;
+		ssize_t n;
+		do
+			n = read(ex[0], &e, sizeof(e));
+		while (n < 0 && errno == EINTR);
+		if (n == (ssize_t)sizeof(e)) {
+			waitpid(child, status, 0);
+			child = -1;
+			rc = pl_error_set(err, PL_ENOEXEC, "cannot start '%s': %s", argv[0],
+					  strerror(e));
+			goto out;
+		}
+	}
+	struct pollfd *pfd = calloc((size_t)T.ncpu, sizeof(*pfd));
+	size_t np = 0;
+	for (long c = 0; pfd && c < T.ncpu; c++)
+		if (T.rings[c])
+			pfd[np++] = (struct pollfd){T.ringfd[c], POLLIN, 0};
+	for (int done = 0; !done && !T.oom;) {
+		if (pfd)
+			poll(pfd, np, 10);
+		uint64_t wm = mono_ns();
+		for (long c = 0; c < T.ncpu; c++)
+			if (T.rings[c])
+				drain(&T, T.rings[c], enter);
+		process(&T, wm);
+		if (waitpid(child, status, WNOHANG) == child) {
+			child = -1;
+			done = 1;
+		}
+		if (interrupted && *interrupted) {
+			kill(child, SIGINT);
+			waitpid(child, status, 0);
+			child = -1;
+			done = 1;
+		}
+	}
+	free(pfd);
+	for (long c = 0; c < T.ncpu; c++)
+		if (T.rings[c])
+			drain(&T, T.rings[c], enter);
+	process(&T, UINT64_MAX);
+	/* calls entered and never left: exit and exit_group end the process */
+	for (size_t i = 0; i < T.cappend; i++)
+		if (T.pend[i].used && T.pend[i].id >= 0 && T.pend[i].id < PL_SYS_MAX)
+			s->st[T.pend[i].id].calls++;
+	s->elapsed_s = (double)mono_ns() * 1e-9 - t0;
+	if (T.oom)
+		rc = PL_ENOMEM;
+out:
+	if (child > 0) {
+		kill(child, SIGKILL);
+		waitpid(child, status, 0);
+	}
+	for (int i = 0; i < 2; i++) {
+		if (go[i] >= 0)
+			close(go[i]);
+		if (ex[i] >= 0)
+			close(ex[i]);
+	}
+	for (long c = 0; c < T.ncpu; c++)
+		if (T.rings[c])
+			munmap(T.rings[c], T.page + T.ring_bytes);
+	for (size_t i = 0; i < T.nfds; i++)
+		close(T.fds[i]);
+	free(T.fds);
+	free(T.ringfd);
+	free(T.rings);
+	free(T.evs);
+	free(T.pend);
+	return rc;
+}
+
+/* ---- reporting ---- */
+
+static int cmp_total(const void *a, const void *b, void *ctx)
+{
+	const struct pl_syscalls *s = ctx;
+	const struct pl_sys_stat *x = &s->st[*(const int *)a], *y = &s->st[*(const int *)b];
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return x->calls < y->calls ? 1 : x->calls > y->calls ? -1 : 0;
+}
+
+static size_t order(const struct pl_syscalls *s, int *ids)
+{
+	size_t n = 0;
+	for (int i = 0; i < PL_SYS_MAX; i++)
+		if (s->st[i].calls)
+			ids[n++] = i;
+	if (n)
+		qsort_r(ids, n, sizeof(*ids), cmp_total, (void *)s);
+	return n;
+}
+
+/* opens counted by path (the descriptors whose path was read), most first */
+static struct pl_sys_file *opens_by_path(const struct pl_syscalls *s, size_t *n)
+{
+	struct pl_sys_file *o = calloc(s->nfiles + 1, sizeof(*o));
+	*n = 0;
+	for (size_t i = 0; o && i < s->nfiles; i++) {
+		const struct pl_sys_file *f = &s->files[i];
+		if (!f->opens || f->path[0] != '/')
+			continue;
+		size_t k = 0;
+		while (k < *n && strcmp(o[k].path, f->path))
+			k++;
+		if (k == *n)
+			snprintf(o[(*n)++].path, sizeof o->path, "%s", f->path);
+		o[k].opens++;
+	}
+	for (size_t i = 1; o && i < *n; i++)
+		for (size_t j = i; j > 0 && o[j - 1].opens < o[j].opens; j--) {
+			struct pl_sys_file t = o[j];
+			o[j] = o[j - 1];
+			o[j - 1] = t;
+		}
+	return o;
+}
+
+/* the findings' lines, NULL-separated in out (at most max) */
+static size_t findings(const struct pl_syscalls *s, char out[][400], size_t max)
+{
+	size_t n = 0;
+	char b[32];
+	for (size_t i = 0; i < s->nfiles && n < max; i++) {
+		const struct pl_sys_file *f = &s->files[i];
+		if (f->reads >= 1000 && f->rbytes / f->reads < 512)
+			snprintf(out[n++], 400,
+				 "many small reads: %llu reads of %.0f bytes on average from %s "
+				 "(%s in all): read in larger blocks (a buffered reader)",
+				 (unsigned long long)f->reads, (double)f->rbytes / (double)f->reads,
+				 f->path, pl_fmt_bytes(b, sizeof b, (double)f->rbytes));
+		if (n < max && f->writes >= 1000 && f->wbytes / f->writes < 512)
+			snprintf(out[n++], 400,
+				 "many small writes: %llu writes of %.0f bytes on average to %s "
+				 "(%s in all): buffer them",
+				 (unsigned long long)f->writes, (double)f->wbytes / (double)f->writes,
+				 f->path, pl_fmt_bytes(b, sizeof b, (double)f->wbytes));
+	}
+	for (size_t i = 0; i < s->nfiles && n < max; i++) {
+		const struct pl_sys_file *f = &s->files[i];
+		if (f->syncs >= 100 && f->writes <= 2 * f->syncs)
+			snprintf(out[n++], 400,
+				 "an fsync per write: %llu fsync/fdatasync for %llu writes to %s: "
+				 "sync once per batch of records",
+				 (unsigned long long)f->syncs, (unsigned long long)f->writes, f->path);
+	}
+	size_t no = 0;
+	struct pl_sys_file *op = opens_by_path(s, &no);
+	for (size_t i = 0; op && i < no && n < max; i++)
+		if (op[i].opens >= 100)
+			snprintf(out[n++], 400,
+				 "the same file opened %llu times: %s: open it once and keep it",
+				 (unsigned long long)op[i].opens, op[i].path);
+	free(op);
+	return n;
+}
+
+void pl_syscalls_print(const struct pl_syscalls *s, size_t top)
+{
+	int ids[PL_SYS_MAX];
+	size_t n = order(s, ids);
+	uint64_t calls = 0, ns = 0;
+	for (size_t i = 0; i < n; i++) {
+		calls += s->st[ids[i]].calls;
+		ns += s->st[ids[i]].total_ns;
+	}
+	printf("  %llu system calls in %.2f s, %.3f s inside them%s\n", (unsigned long long)calls,
+	       s->elapsed_s, (double)ns * 1e-9,
+	       s->lost ? " (some events lost: the counts are low)" : "");
+	printf("\n  %-18s %10s %7s %11s %10s %10s %10s\n", "syscall", "calls", "errors", "total",
+	       "mean", "p99", "bytes");
+	for (size_t i = 0; i < n && i < top; i++) {
+		const struct pl_sys_stat *st = &s->st[ids[i]];
+		const char *nm = pl_syscall_name(ids[i]);
+		char name[32], tt[32], mean[32], p99[32], by[32];
+		snprintf(name, sizeof name, "%s", nm ? nm : "?");
+		if (!nm)
+			snprintf(name, sizeof name, "syscall_%d", ids[i]);
+		printf("  %-18s %10llu %7llu %11s %10s %10s %10s\n", name,
+		       (unsigned long long)st->calls, (unsigned long long)st->errors,
+		       pl_fmt_time(tt, sizeof tt, (double)st->total_ns * 1e-9),
+		       st->timed ? pl_fmt_time(mean, sizeof mean,
+					       (double)st->total_ns * 1e-9 / (double)st->timed)
+				 : "-",
+		       st->timed ? pl_fmt_time(p99, sizeof p99, pl_sys_p99(st)) : "-",
+		       st->bytes ? pl_fmt_bytes(by, sizeof by, (double)st->bytes) : "");
+	}
+	/* the files read or written most */
+	size_t shown = 0;
+	size_t *idx = malloc((s->nfiles + 1) * sizeof(*idx));
+	if (idx) {
+		size_t k = 0;
+		for (size_t i = 0; i < s->nfiles; i++)
+			if (s->files[i].rbytes + s->files[i].wbytes)
+				idx[k++] = i;
+		for (size_t i = 1; i < k; i++) /* insertion sort: few files */
+			for (size_t j = i; j > 0; j--) {
+				const struct pl_sys_file *x = &s->files[idx[j - 1]],
+							 *y = &s->files[idx[j]];
+				if (x->rbytes + x->wbytes >= y->rbytes + y->wbytes)
+					break;
+				size_t t = idx[j];
+				idx[j] = idx[j - 1];
+				idx[j - 1] = t;
+			}
+		for (size_t i = 0; i < k && i < 10; i++) {
+			const struct pl_sys_file *f = &s->files[idx[i]];
+			char r[32], w[32];
+			if (!shown++)
+				printf("\n  %-10s %-10s %9s %9s  %s\n", "read", "written", "reads",
+				       "writes", "file");
+			printf("  %-10s %-10s %9llu %9llu  %s\n",
+			       pl_fmt_bytes(r, sizeof r, (double)f->rbytes),
+			       pl_fmt_bytes(w, sizeof w, (double)f->wbytes),
+			       (unsigned long long)f->reads, (unsigned long long)f->writes, f->path);
+		}
+		free(idx);
+	}
+	char fl[8][400];
+	size_t nf = findings(s, fl, 8);
+	if (nf)
+		printf("\n");
+	for (size_t i = 0; i < nf; i++)
+		printf("  finding (I/O): %s\n", fl[i]);
+}
+
+json_t *pl_syscalls_json(const struct pl_syscalls *s, const char *command)
+{
+	int ids[PL_SYS_MAX];
+	size_t n = order(s, ids);
+	json_t *calls = json_array();
+	for (size_t i = 0; i < n; i++) {
+		const struct pl_sys_stat *st = &s->st[ids[i]];
+		const char *nm = pl_syscall_name(ids[i]);
+		char name[32];
+		snprintf(name, sizeof name, "%s", nm ? nm : "?");
+		if (!nm)
+			snprintf(name, sizeof name, "syscall_%d", ids[i]);
+		json_array_append_new(
+		    calls, json_pack("{s:s, s:i, s:I, s:I, s:I, s:f, s:f, s:f, s:I}", "name", name, "nr",
+				     ids[i], "calls", (json_int_t)st->calls, "errors",
+				     (json_int_t)st->errors, "timed", (json_int_t)st->timed,
+				     "total_s", (double)st->total_ns * 1e-9, "max_s",
+				     (double)st->max_ns * 1e-9, "p99_s", pl_sys_p99(st), "bytes",
+				     (json_int_t)st->bytes));
+	}
+	json_t *files = json_array();
+	for (size_t i = 0; i < s->nfiles; i++) {
+		const struct pl_sys_file *f = &s->files[i];
+		if (!f->reads && !f->writes)
+			continue;
+		json_array_append_new(
+		    files, json_pack("{s:i, s:s, s:I, s:I, s:I, s:I}", "pid", f->pid, "path", f->path,
+				     "reads", (json_int_t)f->reads, "writes", (json_int_t)f->writes,
+				     "read_bytes", (json_int_t)f->rbytes, "written_bytes",
+				     (json_int_t)f->wbytes));
+	}
+	json_t *opens = json_array();
+	size_t no = 0;
+	struct pl_sys_file *op = opens_by_path(s, &no);
+	for (size_t i = 0; op && i < no; i++)
+		json_array_append_new(opens, json_pack("{s:s, s:I}", "path", op[i].path, "opens",
+						       (json_int_t)op[i].opens));
+	free(op);
+	json_t *fj = json_array();
+	char fl[8][400];
+	size_t nf = findings(s, fl, 8);
+	for (size_t i = 0; i < nf; i++)
+		json_array_append_new(fj, json_pack("{s:s, s:s, s:i, s:s}", "category", "io",
+						    "severity", "medium", "level", 3, "message",
+						    fl[i]));
+	return json_pack("{s:s, s:s, s:f, s:I, s:I, s:o, s:o, s:o, s:o}", "schema",
+			 "perfloop.syscalls/1", "command", command, "elapsed_s", s->elapsed_s,
+			 "events", (json_int_t)s->events, "lost", (json_int_t)s->lost, "syscalls",
+			 calls, "files", files, "opened", opens, "findings", fj);
+}
+
+void pl_syscalls_release(struct pl_syscalls *s)
+{
+	free(s->files);
+	s->files = NULL;
+	s->nfiles = s->capfiles = 0;
+}

@@ -1,0 +1,67 @@
+/*
+ * profile --syscalls: every system call of a launched program and the
+ * processes it starts, counted and timed without ptrace, through the
+ * raw_syscalls:sys_enter/sys_exit tracepoints (perf_event_open, one ring
+ * buffer per CPU, inherited by children, enabled at exec). strace -c stops
+ * the program twice per call (ptrace); a tracepoint costs the program a
+ * record in a ring buffer.
+ *
+ * Per system call: calls, errors, total and maximum time, p99 (from a
+ * log-scale histogram, within ~10%), and bytes moved by the read and write
+ * family; per file descriptor (its path read from /proc/PID/fd when first
+ * seen): reads, writes and bytes. Findings: many small reads or writes on
+ * one file, an fsync per write, one path opened again and again.
+ */
+#ifndef PL_SYSCALLS_H
+#define PL_SYSCALLS_H
+
+#include <jansson.h>
+#include <signal.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include "error.h"
+
+#define PL_SYS_MAX 512
+#define PL_SYS_HIST 256 /* 4 buckets per power of two of nanoseconds */
+
+struct pl_sys_stat {
+	uint64_t calls, errors, timed; /* timed: calls whose entry was seen too */
+	uint64_t total_ns, max_ns, bytes;
+	uint32_t hist[PL_SYS_HIST];
+};
+
+struct pl_sys_file {
+	int pid, fd;
+	char path[256];
+	uint64_t reads, writes, rbytes, wbytes, opens, syncs;
+};
+
+struct pl_syscalls {
+	struct pl_sys_stat st[PL_SYS_MAX];
+	struct pl_sys_file *files; /* one per descriptor opened or used (fd < 0: closed,
+				    * its number -1 - fd) */
+	size_t nfiles, capfiles;
+	uint64_t events, lost, processes;
+	double elapsed_s;
+	const char *tracefs; /* where the tracepoints' ids were read */
+	int mounted;	     /* perfloop mounted tracefs there (it was not) */
+};
+
+/* Trace argv until it exits (or *interrupted): *status is its wait status.
+ * PL_EINPUT with one line when tracepoints are not available (tracefs not
+ * mounted, perf_event_paranoid), PL_ENOEXEC when argv cannot run. */
+int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
+		      int *status, struct pl_error *err);
+
+const char *pl_syscall_name(int nr);
+/* p99 of a syscall's durations in seconds (0 with no timed call) */
+double pl_sys_p99(const struct pl_sys_stat *st);
+
+/* The table (most total time first, at most top rows) and the files. */
+void pl_syscalls_print(const struct pl_syscalls *s, size_t top);
+/* perfloop.syscalls/1 */
+json_t *pl_syscalls_json(const struct pl_syscalls *s, const char *command);
+void pl_syscalls_release(struct pl_syscalls *s);
+
+#endif

@@ -1,0 +1,71 @@
+#!/bin/sh
+# profile --syscalls: every system call of a launched program and its
+# children through the raw_syscalls tracepoints (no ptrace). A program of
+# known calls (syscalls_known.c): the counts equal strace -c -f's for every
+# call strace lists, the child's getppid counted, bytes and files right,
+# the four I/O findings, the program's exit status passed on, the schema;
+# no tracepoints (not root, no tracefs): skipped.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+set -e
+cc -O1 -o known "$PERFLOOP_SRC/tests/cli/syscalls_known.c" || skip "no C compiler"
+mkdir scratch
+run "$PERFLOOP" profile --syscalls --top 40 -o s -- ./known scratch
+if [ "$rc" -eq 2 ] && grep -q "tracepoints\|perf_event_open" "$T/err"; then
+	skip "no syscall tracepoints here: $(cat "$T/err")"
+fi
+expect_rc 0
+[ -s s.syscalls.json ] || fail "no s.syscalls.json: $(cat "$T/out")"
+calls() { echo "sum(c['calls'] for c in d['syscalls'] if c['name'] == '$1')"; }
+check s.syscalls.json "$(calls getppid) == 11000"
+check s.syscalls.json "$(calls write) == 7120 and $(calls fsync) == 120 and $(calls clone) == 1"
+check s.syscalls.json "$(calls read) >= 2000 and d['lost'] == 0"
+check s.syscalls.json "[c for c in d['syscalls'] if c['name'] == 'getppid'][0]['timed'] == 11000"
+check s.syscalls.json "[f for f in d['files'] if f['path'] == '/dev/null'][0]['writes'] == 5000"
+check s.syscalls.json "[f for f in d['files'] if f['path'].endswith('scratch/data')][0]['read_bytes'] == 2000"
+check s.syscalls.json "[o for o in d['opened'] if o['path'].endswith('scratch/data')][0]['opens'] == 151"
+for f in "many small writes: 5000 writes of 1 bytes on average to /dev/null" \
+	"many small reads: 2000 reads of 1 bytes on average from .*scratch/data" \
+	"an fsync per write: 120 fsync/fdatasync for 120 writes to .*scratch/log" \
+	"the same file opened 151 times: .*scratch/data"; do
+	grep -q "finding (I/O): $f" "$T/out" || fail "no finding '$f': $(cat "$T/out")"
+done
+check s.syscalls.json "len(d['findings']) == 5"
+/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/syscalls-1.schema.json" s.syscalls.json <<'PY' || fail "schema"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id")
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+# every call strace -c -f lists, counted the same (exit_group, which never
+# returns, is one strace leaves out)
+if command -v strace >/dev/null 2>&1; then
+	rm -rf scratch && mkdir scratch
+	strace -f -c -o strace.txt ./known scratch || fail "strace: $(cat strace.txt)"
+	python3 - s.syscalls.json strace.txt <<'PY' || fail "counts differ from strace's"
+import json, re, sys
+d = json.load(open(sys.argv[1]))
+ours = {c["name"]: c["calls"] for c in d["syscalls"]}
+bad = []
+for line in open(sys.argv[2]):
+    m = re.match(r"\s*[\d.]+\s+[\d.]+\s+\d+\s+(\d+)\s+(?:\d+\s+)?(\w+)\s*$", line)
+    if m and m.group(2) != "total" and ours.get(m.group(2)) != int(m.group(1)):
+        bad.append((m.group(2), int(m.group(1)), ours.get(m.group(2))))
+print(bad)
+sys.exit(1 if bad else 0)
+PY
+fi
+# the program's exit status is passed on
+run "$PERFLOOP" profile --syscalls --format none -- ./known scratch 3
+expect_rc 3
+expect_err "exited with status 3"
+run "$PERFLOOP" profile --syscalls -p $$
+expect_rc 2
+expect_err "launch the program"
+run "$PERFLOOP" profile --syscalls --alloc -- ./known scratch
+expect_rc 2
+expect_err "one at a time"
+echo ok
