@@ -30,21 +30,35 @@ const char *pl_syscall_name(int nr)
 									   : NULL;
 }
 
-/* the read and write family: fd in args[0], bytes in the return value */
-enum { IO_NONE, IO_READ, IO_WRITE };
-static int io_kind(const char *name)
+/* what a call is to the tracer: the read and write family (fd in
+ * args[0], bytes in the return value), opens, closes, syncs, clones */
+enum { K_NONE, K_READ, K_WRITE, K_OPEN, K_CLOSE, K_SYNC, K_CLONE };
+static int kind_of(const char *name)
 {
-	static const char *const rd[] = {"read", "pread64", "readv", "preadv", "preadv2",
-					 "recvfrom", "recvmsg"};
-	static const char *const wr[] = {"write", "pwrite64", "writev", "pwritev", "pwritev2",
-					 "sendto", "sendmsg"};
-	for (size_t i = 0; name && i < sizeof rd / sizeof *rd; i++)
-		if (strcmp(name, rd[i]) == 0)
-			return IO_READ;
-	for (size_t i = 0; name && i < sizeof wr / sizeof *wr; i++)
-		if (strcmp(name, wr[i]) == 0)
-			return IO_WRITE;
-	return IO_NONE;
+	static const struct {
+		const char *name;
+		int kind;
+	} k[] = {{"read", K_READ},	   {"pread64", K_READ},	     {"readv", K_READ},
+		 {"preadv", K_READ},	   {"preadv2", K_READ},	     {"recvfrom", K_READ},
+		 {"recvmsg", K_READ},	   {"write", K_WRITE},	     {"pwrite64", K_WRITE},
+		 {"writev", K_WRITE},	   {"pwritev", K_WRITE},     {"pwritev2", K_WRITE},
+		 {"sendto", K_WRITE},	   {"sendmsg", K_WRITE},     {"openat", K_OPEN},
+		 {"open", K_OPEN},	   {"creat", K_OPEN},	     {"openat2", K_OPEN},
+		 {"close", K_CLOSE},	   {"fsync", K_SYNC},	     {"fdatasync", K_SYNC},
+		 {"clone", K_CLONE},	   {"clone3", K_CLONE},	     {"fork", K_CLONE},
+		 {"vfork", K_CLONE}};
+	for (size_t i = 0; name && i < sizeof k / sizeof *k; i++)
+		if (strcmp(name, k[i].name) == 0)
+			return k[i].kind;
+	return K_NONE;
+}
+
+/* by call number, worked out once */
+static unsigned char kinds[PL_SYS_MAX];
+static void kinds_init(void)
+{
+	for (int i = 0; i < PL_SYS_MAX; i++)
+		kinds[i] = (unsigned char)kind_of(pl_syscall_name(i));
 }
 
 /* ---- histogram: 4 buckets per power of two of ns ---- */
@@ -313,12 +327,10 @@ static void process(struct tracer *T, uint64_t wm)
 		struct pl_sys_stat *st = &s->st[e->id];
 		struct pend *p = pend_slot(T, e->tid, 0);
 		int have = p && p->used && p->id == e->id && p->t <= e->t;
-		const char *name = pl_syscall_name((int)e->id);
+		int kind = kinds[e->id];
 		/* a new thread or process starts by returning 0 from the clone
 		 * its parent made: one call, counted in the parent */
-		if (!have && e->ret == 0 && name &&
-		    (!strcmp(name, "clone") || !strcmp(name, "clone3") || !strcmp(name, "fork") ||
-		     !strcmp(name, "vfork")))
+		if (!have && e->ret == 0 && kind == K_CLONE)
 			continue;
 		st->calls++;
 		if (e->ret < 0 && e->ret > -4096)
@@ -331,12 +343,12 @@ static void process(struct tracer *T, uint64_t wm)
 				st->max_ns = ns;
 			st->hist[bucket(ns)]++;
 		}
-		int io = io_kind(name);
+		int io = kind == K_READ || kind == K_WRITE;
 		if (io && e->ret > 0) {
 			st->bytes += (uint64_t)e->ret;
 			if (have) {
 				struct pl_sys_file *f = file_for(s, (int)e->pid, (int)p->arg0, 0);
-				if (f && io == IO_READ) {
+				if (f && kind == K_READ) {
 					f->reads++;
 					f->rbytes += (uint64_t)e->ret;
 				} else if (f) {
@@ -345,18 +357,17 @@ static void process(struct tracer *T, uint64_t wm)
 				}
 			}
 		}
-		if (name && e->ret >= 0 &&
-		    (!strcmp(name, "openat") || !strcmp(name, "open") || !strcmp(name, "creat"))) {
+		if (kind == K_OPEN && e->ret >= 0) {
 			struct pl_sys_file *f = file_for(s, (int)e->pid, (int)e->ret, 1);
 			if (f)
 				f->opens = 1;
 		}
-		if (name && have && e->ret == 0 && (!strcmp(name, "fsync") || !strcmp(name, "fdatasync"))) {
+		if (kind == K_SYNC && have && e->ret == 0) {
 			struct pl_sys_file *f = file_for(s, (int)e->pid, (int)p->arg0, 0);
 			if (f)
 				f->syncs++;
 		}
-		if (name && have && e->ret == 0 && !strcmp(name, "close"))
+		if (kind == K_CLOSE && have && e->ret == 0)
 			for (size_t i = s->nfiles; i-- > 0;)
 				if (s->files[i].pid == (int)e->pid && s->files[i].fd == (int)p->arg0) {
 					s->files[i].fd = -1 - (int)p->arg0;
@@ -403,6 +414,7 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 				    "--syscalls: the raw_syscalls tracepoints are not readable (tracefs "
 				    "is not mounted, or not readable by this user): as root, 'mount -t "
 				    "tracefs nodev /sys/kernel/tracing'");
+	kinds_init();
 	struct tracer T = {.s = s};
 	T.page = (size_t)sysconf(_SC_PAGESIZE);
 	T.ring_bytes = 512 * T.page; /* 2 MiB per CPU */
