@@ -152,3 +152,30 @@ torch_python() {
 		skip "no CPython 3.11 at $PY"
 	$PY -c 'import torch' 2>/dev/null || skip "torch is not importable by $PY (apt install python3-torch)"
 }
+
+# valid SCHEMA FILE: FILE validates against docs/schemas/SCHEMA (not
+# checked where Debian's python3-jsonschema is missing)
+valid() {
+	/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/$1" "$2" <<'PY' || fail "$2 is not valid against $1"
+import json, sys
+try:
+    import jsonschema
+except ImportError:
+    sys.exit(0)
+schema = json.load(open(sys.argv[1]))
+schema.pop("$id", None)  # a name, not a URL: local $refs resolve against the document
+jsonschema.validate(json.load(open(sys.argv[2])), schema)
+PY
+}
+
+# need_perf_events: skip unless this machine lets perf_event_open sample
+# (cpu-clock on this process)
+need_perf_events() {
+	_probe=$(python3 -c '
+import ctypes, os, struct
+attr = bytearray(128); struct.pack_into("IIQ", attr, 0, 1, 128, 0)
+libc = ctypes.CDLL(None, use_errno=True)
+fd = libc.syscall(298, bytes(attr), 0, -1, -1, 0)
+print("ok" if fd >= 0 else os.strerror(ctypes.get_errno()))' 2>/dev/null || echo "no python")
+	[ "$_probe" = ok ] || skip "perf_event_open is not allowed here ($_probe)"
+}

@@ -31,14 +31,5 @@ run "$PERFLOOP" bench --batch 1 -r 3 -o n.json -- ./touch 8
 expect_rc 0
 grep -q "Page faults" "$T/out" && fail "faults printed without --memory"
 check n.json "'minor_faults' not in d['benchmarks'][0]['dimensions'] and d['benchmarks'][0]['samples'][0]['minor_faults'] >= 2048"
-/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/bench-1.schema.json" m.json <<'PY' || fail "schema"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit(0)
-schema = json.load(open(sys.argv[1]))
-schema.pop("$id")
-jsonschema.validate(json.load(open(sys.argv[2])), schema)
-PY
+valid bench-1.schema.json m.json
 echo ok

@@ -7,14 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 B=$PERFLOOP_BUILD/bench
-probe=$(python3 -c '
-import ctypes, os, struct
-# perf_event_open(cpu-clock, this process): can this machine sample at all?
-attr = bytearray(128); struct.pack_into("IIQ", attr, 0, 1, 128, 0)
-libc = ctypes.CDLL(None, use_errno=True)
-fd = libc.syscall(298, bytes(attr), 0, -1, -1, 0)
-print("ok" if fd >= 0 else os.strerror(ctypes.get_errno()))' 2>/dev/null || echo "no python")
-[ "$probe" = ok ] || skip "perf_event_open is not allowed here ($probe)"
+need_perf_events
 
 # DWARF: the whole chain, from the entry point to the leaf
 CHAIN_A='_start;__libc_start_main_impl;__libc_start_call_main;main;run;phase_a;middle_a;deep_a;leaf_a '

@@ -41,16 +41,7 @@ check a.alloc.json "d['findings'] == [] and d['dropped'] == 0 and d['processes']
 # the flame graphs: KiB by stack, site_a's under main
 grep -q "main (.*alloc_sites.c:[0-9]*);churn (.*);site_a (" a.alloc.folded || fail "folded: $(cat a.alloc.folded)"
 grep -q "KiB, " a.alloc.svg || fail "the flame graph does not say KiB"
-/usr/bin/python3 - "$PERFLOOP_SRC/docs/schemas/alloc-1.schema.json" a.alloc.json <<'PY' || fail "schema"
-import json, sys
-try:
-    import jsonschema
-except ImportError:
-    sys.exit(0)
-schema = json.load(open(sys.argv[1]))
-schema.pop("$id")
-jsonschema.validate(json.load(open(sys.argv[2])), schema)
-PY
+valid alloc-1.schema.json a.alloc.json
 
 # four threads allocating at once: four times site_a's bytes
 run "$PERFLOOP" profile --alloc --alloc-rate 2K -o t -- ./sites threads
@@ -81,7 +72,7 @@ check c.alloc.json "d['samples'] > 0 and not d['processes'][0]['finished']"
 # bytearrays held at the peak
 if [ -x /usr/bin/python3 ]; then
 	printf 'keep = [bytearray(4096) for _ in range(5120)]\n' >keep.py
-	run "$PERFLOOP" profile --alloc --alloc-rate 16K -o p -- /usr/bin/python3 keep.py
+	run "$PERFLOOP" profile --alloc --alloc-rate 4K -o p -- /usr/bin/python3 keep.py
 	expect_rc 0
 	check p.alloc.json "d['processes'][0]['peak_live_bytes'] >= 0.95 * 20 * $MiB"
 fi

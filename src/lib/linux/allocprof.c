@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "../fsio.h"
+#include "../grow.h"
 #include "../hash.h"
 #include "../render.h"
 #include "native.h"
@@ -81,24 +82,9 @@ static long stack_intern(struct pl_alloc *a, struct intern *in, const uint32_t *
 			return in->tab[k] - 1;
 		k = (k + 1) & (in->cap - 1);
 	}
-	if (a->nstacks == a->capstacks) {
-		size_t cap = a->capstacks ? a->capstacks * 2 : 256;
-		struct pl_alloc_stack *g = realloc(a->stacks, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		a->stacks = g;
-		a->capstacks = cap;
-	}
-	if (a->nids + n > a->capids) {
-		size_t cap = a->capids ? a->capids * 2 : 4096;
-		while (cap < a->nids + n)
-			cap *= 2;
-		uint32_t *g = realloc(a->ids, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		a->ids = g;
-		a->capids = cap;
-	}
+	if (pl_grow((void **)&a->stacks, &a->capstacks, a->nstacks + 1, sizeof *a->stacks, 256) < 0 ||
+	    pl_grow((void **)&a->ids, &a->capids, a->nids + n, sizeof *a->ids, 4096) < 0)
+		return -1;
 	struct pl_alloc_stack *s = &a->stacks[a->nstacks];
 	memset(s, 0, sizeof(*s));
 	s->off = a->nids;
@@ -323,14 +309,9 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				rc = PL_ENOMEM;
 				break;
 			}
-			if (nev == capev) {
-				capev = capev ? capev * 2 : 4096;
-				struct event *g = realloc(ev, capev * sizeof(*g));
-				if (!g) {
-					rc = PL_ENOMEM;
-					break;
-				}
-				ev = g;
+			if (pl_grow((void **)&ev, &capev, nev + 1, sizeof *ev, 4096) < 0) {
+				rc = PL_ENOMEM;
+				break;
 			}
 			ev[nev++] = (struct event){t, addr, (uint32_t)st, weight(size, rate)};
 			if (!t0)
@@ -341,14 +322,9 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 			uint64_t t, addr;
 			if (rd(&r, &t, 8) || rd(&r, &addr, 8))
 				break;
-			if (nev == capev) {
-				capev = capev ? capev * 2 : 4096;
-				struct event *g = realloc(ev, capev * sizeof(*g));
-				if (!g) {
-					rc = PL_ENOMEM;
-					break;
-				}
-				ev = g;
+			if (pl_grow((void **)&ev, &capev, nev + 1, sizeof *ev, 4096) < 0) {
+				rc = PL_ENOMEM;
+				break;
 			}
 			ev[nev++] = (struct event){t, addr, UINT32_MAX, 0};
 			tend = t;

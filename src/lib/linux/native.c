@@ -39,6 +39,7 @@
 #include "../hash.h"
 #include "../monotime.h"
 #include "counters.h"
+#include "launch.h"
 
 #define RING_PAGES 1024 /* the most tried: 4 MiB per CPU */
 #define MAX_DEPTH 1024
@@ -1641,59 +1642,24 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 	struct perf_event_attr a;
 	int rc = PL_OK;
 	pid_t child = -1;
-	int go[2] = {-1, -1}, ex[2] = {-1, -1};
+	struct pl_launch L = {-1, -1, -1};
 	*status = 0;
 	if (argv) {
-		if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
-			rc = pl_error_set(err, PL_ESYS, "pipe: %s", strerror(errno));
+		if ((rc = pl_launch_start(argv, &L, err)) != PL_OK)
 			goto out;
-		}
-		child = fork();
-		if (child < 0) {
-			rc = pl_error_set(err, PL_ESYS, "fork: %s", strerror(errno));
-			goto out;
-		}
-		if (child == 0) {
-			char c;
-			close(go[1]);
-			close(ex[0]);
-			signal(SIGINT, SIG_DFL);
-			signal(SIGTERM, SIG_DFL);
-			if (read(go[0], &c, 1) != 1)
-				_exit(127);
-			execvp(argv[0], argv);
-			int e = errno;
-			(void)!write(ex[1], &e, sizeof(e));
-			_exit(127);
-		}
-		close(go[0]);
-		close(ex[1]);
-		go[0] = ex[1] = -1;
+		child = L.pid;
 		init_attr(N, &a, 1);
 		rc = open_task(N, &a, child, (int)ncpu, err);
 		if (rc != PL_OK) {
-			close(go[1]);
-			go[1] = -1;
-			waitpid(child, status, 0);
+			pl_launch_end(&L, status);
 			child = -1;
 			goto out;
 		}
 		struct nproc *p = proc_get(N, child, 1);
 		if (p)
 			snprintf(p->comm, sizeof(p->comm), "%s", argv[0]);
-		(void)!write(go[1], "g", 1);
-		close(go[1]);
-		go[1] = -1;
-		int e = 0;
-		ssize_t n;
-		do
-			n = read(ex[0], &e, sizeof(e));
-		while (n < 0 && errno == EINTR);
-		if (n == (ssize_t)sizeof(e)) {
-			waitpid(child, status, 0);
+		if ((rc = pl_launch_go(&L, argv[0], status, err)) != PL_OK) {
 			child = -1;
-			rc = pl_error_set(err, PL_ENOEXEC, "cannot run '%s': %s", argv[0],
-					  strerror(e));
 			goto out;
 		}
 	} else {
@@ -1780,12 +1746,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
 out:
 	if (child > 0)
 		stop(child, status);
-	for (int i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (ex[i] >= 0)
-			close(ex[i]);
-	}
+	pl_launch_end(&L, status);
 	release(N);
 	free(N);
 	return rc;

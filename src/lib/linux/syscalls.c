@@ -19,7 +19,9 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "../grow.h"
 #include "../render.h"
+#include "launch.h"
 
 extern const char *const pl_syscall_names[];
 extern const int pl_syscall_names_n;
@@ -146,14 +148,8 @@ static int read_id(const char *root, const char *ev)
 
 static int push_ev(struct tracer *T, const struct ev *e)
 {
-	if (T->nev == T->capev) {
-		size_t cap = T->capev ? T->capev * 2 : 65536;
-		struct ev *g = realloc(T->evs, cap * sizeof(*g));
-		if (!g)
-			return -1;
-		T->evs = g;
-		T->capev = cap;
-	}
+	if (pl_grow((void **)&T->evs, &T->capev, T->nev + 1, sizeof *T->evs, 65536) < 0)
+		return -1;
 	T->evs[T->nev++] = *e;
 	return 0;
 }
@@ -260,14 +256,8 @@ static struct pl_sys_file *file_for(struct pl_syscalls *s, int pid, int fd, int 
 	for (size_t i = s->nfiles; fresh && i-- > 0;) /* its last holder is retired */
 		if (s->files[i].pid == pid && s->files[i].fd == fd)
 			s->files[i].fd = -1 - fd;
-	if (s->nfiles == s->capfiles) {
-		size_t cap = s->capfiles ? s->capfiles * 2 : 64;
-		struct pl_sys_file *g = realloc(s->files, cap * sizeof(*g));
-		if (!g)
-			return NULL;
-		s->files = g;
-		s->capfiles = cap;
-	}
+	if (pl_grow((void **)&s->files, &s->capfiles, s->nfiles + 1, sizeof *s->files, 64) < 0)
+		return NULL;
 	struct pl_sys_file *f = &s->files[s->nfiles++];
 	memset(f, 0, sizeof(*f));
 	f->pid = pid;
@@ -433,33 +423,12 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 	for (long c = 0; c < T.ncpu; c++)
 		T.ringfd[c] = -1;
 	int rc = PL_OK;
-	int go[2] = {-1, -1}, ex[2] = {-1, -1};
+	struct pl_launch L = {-1, -1, -1};
 	pid_t child = -1;
 	*status = 0;
-	if (pipe2(go, O_CLOEXEC) < 0 || pipe2(ex, O_CLOEXEC) < 0) {
-		rc = pl_error_set(err, PL_ESYS, "pipe: %s", strerror(errno));
+	if ((rc = pl_launch_start(argv, &L, err)) != PL_OK)
 		goto out;
-	}
-	child = fork();
-	if (child < 0) {
-		rc = pl_error_set(err, PL_ESYS, "fork: %s", strerror(errno));
-		goto out;
-	}
-	if (child == 0) {
-		char c;
-		close(go[1]);
-		close(ex[0]);
-		signal(SIGINT, SIG_DFL);
-		if (read(go[0], &c, 1) != 1)
-			_exit(127);
-		execvp(argv[0], argv);
-		int e = errno;
-		(void)!write(ex[1], &e, sizeof(e));
-		_exit(127);
-	}
-	close(go[0]);
-	close(ex[1]);
-	go[0] = ex[1] = -1;
+	child = L.pid;
 	for (long c = 0; c < T.ncpu; c++) {
 		for (int k = 0; k < 2; k++) {
 			struct perf_event_attr a;
@@ -507,29 +476,14 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 	}
 started:
 	if (rc != PL_OK) {
-		close(go[1]);
-		go[1] = -1;
-		waitpid(child, status, 0);
+		pl_launch_end(&L, status);
 		child = -1;
 		goto out;
 	}
 	double t0 = (double)mono_ns() * 1e-9;
-	(void)!write(go[1], "g", 1);
-	close(go[1]);
-	go[1] = -1;
-	{
-		int e = 0;
-		ssize_t n;
-		do
-			n = read(ex[0], &e, sizeof(e));
-		while (n < 0 && errno == EINTR);
-		if (n == (ssize_t)sizeof(e)) {
-			waitpid(child, status, 0);
-			child = -1;
-			rc = pl_error_set(err, PL_ENOEXEC, "cannot start '%s': %s", argv[0],
-					  strerror(e));
-			goto out;
-		}
+	if ((rc = pl_launch_go(&L, argv[0], status, err)) != PL_OK) {
+		child = -1;
+		goto out;
 	}
 	struct pollfd *pfd = calloc((size_t)T.ncpu, sizeof(*pfd));
 	size_t np = 0;
@@ -572,12 +526,7 @@ out:
 		kill(child, SIGKILL);
 		waitpid(child, status, 0);
 	}
-	for (int i = 0; i < 2; i++) {
-		if (go[i] >= 0)
-			close(go[i]);
-		if (ex[i] >= 0)
-			close(ex[i]);
-	}
+	pl_launch_end(&L, status);
 	for (long c = 0; c < T.ncpu; c++)
 		if (T.rings[c])
 			munmap(T.rings[c], T.page + T.ring_bytes);
