@@ -277,16 +277,19 @@ static void resolve_paths(struct pl_syscalls *s)
 		if (f->fd < 0) {
 			snprintf(f->path, sizeof f->path,
 				 "fd %d (closed before perfloop read its path)", -1 - f->fd);
+			f->unknown = 1;
 			continue;
 		}
 		char link[64];
 		snprintf(link, sizeof link, "/proc/%d/fd/%d", f->pid, f->fd);
 		ssize_t n = readlink(link, f->path, sizeof f->path - 1);
-		if (n > 0)
+		if (n > 0) {
 			f->path[n] = '\0';
-		else
+		} else {
 			snprintf(f->path, sizeof f->path,
 				 "fd %d (closed before perfloop read its path)", f->fd);
+			f->unknown = 1;
+		}
 	}
 }
 
@@ -626,6 +629,14 @@ static size_t findings(const struct pl_syscalls *s, char out[][400], size_t max)
 	return n;
 }
 
+static int cmp_file_bytes(const void *a, const void *b, void *ctx)
+{
+	const struct pl_syscalls *s = ctx;
+	const struct pl_sys_file *x = &s->files[*(const size_t *)a], *y = &s->files[*(const size_t *)b];
+	uint64_t u = x->rbytes + x->wbytes, v = y->rbytes + y->wbytes;
+	return u < v ? 1 : u > v ? -1 : 0;
+}
+
 void pl_syscalls_print(const struct pl_syscalls *s, size_t top)
 {
 	int ids[PL_SYS_MAX];
@@ -656,35 +667,44 @@ void pl_syscalls_print(const struct pl_syscalls *s, size_t top)
 		       st->timed ? pl_fmt_time(p99, sizeof p99, pl_sys_p99(st)) : "-",
 		       st->bytes ? pl_fmt_bytes(by, sizeof by, (double)st->bytes) : "");
 	}
-	/* the files read or written most */
-	size_t shown = 0;
+	/* the files read or written most; the short-lived descriptors whose
+	 * path was not read, in one line */
 	size_t *idx = malloc((s->nfiles + 1) * sizeof(*idx));
 	if (idx) {
-		size_t k = 0;
-		for (size_t i = 0; i < s->nfiles; i++)
-			if (s->files[i].rbytes + s->files[i].wbytes)
+		size_t k = 0, nu = 0;
+		uint64_t ur = 0, uw = 0;
+		for (size_t i = 0; i < s->nfiles; i++) {
+			const struct pl_sys_file *f = &s->files[i];
+			if (!(f->rbytes + f->wbytes))
+				continue;
+			if (f->unknown) {
+				nu++;
+				ur += f->rbytes;
+				uw += f->wbytes;
+			} else {
 				idx[k++] = i;
-		for (size_t i = 1; i < k; i++) /* insertion sort: few files */
-			for (size_t j = i; j > 0; j--) {
-				const struct pl_sys_file *x = &s->files[idx[j - 1]],
-							 *y = &s->files[idx[j]];
-				if (x->rbytes + x->wbytes >= y->rbytes + y->wbytes)
-					break;
-				size_t t = idx[j];
-				idx[j] = idx[j - 1];
-				idx[j - 1] = t;
 			}
+		}
+		if (k)
+			qsort_r(idx, k, sizeof(*idx), cmp_file_bytes, (void *)s);
+		if (k || nu)
+			printf("\n  %-10s %-10s %9s %9s  %s\n", "read", "written", "reads", "writes",
+			       "file");
+		char r[32], w[32];
 		for (size_t i = 0; i < k && i < 10; i++) {
 			const struct pl_sys_file *f = &s->files[idx[i]];
-			char r[32], w[32];
-			if (!shown++)
-				printf("\n  %-10s %-10s %9s %9s  %s\n", "read", "written", "reads",
-				       "writes", "file");
 			printf("  %-10s %-10s %9llu %9llu  %s\n",
 			       pl_fmt_bytes(r, sizeof r, (double)f->rbytes),
 			       pl_fmt_bytes(w, sizeof w, (double)f->wbytes),
 			       (unsigned long long)f->reads, (unsigned long long)f->writes, f->path);
 		}
+		if (k > 10)
+			printf("  ... %zu more files (PREFIX.syscalls.json lists them)\n", k - 10);
+		if (nu)
+			printf("  %-10s %-10s %9s %9s  %zu short-lived descriptors (closed before "
+			       "perfloop read their paths)\n",
+			       pl_fmt_bytes(r, sizeof r, (double)ur), pl_fmt_bytes(w, sizeof w, (double)uw),
+			       "", "", nu);
 		free(idx);
 	}
 	char fl[8][400];

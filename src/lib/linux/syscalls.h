@@ -35,6 +35,7 @@ struct pl_sys_file {
 	int pid, fd;
 	char path[256];
 	uint64_t reads, writes, rbytes, wbytes, opens, syncs;
+	int unknown; /* closed before its path was read */
 };
 
 struct pl_syscalls {
