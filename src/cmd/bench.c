@@ -17,6 +17,7 @@
 #include "benchrun.h"
 #include "benchview.h"
 #include "cmd.h"
+#include "linux/allocprof.h"
 #include "fsio.h"
 #include "gpu.h"
 #include "gitops.h"
@@ -107,6 +108,8 @@ const char cmd_bench_usage[] =
     "                          L1-dcache-loads, L1-dcache-load-misses\n"
     "      --memory            minor and major page faults per run (getrusage)\n"
     "                          shown and scored as dimensions beside peak RSS\n"
+    "      --alloc             bytes and calls allocated per run (malloc & co.,\n"
+    "                          counted by a preloaded library), scored too\n"
     "      --reference NAME    compare the others with this command (default: the\n"
     "                          first)\n"
     "      --baseline FILE     also compare with a saved summary, by name\n"
@@ -178,6 +181,7 @@ enum {
 	OPT_WAIT_QUIET,
 	OPT_CONTENTION,
 	OPT_MEMORY,
+	OPT_ALLOC,
 	OPT_GPU,
 	OPT_GPU_HZ,
 	OPT_FAIL_REGRESSION,
@@ -212,6 +216,7 @@ static const struct option longopts[] = {
     {"wait-quiet", required_argument, NULL, OPT_WAIT_QUIET},
     {"contention", required_argument, NULL, OPT_CONTENTION},
     {"memory", no_argument, NULL, OPT_MEMORY},
+    {"alloc", no_argument, NULL, OPT_ALLOC},
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -668,7 +673,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_gpu gpu = {0};
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
-	int batch_given = 0, budget_given = 0, max_time_given = 0;
+	int batch_given = 0, budget_given = 0, max_time_given = 0, alloc_on = 0;
+	char alloc_dir[64] = "";
 	char *joined = NULL;
 
 	/* Everything after "--" is one command's argv. */
@@ -837,6 +843,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_MEMORY:
 			cfg->memory = 1;
 			break;
+		case OPT_ALLOC:
+			alloc_on = 1;
+			break;
 		case OPT_CONTENTION:
 			if (strcmp(optarg, "leave-out") == 0 || strcmp(optarg, "keep") == 0) {
 				cfg->contention_keep = strcmp(optarg, "keep") == 0;
@@ -987,6 +996,30 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	 * for a minute */
 	if (budget_given && !max_time_given && cfg->time_budget_s < cfg->max_time_s)
 		cfg->max_time_s = cfg->time_budget_s;
+	/* --alloc: every command started with the counting library preloaded
+	 * (it samples nothing: its rate is out of reach), its totals read after
+	 * each run */
+	if (alloc_on) {
+		char lib[4400], pre[9000];
+		if (pl_alloc_library(lib, sizeof lib) != 0) {
+			pl_die(PL_EXIT_INTERNAL, "--alloc: libperfloop-alloc.so is not beside perfloop "
+						 "nor in ../lib/perfloop (a broken install)");
+			goto out;
+		}
+		snprintf(alloc_dir, sizeof alloc_dir, "/tmp/perfloop-alloc.XXXXXX");
+		if (!mkdtemp(alloc_dir)) {
+			alloc_dir[0] = '\0';
+			pl_die(PL_EXIT_INTERNAL, "--alloc: cannot make a temporary directory: %s",
+			       strerror(errno));
+			goto out;
+		}
+		const char *old = getenv("LD_PRELOAD");
+		snprintf(pre, sizeof pre, "%s%s%.4000s", lib, old && *old ? ":" : "", old ? old : "");
+		setenv("LD_PRELOAD", pre, 1);
+		setenv("PERFLOOP_ALLOC_DIR", alloc_dir, 1);
+		setenv("PERFLOOP_ALLOC_RATE", "1000000000000000", 1);
+		cfg->alloc_dir = alloc_dir;
+	}
 	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
 		pl_die(PL_EXIT_USAGE, "option '--min-runs': %d is more than --max-runs %d",
 		       cfg->min_runs, cfg->max_runs);
@@ -1240,6 +1273,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	    regressions(&run, baseline_cmp, baseline_path, regression_pct) > 0)
 		rc = PL_EXIT_NEGATIVE;
 out:
+	if (alloc_dir[0]) {
+		pl_alloc_totals(alloc_dir, NULL, NULL);
+		rmdir(alloc_dir);
+	}
 	json_decref(baseline);
 	json_decref(baseline_cmp);
 	json_decref(fits);

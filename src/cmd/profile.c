@@ -1710,26 +1710,6 @@ static int is_static_elf(const char *path)
 	return st;
 }
 
-/* libperfloop-alloc.so: beside this binary (the build tree) or in
- * ../lib/perfloop (installed) */
-static int alloc_library(char *out, size_t len)
-{
-	char self[4096];
-	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-	if (n <= 0)
-		return -1;
-	self[n] = '\0';
-	char *slash = strrchr(self, '/');
-	if (!slash)
-		return -1;
-	*slash = '\0';
-	snprintf(out, len, "%.4000s/libperfloop-alloc.so", self);
-	if (access(out, R_OK) == 0)
-		return 0;
-	snprintf(out, len, "%.4000s/../lib/perfloop/libperfloop-alloc.so", self);
-	return access(out, R_OK) == 0 ? 0 : -1;
-}
-
 static void remove_dir(const char *dir)
 {
 	DIR *d = opendir(dir);
@@ -1757,7 +1737,7 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 	if (o->memory || o->gpu || o->live_table)
 		return pl_die(PL_EXIT_USAGE, "--alloc: on its own (not with --memory, --gpu or top)");
 	char lib[4400];
-	if (alloc_library(lib, sizeof lib) != 0)
+	if (pl_alloc_library(lib, sizeof lib) != 0)
 		return pl_die(PL_EXIT_INTERNAL, "--alloc: libperfloop-alloc.so is not beside "
 						"perfloop nor in ../lib/perfloop (a broken install)");
 	char *exe = pl_spawn_which(o->argv[0]);

@@ -26,6 +26,7 @@
  * execution is kept; outliers are flagged per execution.
  */
 #include "benchrun.h"
+#include "linux/allocprof.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -277,6 +278,12 @@ static int value(const struct pl_sample *s, int metric, double *v)
 	case -7:
 		*v = (double)s->majflt;
 		return 1;
+	case -8:
+		*v = s->alloc_bytes;
+		return s->alloc_bytes >= 0;
+	case -9:
+		*v = s->alloc_calls;
+		return s->alloc_calls >= 0;
 	default:
 		*v = s->counter[metric];
 		return s->counter_ok[metric];
@@ -389,7 +396,17 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 	if (getrusage(RUSAGE_SELF, &self) == 0 && self.ru_maxrss > b->rss_floor_kb)
 		b->rss_floor_kb = self.ru_maxrss;
 	struct pl_run_result r;
+	if (cfg->alloc_dir) /* what the prepare hook allocated is not the run's */
+		pl_alloc_totals(cfg->alloc_dir, NULL, NULL);
 	rc = pl_spawn_run(&o, &r, err);
+	double abytes = -1, acalls = -1;
+	if (cfg->alloc_dir && rc == PL_OK) {
+		uint64_t c = 0, by = 0;
+		if (pl_alloc_totals(cfg->alloc_dir, &c, &by) > 0) {
+			abytes = (double)by;
+			acalls = (double)c;
+		}
+	}
 	if (rc == PL_EINTR) {
 		run->interrupted = 1;
 		return rc;
@@ -432,6 +449,8 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 				      .max_rss_kb = r.max_rss_kb,
 				      .minflt = r.minflt,
 				      .majflt = r.majflt,
+				      .alloc_bytes = abytes,
+				      .alloc_calls = acalls,
 				      .exit_code = r.exit_code,
 				      .signal = r.signal,
 				      .timed_out = r.timed_out,
@@ -1292,6 +1311,8 @@ int pl_bench_finish(struct pl_bench_run *run)
 		metric(&run->cfg, b, -5, scratch, &b->rss, seed);
 		metric(&run->cfg, b, -6, scratch, &b->minflt, seed);
 		metric(&run->cfg, b, -7, scratch, &b->majflt, seed);
+		metric(&run->cfg, b, -8, scratch, &b->alloc_bytes, seed);
+		metric(&run->cfg, b, -9, scratch, &b->alloc_calls, seed);
 		for (size_t c = 0; c < run->cfg.counters.n; c++)
 			if (run->cfg.counters.supported[c])
 				metric(&run->cfg, b, (int)c, scratch, &b->counter[c], seed);

@@ -46,6 +46,8 @@ struct pl_bench_config {
 			      * (PERFLOOP_WAIT_QUIET sets the default) */
 	int contention_keep; /* count runs on a contended CPU (--contention keep) */
 	int memory;	     /* --memory: page faults per run are scored dimensions */
+	const char *alloc_dir; /* --alloc: where the preloaded counter writes (see
+				* bench.c), NULL off */
 };
 
 /* A dimension is scored (comparable) only when its CV is at most this. */
@@ -58,6 +60,7 @@ struct pl_sample {
 	double wall_s, user_s, sys_s;
 	long max_rss_kb;
 	long minflt, majflt; /* page faults (getrusage of the run) */
+	double alloc_bytes, alloc_calls; /* --alloc: counted by the preload; -1 unknown */
 	int exit_code, signal, timed_out;
 	int counted; /* in the statistics: a measured run that did not fail,
 		      * on a CPU that was not contended */
@@ -88,7 +91,7 @@ struct pl_bench {
 	enum pl_bench_state state;
 	char failure[512]; /* why it stopped early */
 	/* after pl_bench_finish */
-	struct pl_metric_stats wall, user, sys, cpu, rss, minflt, majflt;
+	struct pl_metric_stats wall, user, sys, cpu, rss, minflt, majflt, alloc_bytes, alloc_calls;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
 	struct pl_metric_stats wall_exec; /* wall time per execution, unbatched */
 	unsigned char *outlier; /* per execution, wall time */

@@ -163,6 +163,10 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 			pl_fmt_time(c, sizeof(c), w->p90), pl_fmt_time(d, sizeof(d), w->p99));
 		fprintf(f, "  Max RSS:              %s\n",
 			pl_fmt_bytes(a, sizeof(a), bn->rss.d.p50));
+		if (run->cfg.alloc_dir && bn->alloc_bytes.present)
+			fprintf(f, "  Allocated (median):   %s in %.0f calls per run\n",
+				pl_fmt_bytes(a, sizeof(a), bn->alloc_bytes.d.p50),
+				bn->alloc_calls.present ? bn->alloc_calls.d.p50 : 0.0);
 		if (run->cfg.memory && bn->minflt.present)
 			fprintf(f, "  Page faults (median): %.0f minor, %.0f major per run\n",
 				bn->minflt.d.p50, bn->majflt.present ? bn->majflt.d.p50 : 0.0);
@@ -182,7 +186,7 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		}
 		if (any)
 			fprintf(f, "\n");
-		struct pl_dimension dims[PL_CTR_COUNT + 8];
+		struct pl_dimension dims[PL_CTR_COUNT + 12];
 		size_t nd = pl_summary_dimensions(run, bn, dims, sizeof(dims) / sizeof(dims[0]));
 		for (size_t k = 0; k < nd; k++) {
 			if (strcmp(dims[k].name, "ipc") == 0 ||

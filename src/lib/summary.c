@@ -124,6 +124,13 @@ size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_ben
 			 "counts as a floor: not comparable",
 			 b->rss_floor_kb);
 	}
+	/* --alloc: bytes and calls allocated per run */
+	if (run->cfg.alloc_dir && b->alloc_bytes.present && k + 2 <= max) {
+		dim_set(&out[k++], "allocated_bytes", "bytes", b->alloc_bytes.d.p50,
+			b->alloc_bytes.d.cv, tcv);
+		dim_set(&out[k++], "allocations", "count", b->alloc_calls.d.p50, b->alloc_calls.d.cv,
+			tcv);
+	}
 	/* --memory: page faults per run (getrusage: no counter needed) */
 	if (run->cfg.memory && k + 2 <= max) {
 		dim_set(&out[k++], "minor_faults", "count", b->minflt.d.p50, b->minflt.d.cv, tcv);
@@ -166,6 +173,12 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 		json_object_set_new(o, "contended", json_boolean(s->contended));
 		json_object_set_new(o, "minor_faults", json_integer(s->minflt));
 		json_object_set_new(o, "major_faults", json_integer(s->majflt));
+		if (run->cfg.alloc_dir) {
+			json_object_set_new(o, "allocated_bytes",
+					    s->alloc_bytes >= 0 ? json_real(s->alloc_bytes) : json_null());
+			json_object_set_new(o, "allocations",
+					    s->alloc_calls >= 0 ? json_real(s->alloc_calls) : json_null());
+		}
 		if (s->probe.lat_s > 0)
 			json_object_set_new(o, "slowdown",
 					    json_real(pl_speedprobe_slowdown(&run->sp, s->probe)));
@@ -209,6 +222,10 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	json_object_set_new(stats, "max_rss_bytes", stats_json(&b->rss, NULL, b));
 	json_object_set_new(stats, "minor_faults", stats_json(&b->minflt, NULL, b));
 	json_object_set_new(stats, "major_faults", stats_json(&b->majflt, NULL, b));
+	if (run->cfg.alloc_dir) {
+		json_object_set_new(stats, "allocated_bytes", stats_json(&b->alloc_bytes, NULL, b));
+		json_object_set_new(stats, "allocations", stats_json(&b->alloc_calls, NULL, b));
+	}
 	if (b->wall_exec.present)
 		json_object_set_new(stats, "wall_per_run_s", stats_json(&b->wall_exec, NULL, b));
 	json_object_set_new(o, "batch", json_integer((json_int_t)(b->batch ? b->batch : 1)));
@@ -236,7 +253,7 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	}
 	json_object_set_new(o, "counters", counters);
 
-	struct pl_dimension dims[PL_CTR_COUNT + 8];
+	struct pl_dimension dims[PL_CTR_COUNT + 12];
 	size_t nd = pl_summary_dimensions(run, b, dims, sizeof(dims) / sizeof(dims[0]));
 	json_t *dj = json_object();
 	for (size_t i = 0; i < nd; i++) {
@@ -290,6 +307,7 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 						  : json_string("auto"));
 	json_object_set_new(settings, "wait_quiet_s", json_real(cfg->wait_quiet_s));
 	json_object_set_new(settings, "memory", json_boolean(cfg->memory));
+	json_object_set_new(settings, "alloc", json_boolean(cfg->alloc_dir != NULL));
 	json_object_set_new(settings, "contention",
 			    json_string(cfg->contention_keep ? "keep" : "leave-out"));
 

@@ -306,10 +306,12 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 	const char *dim;
 	json_t *x;
 	/* a faster time bought with parallelism (a DataLoader's workers, a
-	 * thread pool) costs CPU time by design: when the after runs on 1.3
-	 * CPUs or more at once and more than the before did, its CPU-time
-	 * dimensions are shown, not judged (judged, they would reject every
-	 * parallel speed-up) */
+	 * thread pool) costs CPU time by design: when the after keeps clearly
+	 * more CPUs busy at once than the before (30% and 0.2 CPU more), its
+	 * CPU-time dimensions are shown, not judged (judged, they would reject
+	 * every parallel speed-up). Not a fixed 1.3 CPUs: a loader that waited
+	 * (0.58 CPU busy) moved into 2 workers ran at 1.0, and the CI's verify
+	 * rejected that 21% win for its CPU time */
 	double par_b = 0, par_a = 0;
 	int parallel = 0;
 	if (!strcmp(v->target, "timing")) {
@@ -320,7 +322,7 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 		if (t0 > 0 && t1 > 0 && cb && ca) {
 			par_b = json_number_value(json_object_get(cb, "value")) / t0;
 			par_a = json_number_value(json_object_get(ca, "value")) / t1;
-			parallel = par_a >= 1.3 && par_a > par_b + 0.2;
+			parallel = par_a >= 1.3 * par_b && par_a >= par_b + 0.2;
 		}
 	}
 	json_object_foreach(db, dim, x)

@@ -83,6 +83,7 @@ static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
 static unsigned char buf[1 << 16];
 static size_t buf_len;
 static int maps_dirty = 1;
+static int sampled_any; /* a sample was written: the maps matter */
 static atomic_ullong calls, bytes, dropped;
 static uintptr_t self_lo, self_hi; /* this library's text: its frames are left out */
 
@@ -326,6 +327,7 @@ static void sample(void *p, size_t size)
 		} else {
 			if (maps_dirty)
 				maps_locked();
+			sampled_any = 1;
 			put_u8('A');
 			put_u64(t);
 			put_u64((uint64_t)(uintptr_t)p);
@@ -400,7 +402,7 @@ static void finish(void)
 	flush_counts();
 	pthread_mutex_lock(&mu);
 	if (out_fd >= 0) {
-		if (maps_dirty)
+		if (maps_dirty && sampled_any) /* bench --alloc samples nothing: no maps */
 			maps_locked();
 		put_u8('E');
 		put_u64(now_ns());

@@ -2,7 +2,8 @@
 # bench: page faults per run (getrusage), always in samples[] and stats;
 # with --memory shown and scored as dimensions. A program that touches
 # 32 MiB takes at least 8192 minor faults (4 KiB pages) per run, one that
-# touches nothing far fewer; the summary validates.
+# touches nothing far fewer; the summary validates. --alloc: a program of
+# 1000 mallocs of 10 KiB allocates 10240000 bytes per run, exactly.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 set -e
 cat >touch.c <<'C'
@@ -32,4 +33,31 @@ expect_rc 0
 grep -q "Page faults" "$T/out" && fail "faults printed without --memory"
 check n.json "'minor_faults' not in d['benchmarks'][0]['dimensions'] and d['benchmarks'][0]['samples'][0]['minor_faults'] >= 2048"
 valid bench-1.schema.json m.json
+
+# --alloc: bytes and calls allocated per run, counted by the preloaded
+# library; a --prepare hook's allocations are not the run's
+cat >allocs.c <<'C'
+#include <stdlib.h>
+int main(void)
+{
+	for (int i = 0; i < 1000; i++) {
+		volatile char *p = malloc(10240);
+		p[0] = 1;
+		free((void *)p);
+	}
+	return 0;
+}
+C
+cc -O1 -o allocs allocs.c
+run "$PERFLOOP" bench --alloc --batch 1 -r 4 --prepare ./allocs -o a.json -- ./allocs
+expect_rc 0
+grep -q "Allocated (median):   9.8 MiB in 1000 calls per run" "$T/out" || fail "no allocation line: $(cat "$T/out")"
+check a.json "d['settings']['alloc'] is True"
+check a.json "10240000 <= d['benchmarks'][0]['stats']['allocated_bytes']['p50'] <= 10240000 + 65536"
+check a.json "1000 <= d['benchmarks'][0]['stats']['allocations']['p50'] <= 1050"
+check a.json "all(s['allocated_bytes'] >= 10240000 for s in d['benchmarks'][0]['samples'])"
+check a.json "d['benchmarks'][0]['dimensions']['allocated_bytes']['unit'] == 'bytes'"
+valid bench-1.schema.json a.json
+run "$PERFLOOP" bench --batch 1 -r 2 -o n2.json -- ./allocs
+check n2.json "'allocated_bytes' not in d['benchmarks'][0]['stats'] and d['settings']['alloc'] is False"
 echo ok

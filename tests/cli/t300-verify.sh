@@ -51,7 +51,9 @@ check out "d['failed_rules'] == ['suite_green']"
 # --min-gain too high for the change: no feasible win
 run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --min-gain 0.9 --json
 expect_rc 1
-check out "d['verdict'] == 'no_feasible_win'"
+# (or a reject because the machine's speed changed between them, as above:
+# a loaded CI machine's speed probe moved 5% here once)
+check out "d['verdict'] == 'no_feasible_win' or (d['verdict'] == 'reject' and 'target_improved' in d['failed_rules'] and any('machine_speed' in m for r in d['rules'] for m in r['numbers'].get('mismatched', [])))"
 
 # the other reasons, made by editing a real summary
 python3 - <<'PY'

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "../fsio.h"
 #include "../grow.h"
@@ -720,6 +721,80 @@ void pl_alloc_print(const struct pl_alloc *a, size_t top)
 		       pl_prof_shown_file(&a->prof, f->file), f->line);
 	}
 	free(s);
+}
+
+int pl_alloc_totals(const char *dir, uint64_t *calls, uint64_t *bytes)
+{
+	DIR *d = opendir(dir);
+	if (!d)
+		return 0;
+	int n = 0;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		if (strncmp(de->d_name, "alloc.", 6) != 0)
+			continue;
+		char path[4400];
+		snprintf(path, sizeof path, "%s/%s", dir, de->d_name);
+		size_t len = 0;
+		int missing = 0;
+		char *data = calls || bytes ? pl_fsio_read(path, &len, &missing) : NULL;
+		unlink(path);
+		if (!data)
+			continue;
+		/* records after the 24-byte header: 'm'/'M' u32 len + bytes,
+		 * 'A' (skipped by its frame count), 'F', and the 'E' wanted */
+		struct reader r = {(const unsigned char *)data + 24, (const unsigned char *)data + len, 0};
+		while (len >= 24 && !memcmp(data, "PLALLOC1", 8) && r.p < r.end && !r.bad) {
+			uint8_t k = *r.p++;
+			uint32_t m;
+			uint64_t skip[4];
+			if (k == 'm' || k == 'M') {
+				if (rd(&r, &m, 4) || (size_t)(r.end - r.p) < m)
+					break;
+				r.p += m;
+			} else if (k == 'A') {
+				uint32_t tid, nf;
+				if (rd(&r, skip, 24) || rd(&r, &tid, 4) || rd(&r, &nf, 4) ||
+				    (size_t)(r.end - r.p) / 8 < nf)
+					break;
+				r.p += 8 * (size_t)nf;
+			} else if (k == 'F') {
+				if (rd(&r, skip, 16))
+					break;
+			} else if (k == 'E') {
+				if (rd(&r, skip, 32))
+					break;
+				if (calls)
+					*calls += skip[1];
+				if (bytes)
+					*bytes += skip[2];
+				n++;
+			} else {
+				break;
+			}
+		}
+		free(data);
+	}
+	closedir(d);
+	return n;
+}
+
+int pl_alloc_library(char *out, size_t len)
+{
+	char self[4096];
+	ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+	if (n <= 0)
+		return -1;
+	self[n] = '\0';
+	char *slash = strrchr(self, '/');
+	if (!slash)
+		return -1;
+	*slash = '\0';
+	snprintf(out, len, "%.4000s/libperfloop-alloc.so", self);
+	if (access(out, R_OK) == 0)
+		return 0;
+	snprintf(out, len, "%.4000s/../lib/perfloop/libperfloop-alloc.so", self);
+	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
 void pl_alloc_release(struct pl_alloc *a)

@@ -63,4 +63,13 @@ void pl_alloc_print(const struct pl_alloc *a, size_t top);
 
 void pl_alloc_release(struct pl_alloc *a);
 
+/* bench --alloc: the exact totals of every process that wrote its end
+ * record in dir (calls, bytes: may be NULL), then every file removed.
+ * Returns how many processes had totals. */
+int pl_alloc_totals(const char *dir, uint64_t *calls, uint64_t *bytes);
+
+/* libperfloop-alloc.so: beside the running binary (the build tree) or in
+ * ../lib/perfloop (installed). 0 found, -1 not. */
+int pl_alloc_library(char *out, size_t len);
+
 #endif
