@@ -317,7 +317,7 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 			ev[nev++] = (struct event){t, addr, (uint32_t)st, weight(size, rate)};
 			if (!t0)
 				t0 = t;
-			tend = t;
+			tend = t > tend ? t : tend;
 			P->samples++;
 		} else if (kind == 'F') {
 			uint64_t t, addr;
@@ -328,13 +328,13 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				break;
 			}
 			ev[nev++] = (struct event){t, addr, UINT32_MAX, 0};
-			tend = t;
+			tend = t > tend ? t : tend;
 		} else if (kind == 'E') {
 			uint64_t t;
 			if (rd(&r, &t, 8) || rd(&r, &P->calls, 8) || rd(&r, &P->bytes, 8) ||
 			    rd(&r, &P->dropped, 8))
 				break;
-			tend = t;
+			tend = t > tend ? t : tend;
 			P->finished = 1;
 		} else {
 			break; /* a record cut by a kill: what came before stands */
@@ -374,7 +374,7 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				rc = PL_ENOMEM;
 			if (live > P->peak_live) {
 				P->peak_live = live;
-				P->peak_t = (double)(e->t - t0) / 1e9;
+				P->peak_t = e->t > t0 ? (double)(e->t - t0) / 1e9 : 0;
 				peak_at = i + 1;
 			}
 		} else {
@@ -386,8 +386,11 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 			}
 		}
 		if (tend > t0) {
-			int tenth = (int)(10.0 * (double)(e->t - t0) / (double)(tend - t0));
-			for (int k = tenth < 10 ? tenth : 9; k < 10; k++)
+			/* a forked child frees inherited blocks before its first
+			 * sample: those come before t0 */
+			double f = e->t > t0 ? (double)(e->t - t0) / (double)(tend - t0) : 0;
+			int tenth = f >= 0.9 ? 9 : (int)(10 * f);
+			for (int k = tenth; k < 10; k++)
 				P->growth[k] = live;
 		}
 	}
