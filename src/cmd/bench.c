@@ -1000,12 +1000,6 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	 * (it samples nothing: its rate is out of reach), its totals read after
 	 * each run */
 	if (alloc_on) {
-		char lib[4400], pre[9000];
-		if (pl_alloc_library(lib, sizeof lib) != 0) {
-			pl_die(PL_EXIT_INTERNAL, "--alloc: libperfloop-alloc.so is not beside perfloop "
-						 "nor in ../lib/perfloop (a broken install)");
-			goto out;
-		}
 		snprintf(alloc_dir, sizeof alloc_dir, "/tmp/perfloop-alloc.XXXXXX");
 		if (!mkdtemp(alloc_dir)) {
 			alloc_dir[0] = '\0';
@@ -1013,11 +1007,10 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			       strerror(errno));
 			goto out;
 		}
-		const char *old = getenv("LD_PRELOAD");
-		snprintf(pre, sizeof pre, "%s%s%.4000s", lib, old && *old ? ":" : "", old ? old : "");
-		setenv("LD_PRELOAD", pre, 1);
-		setenv("PERFLOOP_ALLOC_DIR", alloc_dir, 1);
-		setenv("PERFLOOP_ALLOC_RATE", "1000000000000000", 1);
+		if (pl_alloc_env(alloc_dir, 1000000000000000ULL, &err) != PL_OK) {
+			pl_die(PL_EXIT_INTERNAL, "--alloc: %s", err.msg);
+			goto out;
+		}
 		cfg->alloc_dir = alloc_dir;
 	}
 	if (cfg->max_runs && cfg->min_runs > cfg->max_runs && !cfg->runs) {
@@ -1273,10 +1266,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	    regressions(&run, baseline_cmp, baseline_path, regression_pct) > 0)
 		rc = PL_EXIT_NEGATIVE;
 out:
-	if (alloc_dir[0]) {
-		pl_alloc_totals(alloc_dir, NULL, NULL);
-		rmdir(alloc_dir);
-	}
+	if (alloc_dir[0])
+		pl_alloc_dir_remove(alloc_dir);
 	json_decref(baseline);
 	json_decref(baseline_cmp);
 	json_decref(fits);

@@ -36,6 +36,7 @@
 #include "fingerprint.h"
 #include "linux/allocprof.h"
 #include "linux/counters.h"
+#include "linux/launch.h"
 #include "linux/native.h"
 #include "linux/pyproc.h"
 #include "linux/syscalls.h"
@@ -1563,6 +1564,19 @@ static int pid_is_python(pid_t pid)
 	return pl_pyproc_maps_has(pid, "/libpython3");
 }
 
+/* The launched command line ("pid N" for -p), for titles and headers. */
+static void command_title(const struct opts *o, char *title, size_t size)
+{
+	if (!o->argv) {
+		snprintf(title, size, "pid %d", (int)o->pid);
+		return;
+	}
+	size_t len = 0;
+	title[0] = '\0';
+	for (char **a = o->argv; *a && len < size - 1; a++)
+		len += (size_t)snprintf(title + len, size - len, "%s%s", a == o->argv ? "" : " ", *a);
+}
+
 /* The launched program's end, as profile reports it: interrupted (130),
  * killed by a signal or exited non-zero (3), else 0. */
 static int exit_status(const struct opts *o, const struct pl_ctx *ctx, int status)
@@ -1608,16 +1622,8 @@ static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const ch
 		pl_prof_release(&P->prof);
 		return pl_die(pl_exit_code(rc), "%s", rc == PL_ENOMEM ? "out of memory" : err.msg);
 	}
-	char title[512];
-	if (o->argv) {
-		size_t len = 0;
-		title[0] = '\0';
-		for (char **a = o->argv; *a && len < sizeof title; a++)
-			len += (size_t)snprintf(title + len, sizeof title - len, "%s%s",
-						a == o->argv ? "" : " ", *a);
-	} else {
-		snprintf(title, sizeof title, "pid %d", (int)o->pid);
-	}
+	char title[600];
+	command_title(o, title, sizeof title);
 	printf("perfloop profile: %s (native, %s unwinding%s%s)\n", title, pl_unwind_name(st.unwind),
 	       o->event >= 0 ? ", event " : "", o->event >= 0 ? pl_counter_def(o->event)->name : "");
 	uint64_t complete = st.samples - st.truncated;
@@ -1710,22 +1716,6 @@ static int is_static_elf(const char *path)
 	return st;
 }
 
-static void remove_dir(const char *dir)
-{
-	DIR *d = opendir(dir);
-	struct dirent *de;
-	while (d && (de = readdir(d))) {
-		char p[4400];
-		if (de->d_name[0] == '.')
-			continue;
-		snprintf(p, sizeof p, "%s/%s", dir, de->d_name);
-		unlink(p);
-	}
-	if (d)
-		closedir(d);
-	rmdir(dir);
-}
-
 /* profile --alloc: the program run with the sampler preloaded, its files
  * read back into flame graphs, the sites' table and PREFIX.alloc.json */
 static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
@@ -1736,10 +1726,6 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 					     "process cannot have the sampler preloaded");
 	if (o->memory || o->gpu || o->live_table)
 		return pl_die(PL_EXIT_USAGE, "--alloc: on its own (not with --memory, --gpu or top)");
-	char lib[4400];
-	if (pl_alloc_library(lib, sizeof lib) != 0)
-		return pl_die(PL_EXIT_INTERNAL, "--alloc: libperfloop-alloc.so is not beside "
-						"perfloop nor in ../lib/perfloop (a broken install)");
 	char *exe = pl_spawn_which(o->argv[0]);
 	if (!exe)
 		return pl_die(PL_EXIT_USAGE, "cannot start '%s': command not found", o->argv[0]);
@@ -1755,65 +1741,36 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 			      strerror(errno));
 	unsigned long long rate = o->alloc_rate ? o->alloc_rate : 512 * 1024;
 	double t0 = pl_now_s();
-	int ep[2]; /* the exec's errno, if it fails; closed by a good exec */
-	if (pipe2(ep, O_CLOEXEC) != 0) {
-		remove_dir(dir);
-		return pl_die(PL_EXIT_INTERNAL, "pipe: %s", strerror(errno));
-	}
-	pid_t pid = fork();
-	if (pid < 0) {
-		remove_dir(dir);
-		return pl_die(PL_EXIT_INTERNAL, "fork: %s", strerror(errno));
-	}
-	if (pid == 0) {
-		char pre[9000], r[32];
-		const char *old = getenv("LD_PRELOAD");
-		snprintf(pre, sizeof pre, "%s%s%.4000s", lib, old && *old ? ":" : "", old ? old : "");
-		snprintf(r, sizeof r, "%llu", rate);
-		setenv("LD_PRELOAD", pre, 1);
-		setenv("PERFLOOP_ALLOC_DIR", dir, 1);
-		setenv("PERFLOOP_ALLOC_RATE", r, 1);
-		/* CPython's small objects come from its own arenas: through
-		 * malloc they are seen */
-		setenv("PYTHONMALLOC", "malloc", 0);
-		close(ep[0]);
-		execvp(o->argv[0], o->argv);
-		int e = errno;
-		if (write(ep[1], &e, sizeof e) < 0)
-			_exit(127);
-		_exit(127);
-	}
-	close(ep[1]);
-	int exec_errno = 0;
-	ssize_t got;
-	while ((got = read(ep[0], &exec_errno, sizeof exec_errno)) < 0 && errno == EINTR)
-		;
-	close(ep[0]);
+	struct pl_error err = {{0}};
+	struct pl_launch L;
 	int status = 0;
-	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-		if (*ctx->interrupted)
-			kill(pid, SIGINT);
+	/* CPython's small objects come from its own arenas: through malloc
+	 * they are seen */
+	setenv("PYTHONMALLOC", "malloc", 0);
+	int rc = pl_alloc_env(dir, rate, &err);
+	if (rc == PL_OK)
+		rc = pl_launch_start(o->argv, &L, &err);
+	if (rc == PL_OK && (rc = pl_launch_go(&L, o->argv[0], &status, &err)) == PL_OK) {
+		while (waitpid(L.pid, &status, 0) < 0 && errno == EINTR)
+			if (*ctx->interrupted)
+				kill(L.pid, SIGINT);
+	}
 	double wall = pl_now_s() - t0;
-	if (got == (ssize_t)sizeof exec_errno) {
-		remove_dir(dir);
-		return pl_die(PL_EXIT_USAGE, "cannot start '%s': %s", o->argv[0],
-			      strerror(exec_errno));
+	if (rc != PL_OK) {
+		pl_alloc_dir_remove(dir);
+		return pl_die(rc == PL_ENOEXEC ? PL_EXIT_USAGE : pl_exit_code(rc), "--alloc: %s",
+			      err.msg);
 	}
 	struct pl_alloc a = {0};
-	struct pl_error err = {{0}};
-	int rc = pl_alloc_read_dir(dir, o->full_paths ? NULL : cwd, &a, &err);
-	remove_dir(dir);
+	rc = pl_alloc_read_dir(dir, o->full_paths ? NULL : cwd, &a, &err);
+	pl_alloc_dir_remove(dir);
 	if (rc != PL_OK) {
 		pl_alloc_release(&a);
 		return pl_die(pl_exit_code(rc), "%s", rc == PL_ENOMEM ? "out of memory" : err.msg);
 	}
 	a.prof.full_paths = o->full_paths;
 	char title[600];
-	size_t len = 0;
-	title[0] = '\0';
-	for (char **v = o->argv; *v && len < sizeof title - 1; v++)
-		len += (size_t)snprintf(title + len, sizeof title - len, "%s%s", v == o->argv ? "" : " ",
-					*v);
+	command_title(o, title, sizeof title);
 	printf("perfloop profile: %s (allocations, %.2f s)\n", title, wall);
 	pl_alloc_print(&a, (size_t)o->top);
 	size_t unseen = 0;
@@ -1885,11 +1842,7 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 			      rc == PL_ENOMEM ? "out of memory" : err.msg);
 	}
 	char title[600];
-	size_t len = 0;
-	title[0] = '\0';
-	for (char **v = o->argv; *v && len < sizeof title - 1; v++)
-		len += (size_t)snprintf(title + len, sizeof title - len, "%s%s", v == o->argv ? "" : " ",
-					*v);
+	command_title(o, title, sizeof title);
 	printf("perfloop profile: %s (system calls, tracepoints)\n", title);
 	if (s->mounted)
 		fprintf(stderr, "perfloop: mounted tracefs at %s (it was not mounted), as perf "

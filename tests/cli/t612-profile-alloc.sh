@@ -95,5 +95,5 @@ expect_rc 2
 expect_err "launch the program"
 run "$PERFLOOP" profile --alloc -- ./no-such-program
 expect_rc 2
-expect_err "cannot start './no-such-program'"
+expect_err "cannot run './no-such-program'"
 echo ok

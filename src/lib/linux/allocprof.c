@@ -800,6 +800,28 @@ int pl_alloc_library(char *out, size_t len)
 	return access(out, R_OK) == 0 ? 0 : -1;
 }
 
+int pl_alloc_env(const char *dir, unsigned long long rate, struct pl_error *err)
+{
+	char lib[4400], pre[9000], r[32];
+	if (pl_alloc_library(lib, sizeof lib) != 0)
+		return pl_error_set(err, PL_ESYS,
+				    "libperfloop-alloc.so is not beside perfloop nor in "
+				    "../lib/perfloop (a broken install)");
+	const char *old = getenv("LD_PRELOAD");
+	snprintf(pre, sizeof pre, "%s%s%.4000s", lib, old && *old ? ":" : "", old ? old : "");
+	snprintf(r, sizeof r, "%llu", rate);
+	setenv("LD_PRELOAD", pre, 1);
+	setenv("PERFLOOP_ALLOC_DIR", dir, 1);
+	setenv("PERFLOOP_ALLOC_RATE", r, 1);
+	return PL_OK;
+}
+
+void pl_alloc_dir_remove(const char *dir)
+{
+	pl_alloc_totals(dir, NULL, NULL);
+	rmdir(dir);
+}
+
 void pl_alloc_release(struct pl_alloc *a)
 {
 	pl_prof_release(&a->prof);

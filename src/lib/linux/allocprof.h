@@ -45,7 +45,6 @@ struct pl_alloc {
 	struct pl_alloc_proc *procs;
 	size_t nprocs;
 	size_t files_empty; /* processes that wrote nothing (exec'd before a flush) */
-	char *sort_scratch;
 };
 
 /* Read every alloc.PID.N in dir. root: paths shown relative to it. */
@@ -71,5 +70,14 @@ int pl_alloc_totals(const char *dir, uint64_t *calls, uint64_t *bytes);
 /* libperfloop-alloc.so: beside the running binary (the build tree) or in
  * ../lib/perfloop (installed). 0 found, -1 not. */
 int pl_alloc_library(char *out, size_t len);
+
+/* This process's environment set so that what it starts from now on has
+ * the sampler preloaded (before any LD_PRELOAD already there), writing to
+ * dir at one sample per rate bytes. PL_ESYS when the library is not
+ * installed. */
+int pl_alloc_env(const char *dir, unsigned long long rate, struct pl_error *err);
+
+/* dir's files removed, then dir. */
+void pl_alloc_dir_remove(const char *dir);
 
 #endif

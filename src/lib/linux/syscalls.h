@@ -43,7 +43,7 @@ struct pl_syscalls {
 	struct pl_sys_file *files; /* one per descriptor opened or used (fd < 0: closed,
 				    * its number -1 - fd) */
 	size_t nfiles, capfiles;
-	uint64_t events, lost, processes;
+	uint64_t events, lost;
 	double elapsed_s;
 	const char *tracefs; /* where the tracepoints' ids were read */
 	int mounted;	     /* perfloop mounted tracefs there (it was not) */
