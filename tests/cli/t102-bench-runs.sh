@@ -37,6 +37,14 @@ run "$PERFLOOP" bench --quiet -w 0 --min-runs 5 --max-runs 300 --precision 20 --
 expect_rc 0
 check p2.json "len(set(b['stats']['wall_s']['n'] for b in d['benchmarks'])) == 1"
 check p2.json "d['benchmarks'][0]['stats']['wall_s']['n'] < 300"
+# batched, a precision never reached ends at --max-time, not --max-runs
+# (1000 samples of 4 runs here would take 4 s or more)
+run "$PERFLOOP" bench --quiet -w 0 --batch 4 --precision 0.01 --max-runs 1000 --max-time 1 -o pm.json -- "$BUSY" 1000
+expect_rc 0
+check pm.json "5 <= d['benchmarks'][0]['stats']['wall_s']['n'] < 1000"
+# an explicit --time-budget bounds the calibrated batch: the 6 samples of
+# a 1 us budget are single runs
+check b.json "d['benchmarks'][0]['batch'] == 1"
 # warm-up runs are not samples
 echo 0 >count
 run "$PERFLOOP" bench --quiet --shell -w 3 -r 2 --batch 1 --contention keep -- "echo x >> $T/count"
