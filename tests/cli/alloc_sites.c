@@ -5,7 +5,9 @@
  *   leak_c  16 MiB in 256 B blocks, never freed (live at exit)
  * argv[1]: "threads" (site_a in 4 threads, 4x the bytes), "fork" (leak_c
  * in a forked child that exits), "crash" (killed by SIGSEGV after site_a),
- * "grow" (site_a and leak_c in ten rounds: live bytes rise all through)
+ * "grow" (site_a and leak_c in ten rounds: live bytes rise all through),
+ * "hot" (hot_d: 1,000,000 blocks of 48 B, each freed at once, beside the
+ * default run's sites: the hot allocation site)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -31,6 +33,13 @@ __attribute__((noinline)) static char *site_b(void)
 __attribute__((noinline)) static char *leak_c(void)
 {
 	char *p = malloc(256);
+	p[1] = 1;
+	return p;
+}
+
+__attribute__((noinline)) static char *hot_d(void)
+{
+	char *p = malloc(48);
 	p[1] = 1;
 	return p;
 }
@@ -76,6 +85,12 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	churn(NULL);
+	if (strcmp(mode, "hot") == 0)
+		for (int i = 0; i < 1000000; i++) {
+			char *p = hot_d();
+			sink += p[1];
+			free(p);
+		}
 	if (strcmp(mode, "crash") == 0)
 		raise(SIGSEGV);
 	static char *held[512];

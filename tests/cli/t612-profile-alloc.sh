@@ -62,6 +62,19 @@ expect_rc 0
 grep -q "finding (critical): live memory grows through the run.*leak_c" "$T/out" || fail "growth: $(cat "$T/out")"
 check g.alloc.json "d['findings'][0]['rule'] == 'memory-growth'"
 
+# a hot site: hot_d's 1,000,000 blocks of 48 B, each freed at once (at one
+# sample per 16 KiB about 2,900 samples: the estimate within 10% is 5
+# standard errors); the default run's sites (65,536 calls each) are none
+run "$PERFLOOP" profile --alloc --alloc-rate 16K -o h -- ./sites hot
+expect_rc 0
+grep -q "finding (memory): hot allocation site: about .* allocations ([0-9]*% of all) of 4[0-9] B on average in hot_d" "$T/out" ||
+	fail "hot site: $(cat "$T/out")"
+check h.alloc.json "[f for f in d['findings'] if f['rule'] == 'hot-allocation-site' and 'hot_d' in f['message'] and f['level'] == 4]"
+check h.alloc.json "len(d['findings']) == 1"
+check h.alloc.json "abs($(site hot_d allocations) - 1e6) <= 1e5"
+check a.alloc.json "abs($(site site_a allocations) - 65536) <= 0.05 * 65536"
+valid alloc-1.schema.json h.alloc.json
+
 # a crash: reported as such, the samples written before it kept
 run "$PERFLOOP" profile --alloc --alloc-rate 2K -o c -- ./sites crash
 expect_rc 3

@@ -195,7 +195,7 @@ static void live_free(struct live *l)
 struct event {
 	uint64_t t, addr;
 	uint32_t stack; /* UINT32_MAX: a free */
-	double w;
+	double w, c;	/* estimated bytes and calls it stands for */
 };
 
 struct reader {
@@ -214,11 +214,13 @@ static int rd(struct reader *r, void *out, size_t n)
 	return 0;
 }
 
-static double weight(uint64_t size, uint64_t rate)
+/* 1 / the probability that an allocation of size bytes is sampled: the
+ * calls one sample stands for (times size: the bytes) */
+static double inv_p(uint64_t size, uint64_t rate)
 {
 	double s = size ? (double)size : 1;
 	double p = -expm1(-s / (double)rate);
-	return p > 0 ? s / p : s;
+	return p > 0 ? 1 / p : 1;
 }
 
 static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_syms *syms,
@@ -314,7 +316,8 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				rc = PL_ENOMEM;
 				break;
 			}
-			ev[nev++] = (struct event){t, addr, (uint32_t)st, weight(size, rate)};
+			double c = inv_p(size, rate);
+			ev[nev++] = (struct event){t, addr, (uint32_t)st, c * (double)(size ? size : 1), c};
 			if (!t0)
 				t0 = t;
 			tend = t > tend ? t : tend;
@@ -327,7 +330,7 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				rc = PL_ENOMEM;
 				break;
 			}
-			ev[nev++] = (struct event){t, addr, UINT32_MAX, 0};
+			ev[nev++] = (struct event){t, addr, UINT32_MAX, 0, 0};
 			tend = t > tend ? t : tend;
 		} else if (kind == 'E') {
 			uint64_t t;
@@ -366,6 +369,7 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				live -= ow;
 			}
 			s->alloc_bytes += e->w;
+			s->calls += e->c;
 			s->samples++;
 			s->live += e->w;
 			live += e->w;
@@ -505,7 +509,7 @@ int pl_alloc_profile(const struct pl_alloc *a, int what, struct pl_prof *out)
 
 struct site {
 	uint32_t frame;
-	double alloc, live_end, live_peak;
+	double alloc, calls, live_end, live_peak;
 	uint64_t samples;
 };
 
@@ -528,6 +532,7 @@ static struct site *sites(const struct pl_alloc *a, size_t *n)
 			continue;
 		struct site *x = &s[st->site];
 		x->alloc += st->alloc_bytes;
+		x->calls += st->calls;
 		x->live_end += st->live_end;
 		x->live_peak += st->live_peak;
 		x->samples += st->samples;
@@ -593,6 +598,42 @@ static int growth(const struct pl_alloc *a, char *msg, size_t len)
 	return best;
 }
 
+/* Hot allocation sites: a site that makes at least 100,000 allocations
+ * (estimated from 10 samples or more) and a fifth of all of them, whose
+ * blocks are freed soon after (live at the peak under a tenth of what it
+ * allocated): allocation churn inside a loop, where reusing one buffer or a
+ * pool saves the allocator's time. Up to max messages in msg; their count. */
+#define HOT_CALLS 100000.0
+static size_t hot_sites(const struct pl_alloc *a, char msg[][600], size_t max)
+{
+	double calls = 0, est = 0;
+	for (size_t i = 0; i < a->nprocs; i++)
+		calls += (double)a->procs[i].calls;
+	size_t ns = 0, k = 0;
+	struct site *s = sites(a, &ns);
+	for (size_t i = 0; s && i < ns; i++)
+		est += s[i].calls;
+	if (calls < est) /* no totals (killed): the estimates' sum */
+		calls = est;
+	for (size_t i = 0; s && i < ns && k < max; i++) {
+		const struct site *x = &s[i];
+		if (x->calls < HOT_CALLS || x->samples < 10 || x->calls < 0.2 * calls ||
+		    x->live_peak > 0.1 * x->alloc)
+			continue;
+		const struct pl_prof_frame *f = &a->prof.frames[x->frame];
+		char b[32], n[32];
+		snprintf(msg[k++], 600,
+			 "hot allocation site: about %s allocations (%.0f%% of all) of %s on "
+			 "average in %.100s (%.200s:%d), each freed soon after: allocate once "
+			 "outside the loop and reuse the buffer, or pool the blocks",
+			 pl_fmt_count(n, sizeof n, x->calls), 100 * x->calls / calls,
+			 pl_fmt_bytes(b, sizeof b, x->alloc / x->calls),
+			 f->name, pl_prof_shown_file(&a->prof, f->file), f->line);
+	}
+	free(s);
+	return k;
+}
+
 static int cmp_live_end(const void *x, const void *y, void *ctx)
 {
 	const struct pl_alloc *a = ctx;
@@ -631,6 +672,7 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 	for (size_t i = 0; s && i < ns && i < top; i++) {
 		json_t *f = frame_json(a, s[i].frame);
 		json_object_set_new(f, "allocated_bytes", json_real(s[i].alloc));
+		json_object_set_new(f, "allocations", json_real(s[i].calls));
 		json_object_set_new(f, "live_at_exit_bytes", json_real(s[i].live_end));
 		json_object_set_new(f, "live_at_peak_bytes", json_real(s[i].live_peak));
 		json_object_set_new(f, "samples", json_integer((json_int_t)s[i].samples));
@@ -664,9 +706,15 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 	int gp = growth(a, msg, sizeof msg);
 	if (gp >= 0)
 		json_array_append_new(findings,
-				      json_pack("{s:s, s:s, s:s, s:i}", "rule", "memory-growth",
-						"severity", "critical", "message", msg, "pid",
-						a->procs[gp].pid));
+				      json_pack("{s:s, s:s, s:i, s:s, s:i}", "rule", "memory-growth",
+						"severity", "critical", "level", 5, "message", msg,
+						"pid", a->procs[gp].pid));
+	char hot[3][600];
+	size_t nh = hot_sites(a, hot, 3);
+	for (size_t i = 0; i < nh; i++)
+		json_array_append_new(findings, json_pack("{s:s, s:s, s:i, s:s}", "rule",
+							  "hot-allocation-site", "severity",
+							  "medium", "level", 4, "message", hot[i]));
 	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
 			 "schema", "perfloop.alloc/1", "command", command ? command : "", "rate_bytes",
 			 (json_int_t)a->rate, "allocations", (json_int_t)calls, "allocated_bytes_exact",
@@ -706,19 +754,24 @@ void pl_alloc_print(const struct pl_alloc *a, size_t top)
 	char msg[600];
 	if (growth(a, msg, sizeof msg) >= 0)
 		printf("  finding (critical): %s\n", msg);
+	char hot[3][600];
+	size_t nh = hot_sites(a, hot, 3);
+	for (size_t i = 0; i < nh; i++)
+		printf("  finding (memory): %s\n", hot[i]);
 	size_t ns = 0;
 	struct site *s = sites(a, &ns);
 	if (!s || !ns) {
 		free(s);
 		return;
 	}
-	printf("\n  %-10s %6s %-10s %-10s  %s\n", "allocated", "share", "at peak", "at exit",
-	       "site");
+	printf("\n  %-10s %6s %9s %-10s %-10s  %s\n", "allocated", "share", "calls", "at peak",
+	       "at exit", "site");
 	for (size_t i = 0; i < ns && i < top; i++) {
 		const struct pl_prof_frame *f = &a->prof.frames[s[i].frame];
-		char c1[32], c2[32], c3[32];
-		printf("  %-10s %5.1f%% %-10s %-10s  %s (%s:%d)\n",
+		char c1[32], c2[32], c3[32], n[32];
+		printf("  %-10s %5.1f%% %9s %-10s %-10s  %s (%s:%d)\n",
 		       pl_fmt_bytes(c1, sizeof c1, s[i].alloc), est > 0 ? 100 * s[i].alloc / est : 0,
+		       pl_fmt_count(n, sizeof n, round(s[i].calls)),
 		       pl_fmt_bytes(c2, sizeof c2, s[i].live_peak),
 		       pl_fmt_bytes(c3, sizeof c3, s[i].live_end), f->name,
 		       pl_prof_shown_file(&a->prof, f->file), f->line);

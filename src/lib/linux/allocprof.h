@@ -19,6 +19,7 @@ struct pl_alloc_stack {
 	size_t off, depth;   /* frame ids in pl_alloc.ids, root first */
 	uint32_t site;	     /* the allocating frame (allocator wrappers skipped) */
 	double alloc_bytes;  /* estimated */
+	double calls;	     /* estimated allocations */
 	double live_end;     /* estimated, live when its process exited */
 	double live_peak;    /* live at its process's peak */
 	uint64_t samples;
