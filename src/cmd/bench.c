@@ -105,11 +105,13 @@ const char cmd_bench_usage[] =
     "                          task-clock, page-faults, context-switches,\n"
     "                          cpu-migrations, instructions, cycles, branches,\n"
     "                          branch-misses, cache-references, cache-misses,\n"
-    "                          L1-dcache-loads, L1-dcache-load-misses\n"
+    "                          L1-dcache-loads, L1-dcache-load-misses, syscalls\n"
     "      --memory            minor and major page faults per run (getrusage)\n"
     "                          shown and scored as dimensions beside peak RSS\n"
     "      --alloc             bytes and calls allocated per run (malloc & co.,\n"
     "                          counted by a preloaded library), scored too\n"
+    "      --syscalls          system calls per run (a tracepoint counted in the\n"
+    "                          kernel: root or perf_event_paranoid <= -1), scored\n"
     "      --reference NAME    compare the others with this command (default: the\n"
     "                          first)\n"
     "      --baseline FILE     also compare with a saved summary, by name\n"
@@ -182,6 +184,7 @@ enum {
 	OPT_CONTENTION,
 	OPT_MEMORY,
 	OPT_ALLOC,
+	OPT_SYSCALLS,
 	OPT_GPU,
 	OPT_GPU_HZ,
 	OPT_FAIL_REGRESSION,
@@ -217,6 +220,7 @@ static const struct option longopts[] = {
     {"contention", required_argument, NULL, OPT_CONTENTION},
     {"memory", no_argument, NULL, OPT_MEMORY},
     {"alloc", no_argument, NULL, OPT_ALLOC},
+    {"syscalls", no_argument, NULL, OPT_SYSCALLS},
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -673,7 +677,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_gpu gpu = {0};
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
-	int batch_given = 0, budget_given = 0, max_time_given = 0, alloc_on = 0;
+	int batch_given = 0, budget_given = 0, max_time_given = 0, alloc_on = 0, syscalls_on = 0;
 	char alloc_dir[64] = "";
 	char *joined = NULL;
 
@@ -845,6 +849,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_ALLOC:
 			alloc_on = 1;
+			break;
+		case OPT_SYSCALLS:
+			syscalls_on = 1;
 			break;
 		case OPT_CONTENTION:
 			if (strcmp(optarg, "leave-out") == 0 || strcmp(optarg, "keep") == 0) {
@@ -1077,6 +1084,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_die(PL_EXIT_USAGE, "%s", err.msg);
 		goto out;
 	}
+	if (syscalls_on)
+		pl_counters_add(&cfg->counters, PL_CTR_SYSCALLS);
 	if (check_writable("--out", out) || check_writable("--export-markdown", md) ||
 	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf) ||
 	    check_writable("--findings", findings_out) || check_writable("--plot", plot))
@@ -1156,7 +1165,8 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 
 	pl_counters_probe(&cfg->counters, pl_perf_open);
-	run.quiet_counters = !strcmp(counters, "auto") && counters_said(&cfg->counters);
+	run.quiet_counters =
+	    !strcmp(counters, "auto") && !syscalls_on && counters_said(&cfg->counters);
 	struct progress_state ps = {.run = &run};
 	pl_style_detect(&ps.st, stderr);
 	run.interrupt_flag = ctx->interrupted;

@@ -60,4 +60,49 @@ check a.json "d['benchmarks'][0]['dimensions']['allocated_bytes']['unit'] == 'by
 valid bench-1.schema.json a.json
 run "$PERFLOOP" bench --batch 1 -r 2 -o n2.json -- ./allocs
 check n2.json "'allocated_bytes' not in d['benchmarks'][0]['stats'] and d['settings']['alloc'] is False"
+
+# --syscalls: system calls per run, counted by the raw_syscalls tracepoint
+# in the kernel: a program making N getppid calls makes exactly N more than
+# with 0, and as many in all as strace -c -f counts; where the tracepoint is
+# refused (not root), one notice and the run goes on
+cat >calls.c <<'C'
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+int main(int argc, char **argv)
+{
+	int n = atoi(argv[1]);
+	for (int i = 0; i < n; i++)
+		syscall(SYS_getppid);
+	return 0;
+}
+C
+cc -O1 -o calls calls.c
+run "$PERFLOOP" bench --counters none --syscalls -r 5 -o s0.json -- ./calls 0
+expect_rc 0
+if grep -q "Counters unsupported here: syscalls" "$T/out"; then
+	grep -q "syscalls: .*tracepoint" "$T/out" || fail "no reason: $(cat "$T/out")"
+	check s0.json "d['unsupported_counters']['syscalls']"
+	echo "ok (syscalls: the tracepoint is refused here)"
+	exit 0
+fi
+run "$PERFLOOP" bench --counters none --syscalls -r 5 -o s1.json -- ./calls 2500
+expect_rc 0
+grep -q "Counters (median):    syscalls [0-9]" "$T/out" || fail "no syscalls line: $(cat "$T/out")"
+n0=$(j s0.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50']")
+check s1.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50'] == $n0 + 2500"
+check s1.json "all(s['counters']['syscalls'] == $n0 + 2500 for s in d['benchmarks'][0]['samples'])"
+check s1.json "d['benchmarks'][0]['dimensions']['syscalls']['scored'] and d['benchmarks'][0]['dimensions']['syscalls']['unit'] == 'count'"
+valid bench-1.schema.json s1.json
+if command -v strace >/dev/null 2>&1; then
+	strace -f -c -o st.txt ./calls 2500
+	# % time, seconds, usecs/call, calls, errors, "total"
+	total=$(awk '$NF == "total" {print $4; exit}' st.txt)
+	check s1.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50'] == $total"
+fi
+# --counters auto does not ask for the tracepoint; --counters syscalls does
+run "$PERFLOOP" bench -r 2 -o s2.json -- ./calls 1
+check s2.json "'syscalls' not in d['benchmarks'][0]['counters']"
+run "$PERFLOOP" bench --counters syscalls -r 2 -o s3.json -- ./calls 1
+check s3.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50'] == $n0 + 1"
 echo ok

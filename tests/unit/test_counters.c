@@ -35,7 +35,14 @@ static void test_parse(void **state)
 	struct pl_counter_set s;
 	struct pl_error err;
 	assert_int_equal(pl_counters_parse(&s, "auto", &err), 0);
-	assert_int_equal(s.n, PL_CTR_COUNT);
+	assert_int_equal(s.n, PL_CTR_COUNT - 1); /* every counter but the syscalls tracepoint */
+	for (size_t i = 0; i < s.n; i++)
+		assert_int_not_equal(s.id[i], PL_CTR_SYSCALLS);
+	assert_int_equal(pl_counters_parse(&s, "syscalls", &err), 0);
+	assert_int_equal(s.n, 1);
+	assert_int_equal(s.attr[0].type, PERF_TYPE_TRACEPOINT);
+	pl_counters_add(&s, PL_CTR_SYSCALLS);
+	assert_int_equal(s.n, 1);
 	assert_int_equal(pl_counters_parse(&s, "none", &err), 0);
 	assert_int_equal(s.n, 0);
 	assert_int_equal(pl_counters_parse(&s, "cycles,instructions,cycles", &err), 0);

@@ -7,6 +7,8 @@
  */
 #include "counters.h"
 
+#include "syscalls.h"
+
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,8 @@ static const struct pl_counter_def defs[PL_CTR_COUNT] = {
     [PL_CTR_L1D_LOAD_MISSES] = {"L1-dcache-load-misses", "count", PERF_TYPE_HW_CACHE,
 				HWC(PERF_COUNT_HW_CACHE_OP_READ, PERF_COUNT_HW_CACHE_RESULT_MISS),
 				1},
+    /* the config (the tracepoint's id) is read from tracefs when probed */
+    [PL_CTR_SYSCALLS] = {"syscalls", "count", PERF_TYPE_TRACEPOINT, 0, 0},
 };
 
 const struct pl_counter_def *pl_counter_def(int id)
@@ -73,17 +77,16 @@ static void init_attr(struct perf_event_attr *a, const struct pl_counter_def *d)
 	a->read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 }
 
-static int add_counter(struct pl_counter_set *set, int id)
+void pl_counters_add(struct pl_counter_set *set, int id)
 {
 	for (size_t i = 0; i < set->n; i++)
 		if (set->id[i] == id)
-			return 0; /* listed twice: count once */
+			return; /* listed twice: count once */
 	set->id[set->n] = id;
 	set->supported[set->n] = 1;
 	set->err[set->n] = 0;
 	init_attr(&set->attr[set->n], &defs[id]);
 	set->n++;
-	return 0;
 }
 
 int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_error *err)
@@ -91,7 +94,8 @@ int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_er
 	memset(set, 0, sizeof(*set));
 	if (!spec || strcmp(spec, "auto") == 0 || strcmp(spec, "all") == 0) {
 		for (int i = 0; i < PL_CTR_COUNT; i++)
-			add_counter(set, i);
+			if (defs[i].type != PERF_TYPE_TRACEPOINT)
+				pl_counters_add(set, i);
 		return PL_OK;
 	}
 	if (strcmp(spec, "none") == 0)
@@ -111,12 +115,13 @@ int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_er
 					 "task-clock, page-faults, context-switches, "
 					 "cpu-migrations, instructions, cycles, branches, "
 					 "branch-misses, cache-references, cache-misses, "
-					 "L1-dcache-loads, L1-dcache-load-misses; or auto, none)",
+					 "L1-dcache-loads, L1-dcache-load-misses, syscalls; or auto, "
+					 "none)",
 					 tok);
 			free(copy);
 			return rc;
 		}
-		add_counter(set, id);
+		pl_counters_add(set, id);
 	}
 	free(copy);
 	if (set->n == 0)
@@ -127,9 +132,20 @@ int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_er
 void pl_counters_probe(struct pl_counter_set *set, pl_perf_open_fn open_fn)
 {
 	for (size_t i = 0; i < set->n; i++) {
+		if (set->attr[i].type == PERF_TYPE_TRACEPOINT) {
+			int enter, leave;
+			struct pl_error e = {0};
+			if (pl_syscall_tracepoints(&enter, &leave, NULL, NULL, &e) != PL_OK) {
+				set->supported[i] = 0;
+				set->err[i] = PL_CTR_ETRACEFS;
+				continue;
+			}
+			set->attr[i].config = (uint64_t)enter;
+		}
 		struct perf_event_attr a = set->attr[i];
+		errno = 0;
 		int fd = open_fn(&a, 0);
-		if (fd < 0 && (errno == EACCES || errno == EPERM)) {
+		if (fd < 0 && (errno == EACCES || errno == EPERM) && a.type != PERF_TYPE_TRACEPOINT) {
 			/* perf_event_paranoid 2 still allows user-space counting */
 			a.exclude_kernel = 1;
 			fd = open_fn(&a, 0);
@@ -139,6 +155,8 @@ void pl_counters_probe(struct pl_counter_set *set, pl_perf_open_fn open_fn)
 		if (fd < 0) {
 			set->supported[i] = 0;
 			set->err[i] = errno ? errno : ENOENT;
+			if (a.type == PERF_TYPE_TRACEPOINT && (errno == EACCES || errno == EPERM))
+				set->err[i] = PL_CTR_ETRACEPERM;
 		} else {
 			close(fd);
 		}
@@ -156,6 +174,12 @@ size_t pl_counters_active(const struct pl_counter_set *set)
 const char *pl_counter_hint(int errnum)
 {
 	switch (errnum) {
+	case PL_CTR_ETRACEFS:
+		return "syscalls: the raw_syscalls tracepoint is not readable (as root, 'mount -t "
+		       "tracefs nodev /sys/kernel/tracing')";
+	case PL_CTR_ETRACEPERM:
+		return "syscalls: a tracepoint needs root, CAP_PERFMON or kernel.perf_event_paranoid "
+		       "<= -1";
 	case EACCES:
 	case EPERM:
 		return "not permitted: lower kernel.perf_event_paranoid (sysctl -w "

@@ -31,6 +31,7 @@ enum pl_counter_id {
 	PL_CTR_CACHE_MISSES,
 	PL_CTR_L1D_LOADS,
 	PL_CTR_L1D_LOAD_MISSES,
+	PL_CTR_SYSCALLS, /* raw_syscalls:sys_enter, counted: not in "auto" */
 	PL_CTR_COUNT
 };
 
@@ -59,12 +60,20 @@ struct pl_counter_set {
 typedef int (*pl_perf_open_fn)(struct perf_event_attr *attr, int pid);
 int pl_perf_open(struct perf_event_attr *attr, int pid);
 
-/* Parse "auto" (every counter), "none", or a comma-separated list of names. */
+/* Parse "auto" (every counter but syscalls), "none", or a comma-separated
+ * list of names. */
 int pl_counters_parse(struct pl_counter_set *set, const char *spec, struct pl_error *err);
-/* Try each requested counter once on this process; mark the refused ones. */
+/* Add one counter to a parsed set (once). */
+void pl_counters_add(struct pl_counter_set *set, int id);
+/* Try each requested counter once on this process; mark the refused ones.
+ * The syscalls tracepoint's id is read from tracefs first (see
+ * pl_syscall_tracepoints). */
 void pl_counters_probe(struct pl_counter_set *set, pl_perf_open_fn open_fn);
 /* Number of supported counters. */
 size_t pl_counters_active(const struct pl_counter_set *set);
+/* the syscalls counter's own reasons (errno values stay below them) */
+#define PL_CTR_ETRACEFS 255
+#define PL_CTR_ETRACEPERM 254
 /* One line on why a counter is unsupported and what would help. */
 const char *pl_counter_hint(int errnum);
 

@@ -384,29 +384,44 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
-		      int *status, struct pl_error *err)
+int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mounted,
+			   struct pl_error *err)
 {
 	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	int enter = -1, leave = -1;
-	for (size_t i = 0; i < 2 && (enter < 0 || leave < 0); i++) {
-		enter = read_id(roots[i], "sys_enter");
-		leave = read_id(roots[i], "sys_exit");
-		s->tracefs = roots[i];
+	*enter = *leave = -1;
+	if (mounted)
+		*mounted = 0;
+	for (size_t i = 0; i < 2 && (*enter < 0 || *leave < 0); i++) {
+		*enter = read_id(roots[i], "sys_enter");
+		*leave = read_id(roots[i], "sys_exit");
+		if (root)
+			*root = roots[i];
 	}
 	/* not mounted: as perf does, mount it where permitted (root) */
-	if ((enter < 0 || leave < 0) &&
+	if ((*enter < 0 || *leave < 0) &&
 	    mount("nodev", roots[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
-		s->tracefs = roots[0];
-		s->mounted = 1;
-		enter = read_id(roots[0], "sys_enter");
-		leave = read_id(roots[0], "sys_exit");
+		if (root)
+			*root = roots[0];
+		if (mounted)
+			*mounted = 1;
+		*enter = read_id(roots[0], "sys_enter");
+		*leave = read_id(roots[0], "sys_exit");
 	}
-	if (enter < 0 || leave < 0)
+	if (*enter < 0 || *leave < 0)
 		return pl_error_set(err, PL_EINPUT,
 				    "--syscalls: the raw_syscalls tracepoints are not readable (tracefs "
 				    "is not mounted, or not readable by this user): as root, 'mount -t "
 				    "tracefs nodev /sys/kernel/tracing'");
+	return PL_OK;
+}
+
+int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
+		      int *status, struct pl_error *err)
+{
+	int enter, leave;
+	int rc0 = pl_syscall_tracepoints(&enter, &leave, &s->tracefs, &s->mounted, err);
+	if (rc0 != PL_OK)
+		return rc0;
 	kinds_init();
 	struct tracer T = {.s = s};
 	T.page = (size_t)sysconf(_SC_PAGESIZE);

@@ -55,6 +55,13 @@ struct pl_syscalls {
 int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
 		      int *status, struct pl_error *err);
 
+/* The raw_syscalls:sys_enter and sys_exit tracepoints' ids, tracefs
+ * mounted first where it is not and this process may (root): root gets
+ * where they were read, *mounted whether perfloop mounted it (both may be
+ * NULL). PL_EINPUT with one line when they cannot be read. */
+int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mounted,
+			   struct pl_error *err);
+
 const char *pl_syscall_name(int nr);
 /* p99 of a syscall's durations in seconds (0 with no timed call) */
 double pl_sys_p99(const struct pl_sys_stat *st);
