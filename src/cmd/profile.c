@@ -101,11 +101,11 @@ const char cmd_profile_usage[] =
     "      --gpu             python mode: sample the GPUs (NVML, loaded at run time)\n"
     "                        beside the stacks; writes PREFIX.gpu.json\n"
     "      --gpu-hz HZ       GPU readings per second (default 10)\n"
-    "      --memory          python and native modes: each process's RSS read with\n"
-    "                        the stacks, its rises charged to the stack sampled\n"
-    "                        then:\n"
+    "      --memory          each process's RSS read with the stacks, its rises\n"
+    "                        charged to the stack sampled then (every mode):\n"
     "                        PREFIX.memory.svg/.folded (KiB of growth) and\n"
-    "                        PREFIX.memory.json (peak, its stack, RSS over time)\n"
+    "                        PREFIX.memory.json (peak, its stack, RSS over time,\n"
+    "                        PSS and USS)\n"
     "      --alloc           a launched program's allocations instead of its CPU:\n"
     "                        malloc & co. sampled in the process (a preloaded\n"
     "                        library), bytes allocated, live at the peak and at\n"
@@ -1066,6 +1066,13 @@ static void print_memory(struct profiler *P)
 	printf("; it grew %s in all, %.0f%% of that charged to a %sstack\n", grown,
 	       m->grown > 0 ? 100 * m->charged / m->grown : 0.0,
 	       P->o.mode == MODE_PYTHON ? "Python " : "");
+	if (m->rn) {
+		char pss[32], uss[32];
+		printf("    PSS peak %s, USS peak %s (smaps_rollup: shared pages divided among "
+		       "their sharers / its own pages only)\n",
+		       pl_fmt_bytes(pss, sizeof pss, m->peak_pss),
+		       pl_fmt_bytes(uss, sizeof uss, m->peak_uss));
+	}
 	if (m->peak_stack) {
 		/* the three innermost frames */
 		const char *p = m->peak_stack + strlen(m->peak_stack);
@@ -1092,6 +1099,23 @@ static int memory_tick(struct profiler *P, struct target *t)
 					rss - t->rss_last);
 	t->rss_last = rss;
 	return rc;
+}
+
+/* --memory, after a tick: the followed processes' PSS and USS when a
+ * reading is due (smaps_rollup costs a page-table walk: 4 a second) */
+static int memory_rollup(struct profiler *P, double t)
+{
+	if (!pl_memtrack_rollup_due(&P->mem, t))
+		return 0;
+	double pss = 0, uss = 0;
+	for (size_t i = 0; i < P->nt; i++) {
+		double p, u;
+		if (!P->t[i].gone && P->t[i].st && pl_memtrack_rollup(P->t[i].pid, &p, &u) == 0) {
+			pss += p;
+			uss += u;
+		}
+	}
+	return pl_memtrack_rollup_point(&P->mem, t, pss, uss);
 }
 
 static void release(struct profiler *P)
@@ -1358,6 +1382,11 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 	}
 	if (depth && pl_prof_add(&P->prof, P->ids, depth, 1) < 0)
 		P->oom = 1;
+	if (P->o.memory && depth && !P->mhave) { /* --memory: this tick's stack */
+		memcpy(P->mstack, P->ids, depth * sizeof *P->ids);
+		P->mdepth = depth;
+		P->mhave = 1;
+	}
 	P->stats.threads++;
 }
 
@@ -1457,12 +1486,22 @@ static int mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child,
 			}
 			ptrace(t->listen ? PTRACE_LISTEN : PTRACE_CONT, t->tid, NULL, NULL);
 		}
+		P->mhave = 0;
 		for (size_t i = 0; i < M.n; i++) {
 			struct mthread *t = &M.th[i];
 			/* only running threads were stopped (all with --idle): the
 			 * Python reader's idle flag sees the stop itself */
 			if (t->stopped)
 				mixed_add(P, syms, &M, t);
+		}
+		if (o->memory) { /* the RSS now; a rise charged to this tick's stack */
+			P->mtotal = 0;
+			double now = pl_now_s() - start;
+			if (memory_tick(P, &P->t[0]) < 0 ||
+			    pl_memtrack_point(&P->mem, now, P->mtotal, &P->prof, P->mstack,
+					      P->mhave ? P->mdepth : 0) < 0 ||
+			    memory_rollup(P, now) < 0)
+				P->oom = 1;
 		}
 		if (o->duration > 0 && pl_now_s() - start >= o->duration)
 			break;
@@ -2084,9 +2123,6 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	if (o->mode == MODE_NATIVE && o->gpu)
 		return pl_die(PL_EXIT_USAGE, "--gpu: with Python programs only for now (--mode "
 					     "python or mixed)");
-	if (o->mode == MODE_MIXED && o->memory)
-		return pl_die(PL_EXIT_USAGE, "--memory: python or native mode for now (not --mode "
-					     "mixed)");
 	if (o->mode != MODE_PYTHON && o->gil)
 		return pl_die(PL_EXIT_USAGE, "--gil: python mode only (the program is not a CPython "
 					     "one, or --mode is native or mixed)");
@@ -2166,6 +2202,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			return pl_die(pl_exit_code(mrc), "%s",
 				      mrc == PL_ENOMEM ? "out of memory" : err.msg);
 		}
+		/* reaped by the tracer's waitpid(-1): the kernel's high-water mark */
+		if (o->memory && reaped && getrusage(RUSAGE_CHILDREN, &child_ru) == 0)
+			child_ru_set = 1;
 	}
 	while (!reaped && o->mode != MODE_MIXED) {
 		next.tv_nsec += period_ns;
@@ -2237,8 +2276,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				t->fails = 0;
 			}
 		}
-		if (o->memory && pl_memtrack_point(&P.mem, tnow - start, P.mtotal, &P.prof, P.mstack,
-						   P.mhave ? P.mdepth : 0) < 0)
+		if (o->memory && (pl_memtrack_point(&P.mem, tnow - start, P.mtotal, &P.prof, P.mstack,
+						    P.mhave ? P.mdepth : 0) < 0 ||
+				  memory_rollup(&P, tnow - start) < 0))
 			P.oom = 1;
 		if (P.oom)
 			break;

@@ -35,6 +35,62 @@ double pl_memtrack_rss(pid_t pid, int *fd)
 	return (double)resident * (double)sysconf(_SC_PAGESIZE);
 }
 
+int pl_memtrack_rollup(pid_t pid, double *pss, double *uss)
+{
+	char path[64], line[256];
+	snprintf(path, sizeof path, "/proc/%d/smaps_rollup", (int)pid);
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return -1;
+	unsigned long long v;
+	double p = -1, u = 0;
+	int priv = 0;
+	while (fgets(line, sizeof line, f)) {
+		if (sscanf(line, "Pss: %llu kB", &v) == 1)
+			p = (double)v * 1024;
+		else if (sscanf(line, "Private_Clean: %llu kB", &v) == 1 ||
+			 sscanf(line, "Private_Dirty: %llu kB", &v) == 1) {
+			u += (double)v * 1024;
+			priv++;
+		}
+	}
+	fclose(f);
+	if (p < 0 || priv < 2)
+		return -1;
+	*pss = p;
+	*uss = u;
+	return 0;
+}
+
+#define ROLLUP_EVERY_S 0.25
+
+int pl_memtrack_rollup_due(struct pl_memtrack *m, double t)
+{
+	/* and at each new RSS peak 5% above the last one read: the PSS peak is
+	 * read near the RSS peak, not up to 0.25 s off it */
+	return !m->rn || t - m->rollup_last >= ROLLUP_EVERY_S ||
+	       m->peak_rss > 1.05 * m->rollup_rss;
+}
+
+int pl_memtrack_rollup_point(struct pl_memtrack *m, double t, double pss, double uss)
+{
+	m->rollup_last = t;
+	m->rollup_rss = m->peak_rss;
+	if (!(pss > 0))
+		return 0;
+	m->peak_pss = fmax(m->peak_pss, pss);
+	m->peak_uss = fmax(m->peak_uss, uss);
+	size_t c1 = m->rcap, c2 = m->rcap;
+	if (pl_grow((void **)&m->rt, &c1, m->rn + 1, sizeof *m->rt, 256) < 0 ||
+	    pl_grow((void **)&m->pss, &c2, m->rn + 1, sizeof *m->pss, 256) < 0 ||
+	    pl_grow((void **)&m->uss, &m->rcap, m->rn + 1, sizeof *m->uss, 256) < 0)
+		return -1;
+	m->rt[m->rn] = t;
+	m->pss[m->rn] = pss;
+	m->uss[m->rn++] = uss;
+	return 0;
+}
+
 /* The growth profile's id for prof's frame id. */
 static long mapped(struct pl_memtrack *m, const struct pl_prof *prof, uint32_t id)
 {
@@ -139,12 +195,18 @@ json_t *pl_memtrack_json(const struct pl_memtrack *m, double max_rss_bytes, cons
 	for (size_t i = 0; i < m->n; i++)
 		json_array_append_new(series, json_pack("[f, f]", round(m->t[i] * 1000) / 1000,
 							m->rss[i]));
-	return json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:o}", "schema",
+	json_t *prop = json_array();
+	for (size_t i = 0; i < m->rn; i++)
+		json_array_append_new(prop, json_pack("[f, f, f]", round(m->rt[i] * 1000) / 1000,
+						      m->pss[i], m->uss[i]));
+	return json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o}", "schema",
 			 "perfloop.memory/1", "command", title, "peak_rss_bytes", m->peak_rss,
 			 "peak_t_s", round(m->peak_t * 1000) / 1000, "peak_stack",
 			 m->peak_stack ? json_string(m->peak_stack) : json_null(), "max_rss_bytes",
 			 max_rss_bytes > 0 ? json_real(max_rss_bytes) : json_null(), "grown_bytes",
-			 m->grown, "charged_bytes", m->charged, "series", series);
+			 m->grown, "charged_bytes", m->charged, "series", series, "peak_pss_bytes",
+			 m->rn ? json_real(m->peak_pss) : json_null(), "peak_uss_bytes",
+			 m->rn ? json_real(m->peak_uss) : json_null(), "pss_uss_series", prop);
 }
 
 void pl_memtrack_release(struct pl_memtrack *m)
@@ -153,6 +215,9 @@ void pl_memtrack_release(struct pl_memtrack *m)
 	free(m->map);
 	free(m->t);
 	free(m->rss);
+	free(m->rt);
+	free(m->pss);
+	free(m->uss);
 	free(m->peak_stack);
 	memset(m, 0, sizeof *m);
 }

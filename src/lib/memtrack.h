@@ -26,11 +26,27 @@ struct pl_memtrack {
 	double peak_rss, peak_t; /* the largest total sampled, and when */
 	char *peak_stack;	 /* the stack charged then ("a;b;c"), or NULL */
 	double grown, charged;	 /* bytes of RSS growth seen, and charged to a stack */
+	/* PSS and USS, from smaps_rollup a few times a second */
+	double *rt, *pss, *uss;
+	size_t rn, rcap;
+	double peak_pss, peak_uss, rollup_last, rollup_rss; /* when last read, the RSS peak then */
 };
 
 /* A process's RSS in bytes from /proc/PID/statm (fd kept open in *fd, -1
  * to open it), or -1 once it is gone. */
 double pl_memtrack_rss(pid_t pid, int *fd);
+
+/* A process's PSS (its resident pages, each shared one divided among its
+ * sharers) and USS (the pages only it maps: what ending it frees), bytes,
+ * from /proc/PID/smaps_rollup (Linux 4.14). The kernel walks the page
+ * tables to answer: read it a few times a second (pl_memtrack_rollup_due),
+ * not at every tick. 0, or -1 when it cannot be read. */
+int pl_memtrack_rollup(pid_t pid, double *pss, double *uss);
+/* 1 when a PSS/USS reading is due at t (every 0.25 s, and when the RSS
+ * peak rose 5% since the last reading), else 0. */
+int pl_memtrack_rollup_due(struct pl_memtrack *m, double t);
+/* The followed processes' summed PSS and USS at t: 0 or -1 (memory). */
+int pl_memtrack_rollup_point(struct pl_memtrack *m, double t, double pss, double uss);
 
 /* bytes of growth charged to the stack ids (root first) of prof; with no
  * stack (n 0) the growth is counted but not charged. 0 or -1 (memory). */
@@ -49,7 +65,8 @@ int pl_memtrack_peak_stack(struct pl_memtrack *m, const struct pl_prof *prof, co
 
 /* perfloop.memory/1: peak_rss_bytes (sampled) and its time and stack,
  * max_rss_bytes (the kernel's high-water mark of a launched program, or
- * null), grown and charged bytes, the series [[t, rss], ...]. */
+ * null), grown and charged bytes, the series [[t, rss], ...], the PSS and
+ * USS peaks (null where never read) and their series [[t, pss, uss], ...]. */
 json_t *pl_memtrack_json(const struct pl_memtrack *m, double max_rss_bytes, const char *title);
 
 void pl_memtrack_release(struct pl_memtrack *m);

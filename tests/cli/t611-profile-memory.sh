@@ -4,8 +4,8 @@
 # of 4 MiB in grow() while spin() allocates nothing: the growth flame graph
 # is grow's (its KiB at least 90% of the 96 MiB), the peak sampled matches
 # the kernel's high-water mark within 2% and /usr/bin/time -v's maximum RSS
-# within 2%, the JSON validates; mixed mode refuses --memory in one line
-# (native mode: t613).
+# within 2%, PSS and USS (smaps_rollup) hold the 96 MiB and stay under the
+# RSS, the JSON validates; the same in mixed mode (native mode: t613).
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 py=$(pythons311 | head -1)
 [ -n "$py" ] || skip "no CPython 3.11 on this machine"
@@ -48,6 +48,9 @@ PY
 check m.memory.json 'abs(d["peak_rss_bytes"] - d["max_rss_bytes"]) <= 0.02 * d["max_rss_bytes"]'
 check m.memory.json 'd["charged_bytes"] <= d["grown_bytes"] and d["peak_stack"].endswith("grow (mem.py:3)")'
 check m.memory.json 'len(d["series"]) > 10 and max(r for t, r in d["series"]) == d["peak_rss_bytes"]'
+check m.memory.json 'd["peak_pss_bytes"] >= 96 * 2**20 and d["peak_uss_bytes"] <= d["peak_pss_bytes"] <= 1.01 * d["peak_rss_bytes"]'
+check m.memory.json 'len(d["pss_uss_series"]) >= 4 and max(p for t, p, u in d["pss_uss_series"]) == d["peak_pss_bytes"]'
+grep -q "PSS peak .*, USS peak " out || fail "no PSS line: $(grep -A2 memory: out)"
 valid memory-1.schema.json m.memory.json
 # /usr/bin/time -v's maximum RSS of the same program, run alone
 if [ -x /usr/bin/time ]; then
@@ -55,7 +58,26 @@ if [ -x /usr/bin/time ]; then
 	kb=$(sed -n 's/.*Maximum resident set size (kbytes): //p' time.txt)
 	check m.memory.json "abs(d['peak_rss_bytes'] - $kb * 1024) <= 0.02 * $kb * 1024"
 fi
-run "$PERFLOOP" profile --memory --mode mixed -- "$py" mem.py
-expect_rc 2
-expect_err "--memory: python or native mode"
+# mixed mode: the growth charged to grow's Python frame over the native
+# frames that touched the pages
+run "$PERFLOOP" profile --memory --mode mixed -o x -- "$py" mem.py
+if grep -q "only on x86-64\|needs ptrace" err; then
+	echo "ok (mixed mode cannot run here)"
+	exit 0
+fi
+expect_rc 0
+grep -q "memory: RSS peak .* (the kernel's high-water mark: .*)" out || fail "mixed: $(cat out)"
+python3 - x.memory.folded <<'PY' || fail "mixed growth by stack: $(cat x.memory.folded)"
+import sys
+total = grow = 0
+for line in open(sys.argv[1]):
+    stack, n = line.rsplit(" ", 1)
+    total += int(n)
+    grow += int(n) if ";grow (mem.py:3)" in stack else 0
+print("KiB charged: %d, under grow: %d" % (total, grow))
+assert grow >= 0.8 * 96 * 1024, grow
+PY
+check x.memory.json 'abs(d["peak_rss_bytes"] - d["max_rss_bytes"]) <= 0.02 * d["max_rss_bytes"]'
+check x.memory.json 'd["peak_pss_bytes"] >= 96 * 2**20'
+valid memory-1.schema.json x.memory.json
 exit 0

@@ -1044,6 +1044,17 @@ static void mem_tick(struct nat *N, double t)
 	}
 	if (pl_memtrack_point(m, t, total, NULL, NULL, 0) < 0)
 		N->oom = 1;
+	if (pl_memtrack_rollup_due(m, t)) { /* PSS and USS, 4 times a second */
+		double pss = 0, uss = 0, ps, us;
+		for (size_t i = 0; i < N->nprocs; i++)
+			if (N->procs[i].statm_fd != -2 &&
+			    pl_memtrack_rollup(N->procs[i].pid, &ps, &us) == 0) {
+				pss += ps;
+				uss += us;
+			}
+		if (pl_memtrack_rollup_point(m, t, pss, uss) < 0)
+			N->oom = 1;
+	}
 }
 
 /* Is a file address in the program's entry (_start) or libc's or a
