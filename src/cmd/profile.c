@@ -113,7 +113,7 @@ const char cmd_profile_usage[] =
     "                        .alloc-exit.svg (+ .folded) and PREFIX.alloc.json\n"
     "      --alloc-rate BYTES  one sample per BYTES allocated on average\n"
     "                        (default 512K; suffixes K, M, G)\n"
-    "      --syscalls        a launched program's system calls instead of its CPU,\n"
+    "      --syscalls        system calls instead of the CPU (launched or -p),\n"
     "                        through the kernel's tracepoints (no ptrace): calls,\n"
     "                        errors, time, p99 and bytes per call, the files read\n"
     "                        and written most, I/O findings; PREFIX.syscalls.json\n"
@@ -1862,9 +1862,6 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 {
 	struct opts *o = &P->o;
-	if (!o->argv)
-		return pl_die(PL_EXIT_USAGE, "--syscalls: launch the program (-- CMD ...); -p PID is "
-					     "not done yet");
 	if (o->memory || o->gpu || o->live_table)
 		return pl_die(PL_EXIT_USAGE,
 			      "--syscalls: on its own (not with --memory, --gpu or top)");
@@ -1873,7 +1870,7 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
 	struct pl_error err = {{0}};
 	int status = 0;
-	int rc = pl_syscalls_trace(o->argv, ctx->interrupted, s, &status, &err);
+	int rc = pl_syscalls_trace(o->argv, o->pid, o->duration, ctx->interrupted, s, &status, &err);
 	if (rc != PL_OK) {
 		pl_syscalls_release(s);
 		free(s);
@@ -1901,10 +1898,16 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 		fprintf(stderr, "perfloop: warning: the kernel dropped %llu events (perfloop fell "
 				"behind): the counts are low\n",
 			(unsigned long long)s->lost);
+	int stopped = s->stopped;
 	pl_syscalls_release(s);
 	free(s);
 	if (rc)
 		return rc;
+	if (stopped && !*ctx->interrupted) {
+		fprintf(stderr, "perfloop: stopped after %.0f s (--duration)%s\n", o->duration,
+			o->argv ? "" : "; the process goes on");
+		return PL_EXIT_OK;
+	}
 	return exit_status(o, ctx, status);
 }
 

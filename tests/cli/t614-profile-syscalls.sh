@@ -53,9 +53,52 @@ fi
 run "$PERFLOOP" profile --syscalls --format none -- ./known scratch 3
 expect_rc 3
 expect_err "exited with status 3"
-run "$PERFLOOP" profile --syscalls -p $$
+# -p PID: a running program with two threads, traced for 1 s (its threads
+# and calls from then on), left running; a pid that is no process refused
+cat >pair.c <<'C'
+#include <pthread.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static void *other(void *a)
+{
+	for (;;) {
+		syscall(SYS_getppid);
+		usleep(2000);
+	}
+	return a;
+}
+int main(void)
+{
+	pthread_t t;
+	pthread_create(&t, 0, other, 0);
+	for (;;) {
+		syscall(SYS_getpid);
+		usleep(2000);
+	}
+}
+C
+cc -O1 -pthread -o pair pair.c
+./pair </dev/null >/dev/null 2>&1 &
+pair=$!
+started "$pair" pair
+_i=0
+until [ "$(ls "/proc/$pair/task" | wc -l)" -eq 2 ]; do
+	_i=$((_i + 1))
+	[ $_i -lt 200 ] || fail "pair's second thread never started"
+	sleep 0.05
+done
+run "$PERFLOOP" profile --syscalls -p "$pair" --duration 1 -o p
+kill -0 "$pair" || fail "-p: the process did not go on"
+kill "$pair"
+expect_rc 0
+expect_err "stopped after 1 s (--duration); the process goes on"
+# each thread sleeps 2 ms a round: about 400 rounds each, at least 100
+check p.syscalls.json "[c['calls'] for c in d['syscalls'] if c['name'] == 'getpid'][0] >= 100"
+check p.syscalls.json "[c['calls'] for c in d['syscalls'] if c['name'] == 'getppid'][0] >= 100"
+valid syscalls-1.schema.json p.syscalls.json
+run "$PERFLOOP" profile --syscalls -p 999999999
 expect_rc 2
-expect_err "launch the program"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "-p: $(cat "$T/err")"
 run "$PERFLOOP" profile --syscalls --alloc -- ./known scratch
 expect_rc 2
 expect_err "one at a time"

@@ -3,6 +3,7 @@
  */
 #include "syscalls.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <linux/perf_event.h>
@@ -415,8 +416,27 @@ int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mount
 	return PL_OK;
 }
 
-int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
-		      int *status, struct pl_error *err)
+/* the threads of pid (its /proc/PID/task), at most max; their count */
+static size_t task_ids(pid_t pid, pid_t *out, size_t max)
+{
+	char p[64];
+	snprintf(p, sizeof p, "/proc/%d/task", (int)pid);
+	DIR *d = opendir(p);
+	size_t n = 0;
+	if (!d)
+		return 0;
+	for (struct dirent *e; n < max && (e = readdir(d));)
+		if (e->d_name[0] >= '1' && e->d_name[0] <= '9')
+			out[n++] = (pid_t)atoi(e->d_name);
+	closedir(d);
+	return n;
+}
+
+#define TRACE_TASKS_MAX 4096
+
+int pl_syscalls_trace(char **argv, pid_t pid, double duration,
+		      const volatile sig_atomic_t *interrupted, struct pl_syscalls *s, int *status,
+		      struct pl_error *err)
 {
 	int enter, leave;
 	int rc0 = pl_syscall_tracepoints(&enter, &leave, &s->tracefs, &s->mounted, err);
@@ -429,10 +449,22 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 	T.ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (T.ncpu < 1)
 		T.ncpu = 1;
-	T.fds = malloc((size_t)T.ncpu * 2 * sizeof(int));
+	/* -p: every thread of the process now (each event inherited by the
+	 * threads and children it starts later), on every CPU, into one ring
+	 * per CPU */
+	pid_t *tasks = malloc(TRACE_TASKS_MAX * sizeof(*tasks));
+	size_t ntasks = 1;
+	if (tasks && argv)
+		tasks[0] = 0;
+	else if (tasks && !(ntasks = task_ids(pid, tasks, TRACE_TASKS_MAX))) {
+		free(tasks);
+		return pl_error_set(err, PL_EINPUT, "--syscalls: no process %d", (int)pid);
+	}
+	T.fds = tasks ? malloc((size_t)T.ncpu * 2 * ntasks * sizeof(int)) : NULL;
 	T.ringfd = malloc((size_t)T.ncpu * sizeof(int));
 	T.rings = calloc((size_t)T.ncpu, sizeof(void *));
 	if (!T.fds || !T.rings || !T.ringfd) {
+		free(tasks);
 		free(T.fds);
 		free(T.ringfd);
 		free(T.rings);
@@ -444,11 +476,16 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 	struct pl_launch L = {-1, -1, -1};
 	pid_t child = -1;
 	*status = 0;
-	if ((rc = pl_launch_start(argv, &L, err)) != PL_OK)
-		goto out;
-	child = L.pid;
+	if (argv) {
+		if ((rc = pl_launch_start(argv, &L, err)) != PL_OK)
+			goto out;
+		child = L.pid;
+		tasks[0] = child;
+	}
 	for (long c = 0; c < T.ncpu; c++) {
-		for (int k = 0; k < 2; k++) {
+		for (size_t k2 = 0; k2 < 2 * ntasks; k2++) {
+			int k = (int)(k2 & 1);
+			pid_t task = tasks[k2 / 2];
 			struct perf_event_attr a;
 			memset(&a, 0, sizeof a);
 			a.size = sizeof a;
@@ -456,18 +493,20 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 			a.config = (uint64_t)(k ? leave : enter);
 			a.sample_period = 1;
 			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_RAW;
-			a.disabled = 1;
-			a.enable_on_exec = 1;
+			a.disabled = argv != NULL; /* a launched program: from its exec */
+			a.enable_on_exec = argv != NULL;
 			a.inherit = 1;
 			a.use_clockid = 1;
 			a.clockid = CLOCK_MONOTONIC;
 			a.wakeup_events = 1;
 			a.watermark = 1;
 			a.wakeup_watermark = (uint32_t)(T.ring_bytes / 4);
-			int fd = (int)syscall(SYS_perf_event_open, &a, child, (int)c, -1,
+			int fd = (int)syscall(SYS_perf_event_open, &a, task, (int)c, -1,
 					      PERF_FLAG_FD_CLOEXEC);
 			if (fd < 0) {
 				if (errno == ENODEV || errno == EINVAL) /* an offline CPU */
+					continue;
+				if (errno == ESRCH) /* a thread that ended meanwhile */
 					continue;
 				rc = pl_error_set(
 				    err, PL_EINPUT,
@@ -477,7 +516,7 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 				goto started;
 			}
 			T.fds[T.nfds++] = fd;
-			if (k == 0) {
+			if (k == 0 && !T.rings[c]) {
 				T.ringfd[c] = fd;
 				T.rings[c] = mmap(NULL, T.page + T.ring_bytes, PROT_READ | PROT_WRITE,
 						  MAP_SHARED, fd, 0);
@@ -487,8 +526,11 @@ int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, str
 							  strerror(errno));
 					goto started;
 				}
-			} else if (T.rings[c]) {
-				ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, T.ringfd[c]);
+			} else if (T.rings[c] &&
+				   ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, T.ringfd[c]) != 0) {
+				rc = pl_error_set(err, PL_ESYS, "PERF_EVENT_IOC_SET_OUTPUT: %s",
+						  strerror(errno));
+				goto started;
 			}
 		}
 	}
@@ -499,7 +541,7 @@ started:
 		goto out;
 	}
 	double t0 = (double)mono_ns() * 1e-9;
-	if ((rc = pl_launch_go(&L, argv[0], status, err)) != PL_OK) {
+	if (argv && (rc = pl_launch_go(&L, argv[0], status, err)) != PL_OK) {
 		child = -1;
 		goto out;
 	}
@@ -516,14 +558,21 @@ started:
 			if (T.rings[c])
 				drain(&T, T.rings[c], enter);
 		process(&T, wm);
-		if (waitpid(child, status, WNOHANG) == child) {
+		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
 			done = 1;
 		}
-		if (interrupted && *interrupted) {
-			kill(child, SIGINT);
-			waitpid(child, status, 0);
-			child = -1;
+		if (!argv && kill(pid, 0) != 0 && errno == ESRCH)
+			done = 1; /* -p: it ended */
+		if (duration > 0 && (double)wm * 1e-9 - t0 >= duration)
+			done = 2;
+		if ((interrupted && *interrupted) || done == 2) {
+			if (child > 0) { /* a launched program ends with the profile */
+				kill(child, SIGINT);
+				waitpid(child, status, 0);
+				child = -1;
+			}
+			s->stopped = done == 2;
 			done = 1;
 		}
 	}
@@ -555,6 +604,7 @@ out:
 	free(T.rings);
 	free(T.evs);
 	free(T.pend);
+	free(tasks);
 	return rc;
 }
 

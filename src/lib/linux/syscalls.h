@@ -47,13 +47,19 @@ struct pl_syscalls {
 	double elapsed_s;
 	const char *tracefs; /* where the tracepoints' ids were read */
 	int mounted;	     /* perfloop mounted tracefs there (it was not) */
+	int stopped;	     /* ended by the duration */
 };
 
-/* Trace argv until it exits (or *interrupted): *status is its wait status.
- * PL_EINPUT with one line when tracepoints are not available (tracefs not
- * mounted, perf_event_paranoid), PL_ENOEXEC when argv cannot run. */
-int pl_syscalls_trace(char **argv, const volatile sig_atomic_t *interrupted, struct pl_syscalls *s,
-		      int *status, struct pl_error *err);
+/* Trace argv until it exits, or (argv NULL) the running process pid and
+ * the threads and children it starts from now on until it exits; either
+ * until *interrupted or duration seconds (> 0), when a launched program is
+ * stopped with SIGINT and a -p one left running. *status: a launched
+ * program's wait status. PL_EINPUT with one line when tracepoints are not
+ * available (tracefs not mounted, perf_event_paranoid) or pid is no
+ * process, PL_ENOEXEC when argv cannot run. */
+int pl_syscalls_trace(char **argv, pid_t pid, double duration,
+		      const volatile sig_atomic_t *interrupted, struct pl_syscalls *s, int *status,
+		      struct pl_error *err);
 
 /* The raw_syscalls:sys_enter and sys_exit tracepoints' ids, tracefs
  * mounted first where it is not and this process may (root): root gets
