@@ -92,6 +92,13 @@ echo
 pl report --style review "$SRC/distinct/findings.json" "$OUT/verdict.json" \
 	"$OUT/baseline_ledger.jsonl"
 echo
+echo "== 4b. the same evidence as one page: verdict, run times, flame graph, findings"
+HTML_IN="$OUT/verdict.json $OUT/before.json $OUT/after.json $OUT/side-by-side.json $SRC/distinct/findings.json"
+[ -s "$OUT/profile.folded" ] && HTML_IN="$HTML_IN $OUT/profile.folded"
+# shellcheck disable=SC2086
+pl report --format html -o "$OUT/report.html" $HTML_IN
+echo "report: $OUT/report.html (open it in a browser; it needs no network)"
+echo
 echo "== 5. the loop itself, in a temporary git repository"
 LOOP=$(mktemp -d)
 trap 'rm -rf "$LOOP"' EXIT

@@ -121,8 +121,9 @@ const char cmd_profile_usage[] =
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
     "                        writes NAME.svg and the rest beside it\n"
-    "      --format LIST     comma-separated: folded, svg, speedscope, findings, or\n"
-    "                        none (default: folded,svg,speedscope,findings)\n"
+    "      --format LIST     comma-separated: folded, svg, speedscope, findings,\n"
+    "                        html (the flame graph page alone), or none (default:\n"
+    "                        folded,svg,speedscope,findings)\n"
     "      --top N           rows in the table (default 15)\n"
     "      --min-share PCT   functions with at least PCT% of samples as their own\n"
     "                        become findings (default 5)\n"
@@ -200,7 +201,7 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-enum { FMT_FOLDED = 1, FMT_SVG = 2, FMT_SPEEDSCOPE = 4, FMT_FINDINGS = 8 };
+enum { FMT_FOLDED = 1, FMT_SVG = 2, FMT_SPEEDSCOPE = 4, FMT_FINDINGS = 8, FMT_HTML = 16 };
 
 enum mode { MODE_AUTO, MODE_PYTHON, MODE_NATIVE, MODE_MIXED };
 
@@ -325,6 +326,8 @@ static int parse_formats(const char *s, int *out)
 			f |= FMT_SPEEDSCOPE;
 		else if (strcmp(w, "findings") == 0)
 			f |= FMT_FINDINGS;
+		else if (strcmp(w, "html") == 0)
+			f |= FMT_HTML;
 		else if (strcmp(w, "none") != 0)
 			return -1;
 	}
@@ -981,6 +984,8 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		rc = write_text(o->out, ".folded", pl_prof_folded(&P->prof), &names);
 	if (!rc && (o->formats & FMT_SVG))
 		rc = write_text(o->out, ".svg", pl_prof_svg(&P->prof, title, sub), &names);
+	if (!rc && (o->formats & FMT_HTML))
+		rc = write_text(o->out, ".html", pl_prof_html_page(&P->prof, title, sub), &names);
 	if (!rc && (o->formats & FMT_SPEEDSCOPE))
 		rc = write_text(o->out, ".speedscope.json",
 				pl_prof_speedscope(&P->prof, title, exporter), &names);
@@ -2006,7 +2011,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			if (parse_formats(optarg, &o->formats) < 0)
 				return pl_die(PL_EXIT_USAGE,
 					      "--format: expected a list of folded, svg, "
-					      "speedscope, findings or none, got '%s'",
+					      "speedscope, findings, html or none, got '%s'",
 					      optarg);
 			break;
 		case OPT_TOP:

@@ -12,11 +12,13 @@
 #include "cmd.h"
 #include "fsio.h"
 #include "gitops.h"
+#include "htmlreport.h"
 #include "report.h"
 #include "strbuf.h"
 
 const char cmd_report_usage[] =
-    "usage: perfloop report [--format text|md] [--style findings|review] [--out FILE]\n"
+    "usage: perfloop report [--format text|md|html] [--style findings|review]\n"
+    "                       [--out FILE]\n"
     "                       [INPUT...]\n"
     "\n"
     "One report from any mix of findings (perfloop.findings/1), benchmark\n"
@@ -28,10 +30,14 @@ const char cmd_report_usage[] =
     "defects)\" list; a Confidence block closes the report. With no INPUT,\n"
     "inside a repository where a loop runs ('perfloop baseline'): the loop's\n"
     "evidence (its ledger, its baseline, every turn's kept verdict, and the\n"
-    "cost models of 'perfloop intake', docs/perf/intake-*.yaml).\n"
+    "cost models of 'perfloop intake', docs/perf/intake-*.yaml). With --format\n"
+    "html, one self-contained page: verdicts, run-time strip plots, the flame\n"
+    "graphs of collapsed-stack INPUTs (*.folded, *.collapsed) and a sortable\n"
+    "findings table.\n"
     "\n"
     "Options:\n"
-    "  -f, --format FORMAT  text (default) or md (Markdown)\n"
+    "  -f, --format FORMAT  text (default), md (Markdown) or html (a page that\n"
+    "                       opens from disk: no network, nothing external)\n"
     "  -s, --style STYLE    findings (default) or review: per verdict also Path,\n"
     "                       Baseline, Cost model, Evidence, Change, Result and\n"
     "                       Boundary, from the verdict and its summaries\n"
@@ -43,7 +49,9 @@ const char cmd_report_usage[] =
     "Examples:\n"
     "  perfloop report scan.json profile.findings.json\n"
     "  perfloop report --style review --format md verdict.json \\\n"
-    "      docs/perf/baseline_ledger.jsonl -o review.md\n";
+    "      docs/perf/baseline_ledger.jsonl -o review.md\n"
+    "  perfloop report --format html -o report.html verdict.json before.json \\\n"
+    "      after.json profile.folded profile.findings.json\n";
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, 'f'},
@@ -131,13 +139,24 @@ fail:
 	return -1;
 }
 
+/* Collapsed stacks (PREFIX.folded, PREFIX.memory.folded, a .collapsed file
+ * from another tool): by name */
+static int is_folded(const char *path)
+{
+	size_t n = strlen(path);
+	return (n > 7 && strcmp(path + n - 7, ".folded") == 0) ||
+	       (n > 10 && strcmp(path + n - 10, ".collapsed") == 0);
+}
+
 int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
 	enum pl_report_format fmt = PL_REPORT_TEXT;
 	enum pl_report_style style = PL_REPORT_FINDINGS;
 	const char *out = NULL;
-	int c, rc = PL_EXIT_USAGE;
+	int c, rc = PL_EXIT_USAGE, html = 0;
+	struct pl_html_profile *profs = NULL;
+	size_t nprofs = 0;
 	struct pl_report_input in;
 	struct pl_error err = {{0}};
 	pl_report_input_init(&in);
@@ -150,9 +169,12 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 				fmt = PL_REPORT_TEXT;
 			else if (strcmp(optarg, "md") == 0 || strcmp(optarg, "markdown") == 0)
 				fmt = PL_REPORT_MD;
+			else if (strcmp(optarg, "html") == 0)
+				html = 1;
 			else {
 				pl_die(PL_EXIT_USAGE,
-				       "option '--format': expected text or md, got '%s'", optarg);
+				       "option '--format': expected text, md or html, got '%s'",
+				       optarg);
 				goto done;
 			}
 			break;
@@ -194,12 +216,37 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			goto done;
 		}
 	}
-	for (int i = optind; i < argc; i++)
+	for (int i = optind; i < argc; i++) {
+		if (is_folded(argv[i])) {
+			/* collapsed stacks: a flame graph on the HTML page */
+			if (!html) {
+				pl_die(PL_EXIT_USAGE,
+				       "%s: collapsed stacks are drawn by --format html only",
+				       argv[i]);
+				goto done;
+			}
+			struct pl_html_profile *np = realloc(profs, (nprofs + 1) * sizeof(*np));
+			if (!np) {
+				rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+				goto done;
+			}
+			profs = np;
+			memset(&profs[nprofs], 0, sizeof(*profs));
+			profs[nprofs].file = argv[i];
+			int frc = pl_prof_read_folded(argv[i], &profs[nprofs++].prof, &err);
+			if (frc != PL_OK) {
+				rc = pl_die(frc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+					    frc == PL_ENOMEM ? "out of memory" : err.msg);
+				goto done;
+			}
+			continue;
+		}
 		if (pl_report_add_file(&in, argv[i], &err) != PL_OK) {
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);
 			goto done;
 		}
-	char *text = pl_report_render(&in, fmt, style);
+	}
+	char *text = html ? pl_report_html(&in, profs, nprofs) : pl_report_render(&in, fmt, style);
 	if (!text) {
 		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
 		goto done;
@@ -217,6 +264,9 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	rc = PL_EXIT_OK;
 done:
+	for (size_t i = 0; i < nprofs; i++)
+		pl_prof_release(&profs[i].prof);
+	free(profs);
 	pl_report_input_release(&in);
 	return rc;
 }

@@ -103,9 +103,11 @@ static void colour(const struct pl_prof_frame *f, char out[32])
 
 /* Emit node i at sample offset x, depth d, then its children in order. */
 static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, long i, uint64_t x,
-		size_t d, double height)
+		size_t d, double height, uint64_t minw)
 {
 	const struct node *n = &t->v[i];
+	if (n->count < minw)
+		return 0;
 	const struct pl_prof_frame *f = n->frame == UINT32_MAX ? NULL : &p->frames[n->frame];
 	double scale = (W - 2 * PAD) / (double)t->v[0].count;
 	double rx = PAD + (double)x * scale, rw = (double)n->count * scale;
@@ -167,7 +169,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	int rc = 0;
 	uint64_t cx = x;
 	for (size_t k = 0; k < nc && rc == 0; k++) {
-		rc = emit(b, p, t, kids[k], cx, d + 1, height);
+		rc = emit(b, p, t, kids[k], cx, d + 1, height, minw);
 		cx += t->v[kids[k]].count;
 	}
 	free(kids);
@@ -241,7 +243,7 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
 			   "y=\"20\">Search</text>\n");
 	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height) : 0;
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, 0) : 0;
 	pl_strbuf_puts(&b, "</svg>\n");
 	free(t.v);
 	char *out = pl_strbuf_take(&b);
@@ -250,4 +252,152 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 		return NULL;
 	}
 	return out;
+}
+
+/* ---- in an HTML page ---- */
+
+const char pl_html_flame_css[] =
+    ".flamebox{margin:8px 0}.flamebar{font:13px sans-serif;margin:4px 0}"
+    ".flamebar input{width:22em}.flamebar .info{margin-left:1em;color:#333}"
+    "svg.flame{width:100%;height:auto;background:#f8f8f0;display:block}"
+    "svg.flame text{font-family:monospace;font-size:12px;fill:#000}"
+    "svg.flame g.f{cursor:pointer}svg.flame g.f:hover rect{stroke:#000;stroke-width:0.5}\n";
+
+/* every svg.flame on the page: zoom (click), reset (button, Escape),
+ * search (the box: a regular expression; matches turn magenta and their
+ * share is shown), the hovered frame's name and share in the bar */
+const char pl_html_flame_js[] =
+    "(function(){var W=1200,PAD=10;\n"
+    "function num(g,a){return +g.getAttribute('data-'+a)}\n"
+    "function setup(box){var svg=box.querySelector('svg.flame');if(!svg)return;\n"
+    " var fr=Array.prototype.slice.call(svg.querySelectorAll('g.f'));if(!fr.length)return;\n"
+    " var total=num(fr[0],'w'),info=box.querySelector('.info'),mt=box.querySelector('.matched'),"
+    "q=box.querySelector('input');\n"
+    " fr.forEach(function(g){g.label=g.getAttribute('data-n');\n"
+    "  g.addEventListener('click',function(){zoom(g)});\n"
+    "  g.addEventListener('mouseover',function(){info.textContent=g.label+' \\u2014 '+"
+    "num(g,'w')+' ('+(100*num(g,'w')/total).toFixed(2)+'%)'})});\n"
+    " function fit(g){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
+    "  var w=+r.getAttribute('width'),n=Math.floor((w-6)/7);\n"
+    "  t.setAttribute('x',+r.getAttribute('x')+3);\n"
+    "  t.textContent=n<3?'':(g.label.length<=n?g.label:g.label.slice(0,n-2)+'..')}\n"
+    " function zoom(z){var zx=num(z,'x'),zw=num(z,'w'),zd=num(z,'d'),s=(W-2*PAD)/zw;\n"
+    "  fr.forEach(function(g){var x=num(g,'x'),w=num(g,'w'),d=num(g,'d'),"
+    "r=g.querySelector('rect');\n"
+    "   var inside=d>=zd&&x>=zx&&x+w<=zx+zw,above=d<zd&&x<=zx&&x+w>=zx+zw;\n"
+    "   g.style.display=inside||above?'':'none';g.style.opacity=above?0.5:1;\n"
+    "   if(inside){r.setAttribute('x',PAD+(x-zx)*s);r.setAttribute('width',w*s)}\n"
+    "   else if(above){r.setAttribute('x',PAD);r.setAttribute('width',W-2*PAD)}\n"
+    "   fit(g)});svg.setAttribute('data-zoom',z.label)}\n"
+    " function search(){var v=q.value,re;try{re=new RegExp(v)}catch(e){mt.textContent="
+    "'bad expression';return}\n"
+    "  var iv=[];fr.forEach(function(g){var r=g.querySelector('rect');\n"
+    "   if(!r.orig)r.orig=r.getAttribute('fill');\n"
+    "   if(v!==''&&g!==fr[0]&&re.test(g.label)){r.setAttribute('fill','rgb(230,0,230)');"
+    "g.classList.add('match');\n"
+    "    iv.push([num(g,'x'),num(g,'x')+num(g,'w')])}else{r.setAttribute('fill',r.orig);"
+    "g.classList.remove('match')}});\n"
+    "  iv.sort(function(a,b){return a[0]-b[0]});var m=0,end=-1;\n"
+    "  iv.forEach(function(v){if(v[0]>=end){m+=v[1]-v[0];end=v[1]}else if(v[1]>end){"
+    "m+=v[1]-end;end=v[1]}});\n"
+    "  mt.textContent=v===''?'':'matched: '+(100*m/total).toFixed(1)+'%'}\n"
+    " q.addEventListener('input',search);\n"
+    " box.querySelector('.reset').addEventListener('click',function(){zoom(fr[0])});\n"
+    " box.addEventListener('keydown',function(e){if(e.key==='Escape')zoom(fr[0])});\n"
+    " fr.forEach(fit)}\n"
+    "Array.prototype.slice.call(document.querySelectorAll('.flamebox')).forEach(setup);\n"
+    "window.addEventListener('keydown',function(e){if(e.key==='Escape')"
+    "Array.prototype.slice.call(document.querySelectorAll('.flamebox .reset'))"
+    ".forEach(function(b){b.click()})});\n"
+    "})();\n";
+
+/* the frame's full label for the script (data-n) */
+static int label_attrs(struct pl_strbuf *b, const char *svg)
+{
+	/* add data-n="label" (from <title>, less its count) to every g.f */
+	const char *p = svg;
+	for (const char *g; (g = strstr(p, "<g class=\"f\" "));) {
+		const char *t = strstr(g, "<title>");
+		const char *te = t ? strstr(t, "</title>") : NULL;
+		if (!te)
+			break;
+		/* the title is "label (N unit, S%)": cut at the last " (" */
+		const char *cut = te;
+		while (cut > t + 7 && !(cut[0] == ' ' && cut[1] == '('))
+			cut--;
+		if (cut == t + 7)
+			cut = te;
+		pl_strbuf_append(b, p, (size_t)(g - p));
+		pl_strbuf_puts(b, "<g class=\"f\" data-n=\"");
+		pl_strbuf_append(b, t + 7, (size_t)(cut - (t + 7))); /* escaped already */
+		pl_strbuf_puts(b, "\" ");
+		p = g + strlen("<g class=\"f\" ");
+	}
+	pl_strbuf_puts(b, p);
+	return b->failed ? -1 : 0;
+}
+
+char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *subtitle)
+{
+	struct tree t = {0};
+	if (build(&t, p) < 0) {
+		free(t.v);
+		return NULL;
+	}
+	double height = TOP + (double)(t.maxdepth + 1) * FH + 10;
+	struct pl_strbuf b = {0};
+	pl_strbuf_printf(&b,
+			 "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "
+			 "%d %.0f\" role=\"img\">\n",
+			 (int)W, height);
+	pl_strbuf_puts(&b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
+			   "style=\"font-size:16px\">");
+	pl_strbuf_xml(&b, title);
+	pl_strbuf_puts(&b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
+	pl_strbuf_xml(&b, subtitle);
+	pl_strbuf_puts(&b, "</text>\n");
+	/* a frame under 0.1 px at full width is not drawn */
+	uint64_t minw = (uint64_t)((double)t.v[0].count * 0.1 / (W - 2 * PAD));
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw) : 0;
+	pl_strbuf_puts(&b, "</svg>\n");
+	free(t.v);
+	char *raw = pl_strbuf_take(&b);
+	if (rc < 0 || !raw) {
+		free(raw);
+		return NULL;
+	}
+	struct pl_strbuf o = {0};
+	pl_strbuf_puts(&o, "<div class=\"flamebox\"><div class=\"flamebar\"><button "
+			   "class=\"reset\" type=\"button\">Reset zoom</button> <input "
+			   "type=\"search\" placeholder=\"Search (regular expression)\"> <span "
+			   "class=\"matched\"></span><span class=\"info\"></span></div>\n");
+	rc = label_attrs(&o, raw);
+	pl_strbuf_puts(&o, "</div>\n");
+	free(raw);
+	char *out = pl_strbuf_take(&o);
+	if (rc < 0) {
+		free(out);
+		return NULL;
+	}
+	return out;
+}
+
+char *pl_prof_html_page(const struct pl_prof *p, const char *title, const char *subtitle)
+{
+	char *svg = pl_prof_svg_html(p, title, subtitle);
+	if (!svg)
+		return NULL;
+	struct pl_strbuf b = {0};
+	pl_strbuf_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
+			   "<meta http-equiv=\"Content-Security-Policy\" content=\"default-src "
+			   "'none'; style-src 'unsafe-inline'; script-src 'unsafe-inline'\">"
+			   "<title>");
+	pl_strbuf_xml(&b, title);
+	pl_strbuf_printf(&b, "</title><style>body{font:14px sans-serif;margin:16px}%s</style>"
+			     "</head>\n<body>\n",
+			 pl_html_flame_css);
+	pl_strbuf_puts(&b, svg);
+	pl_strbuf_printf(&b, "<script>\n%s</script>\n</body></html>\n", pl_html_flame_js);
+	free(svg);
+	return pl_strbuf_take(&b);
 }

@@ -6,6 +6,8 @@
 #include "grow.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
@@ -416,5 +418,72 @@ done:
 	free(total);
 	free(r);
 	pl_prof_release(&fn);
+	return rc;
+}
+
+/* One folded frame back into name, file and line: "name (file:line)" as
+ * perfloop and py-spy write it; anything else (perf's "name", a thread
+ * frame) is a frame of its own name alone. */
+static long folded_frame(struct pl_prof *p, char *s)
+{
+	size_t n = strlen(s);
+	char *open = n > 4 && s[n - 1] == ')' ? strrchr(s, '(') : NULL;
+	char *colon = open ? strrchr(open, ':') : NULL;
+	if (open && open > s && open[-1] == ' ' && colon && colon[1] >= '0' && colon[1] <= '9') {
+		char *end;
+		long line = strtol(colon + 1, &end, 10);
+		if (end == s + n - 1 && line >= 0 && line < INT32_MAX) {
+			open[-1] = '\0';
+			*colon = '\0';
+			return pl_prof_frame(p, s, open + 1, (int)line, (int)line, 0);
+		}
+	}
+	return pl_prof_frame(p, s, "", 0, 0, 1);
+}
+
+int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *err)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return pl_error_set(err, PL_EINPUT, "%s: cannot read: %s", path, strerror(errno));
+	char *line = NULL;
+	size_t cap = 0, lineno = 0, maxdepth = 4096;
+	uint32_t *ids = malloc(maxdepth * sizeof *ids);
+	int rc = ids ? PL_OK : PL_ENOMEM;
+	ssize_t len;
+	while (rc == PL_OK && (len = getline(&line, &cap, f)) >= 0) {
+		lineno++;
+		while (len > 0 && (line[len - 1] == '\n' || line[len - 1] == '\r'))
+			line[--len] = '\0';
+		if (len == 0)
+			continue;
+		char *sp = strrchr(line, ' ');
+		char *end = NULL;
+		unsigned long long count = sp ? strtoull(sp + 1, &end, 10) : 0;
+		if (!sp || sp == line || !end || *end || end == sp + 1 || sp[1] == '-') {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "%s:%zu: count: expected 'frame;frame;... COUNT' (collapsed "
+					  "stacks)",
+					  path, lineno);
+			break;
+		}
+		*sp = '\0';
+		size_t depth = 0;
+		char *save = NULL;
+		for (char *fr = strtok_r(line, ";", &save); fr && depth < maxdepth;
+		     fr = strtok_r(NULL, ";", &save)) {
+			long id = folded_frame(p, fr);
+			if (id < 0) {
+				rc = PL_ENOMEM;
+				break;
+			}
+			ids[depth++] = (uint32_t)id;
+		}
+		if (rc == PL_OK && depth && count && pl_prof_add(p, ids, depth, count) < 0)
+			rc = PL_ENOMEM;
+	}
+	free(line);
+	free(ids);
+	fclose(f);
 	return rc;
 }

@@ -84,9 +84,24 @@ int pl_prof_findings(const struct pl_prof *p, double min_share, size_t max, doub
 /* "name (file:line)" as used in folded stacks and the flame graph. */
 char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f);
 
+/* Read collapsed stacks ("a;b;c COUNT" lines, as perfloop, py-spy,
+ * flamegraph.pl and inferno write them) into p (zeroed, or added to).
+ * Frames "name (file:line)" keep their parts. PL_EINPUT naming the file
+ * and line of a line without a count. */
+int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *err);
+
 /* Writers: malloc'd text (NULL when out of memory). */
 char *pl_prof_folded(const struct pl_prof *p);
 char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter);
 char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle);
+/* The same flame graph as an <svg class="flame"> element to put in an HTML
+ * page, without its own script: pl_html_flame_js drives every one on the
+ * page (zoom on click, search, reset, tooltips). Frames under a tenth of
+ * a pixel are left out (a page stays small on a 100k-sample profile). */
+char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *subtitle);
+extern const char pl_html_flame_js[];
+extern const char pl_html_flame_css[];
+/* A whole HTML page of one flame graph (profile --format html). */
+char *pl_prof_html_page(const struct pl_prof *p, const char *title, const char *subtitle);
 
 #endif

@@ -569,3 +569,16 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 	free(adv);
 	return pl_strbuf_take(&o.b);
 }
+
+const struct pl_finding **pl_report_ranked(const struct pl_findings *f, size_t *n, int advisory)
+{
+	return ranked(f, n, advisory);
+}
+
+char *pl_report_finding_text(const struct pl_report_input *in, const struct pl_finding *f,
+			     size_t rank)
+{
+	struct out o = {.fmt = PL_REPORT_TEXT};
+	finding_block(&o, in, f, rank);
+	return pl_strbuf_take(&o.b);
+}

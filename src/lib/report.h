@@ -35,6 +35,13 @@ int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_e
 char *pl_report_render(const struct pl_report_input *in, enum pl_report_format fmt,
 		       enum pl_report_style style);
 
+/* Findings ranked as the report ranks them (defects, or advisories),
+ * malloc'd array of n pointers into f. */
+const struct pl_finding **pl_report_ranked(const struct pl_findings *f, size_t *n, int advisory);
+/* One finding as the text report's template block, malloc'd. */
+char *pl_report_finding_text(const struct pl_report_input *in, const struct pl_finding *f,
+			     size_t rank);
+
 /* The closing confidence and its reason (exposed for tests). */
 double pl_report_confidence(const struct pl_findings *f, int nverdicts, const char **reason);
 
