@@ -8,6 +8,7 @@
  * (Escape). Colours are a hash of the function name, so a function keeps
  * its colour across graphs.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -101,9 +102,48 @@ static void colour(const struct pl_prof_frame *f, char out[32])
 	snprintf(out, 32, "rgb(%u,%u,%u)", r, g, bl);
 }
 
+/* A differential flame graph: the before profile's tree, walked beside the
+ * after's; a frame's colour says how its share changed. */
+struct diff {
+	const struct pl_prof *bp;
+	const struct tree *bt;
+	double atotal, btotal;
+};
+
+/* before's child of node bi with the same frame (name, file, line) as
+ * after's frame f; -1 none */
+static long diff_child(const struct diff *df, long bi, const struct pl_prof_frame *f)
+{
+	if (bi < 0 || !f)
+		return -1;
+	for (long c = df->bt->v[bi].child; c >= 0; c = df->bt->v[c].next) {
+		const struct pl_prof_frame *g = &df->bp->frames[df->bt->v[c].frame];
+		if (g->line == f->line && strcmp(g->name, f->name) == 0 &&
+		    strcmp(g->file, f->file) == 0)
+			return c;
+	}
+	return -1;
+}
+
+/* red for a larger share of the samples after, blue for smaller, white
+ * for the same: the change relative to the larger of the two shares */
+static void diff_colour(const struct diff *df, uint64_t after, long bi, char out[32],
+			double *change)
+{
+	double a = (double)after / df->atotal;
+	double b = bi >= 0 ? (double)df->bt->v[bi].count / df->btotal : 0;
+	double r = (a - b) / fmax(fmax(a, b), 1e-12);
+	*change = a - b;
+	unsigned k = (unsigned)(fmin(fabs(r), 1) * 200);
+	if (r >= 0)
+		snprintf(out, 32, "rgb(255,%u,%u)", 255 - k, 255 - k);
+	else
+		snprintf(out, 32, "rgb(%u,%u,255)", 255 - k, 255 - k);
+}
+
 /* Emit node i at sample offset x, depth d, then its children in order. */
 static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, long i, uint64_t x,
-		size_t d, double height, uint64_t minw)
+		size_t d, double height, uint64_t minw, const struct diff *df, long bi)
 {
 	const struct node *n = &t->v[i];
 	if (n->count < minw)
@@ -113,7 +153,11 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	double rx = PAD + (double)x * scale, rw = (double)n->count * scale;
 	double ry = height - (double)(d + 1) * FH - 30;
 	char col[32];
-	colour(f, col);
+	double change = 0;
+	if (df)
+		diff_colour(df, n->count, bi, col, &change);
+	else
+		colour(f, col);
 	char *label = f ? pl_prof_label(p, f) : NULL;
 	const char *shown = f ? label : "all";
 	if (f && !label)
@@ -121,9 +165,14 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	pl_strbuf_printf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%zu\"><title>",
 			 (unsigned long long)x, (unsigned long long)n->count, d);
 	pl_strbuf_xml(b, shown);
-	pl_strbuf_printf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)n->count,
-			 p->unit ? p->unit : "samples",
-			 100.0 * (double)n->count / (double)t->v[0].count);
+	if (df)
+		pl_strbuf_printf(b, " (%llu %s, %.2f%%, %+.2f points since before)</title>",
+				 (unsigned long long)n->count, p->unit ? p->unit : "samples",
+				 100.0 * (double)n->count / (double)t->v[0].count, 100 * change);
+	else
+		pl_strbuf_printf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)n->count,
+				 p->unit ? p->unit : "samples",
+				 100.0 * (double)n->count / (double)t->v[0].count);
 	pl_strbuf_printf(b,
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			 "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
@@ -169,7 +218,9 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	int rc = 0;
 	uint64_t cx = x;
 	for (size_t k = 0; k < nc && rc == 0; k++) {
-		rc = emit(b, p, t, kids[k], cx, d + 1, height, minw);
+		const struct node *kn = &t->v[kids[k]];
+		rc = emit(b, p, t, kids[k], cx, d + 1, height, minw, df,
+			  df ? diff_child(df, bi, &p->frames[kn->frame]) : -1);
 		cx += t->v[kids[k]].count;
 	}
 	free(kids);
@@ -243,7 +294,7 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
 			   "y=\"20\">Search</text>\n");
 	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, 0) : 0;
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, 0, NULL, -1) : 0;
 	pl_strbuf_puts(&b, "</svg>\n");
 	free(t.v);
 	char *out = pl_strbuf_take(&b);
@@ -339,11 +390,19 @@ static int label_attrs(struct pl_strbuf *b, const char *svg)
 
 char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *subtitle)
 {
-	struct tree t = {0};
-	if (build(&t, p) < 0) {
+	return pl_prof_svg_html_diff(NULL, p, title, subtitle);
+}
+
+char *pl_prof_svg_html_diff(const struct pl_prof *before, const struct pl_prof *p,
+			    const char *title, const char *subtitle)
+{
+	struct tree t = {0}, bt = {0};
+	if (build(&t, p) < 0 || (before && build(&bt, before) < 0)) {
 		free(t.v);
+		free(bt.v);
 		return NULL;
 	}
+	struct diff df = {before, &bt, (double)t.v[0].count, before ? (double)bt.v[0].count : 0};
 	double height = TOP + (double)(t.maxdepth + 1) * FH + 10;
 	struct pl_strbuf b = {0};
 	pl_strbuf_printf(&b,
@@ -358,9 +417,12 @@ char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *s
 	pl_strbuf_puts(&b, "</text>\n");
 	/* a frame under 0.1 px at full width is not drawn */
 	uint64_t minw = (uint64_t)((double)t.v[0].count * 0.1 / (W - 2 * PAD));
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw) : 0;
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw,
+				     before && df.btotal > 0 ? &df : NULL, 0)
+			      : 0;
 	pl_strbuf_puts(&b, "</svg>\n");
 	free(t.v);
+	free(bt.v);
 	char *raw = pl_strbuf_take(&b);
 	if (rc < 0 || !raw) {
 		free(raw);

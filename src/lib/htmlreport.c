@@ -10,6 +10,7 @@
 #include "findings.h"
 #include "render.h"
 #include "strbuf.h"
+#include "sweep.h"
 
 #define esc pl_strbuf_xml /* HTML text and double-quoted attributes */
 
@@ -26,7 +27,7 @@ static const char css[] =
     "table.sortable th[data-key]{cursor:pointer}table.sortable th[data-key]:after{content:' \\2195';"
     "color:#999}tbody.finding tr.head{cursor:pointer}tbody.finding tr.head:hover{background:#f6f6ff}"
     "pre{white-space:pre-wrap;margin:4px 0}.muted{color:#777}svg.strip{width:100%;height:auto}"
-    "svg.strip text{font:12px sans-serif;fill:#222}\n";
+    "svg.strip text{font:12px sans-serif;fill:#222}.sweep svg{max-width:100%;height:auto}\n";
 
 /* JSON inside <script type="application/json">: '<', '>' and '&' as \u
  * escapes (they only occur inside strings), and U+2028/2029, so that no
@@ -468,6 +469,78 @@ static void profile_section(struct pl_strbuf *b, const struct pl_html_profile *h
 	free(total);
 }
 
+/* two profiles: the second against the first */
+static void diff_section(struct pl_strbuf *b, const struct pl_html_profile *before,
+			 const struct pl_html_profile *after)
+{
+	pl_strbuf_puts(b, "<h3 id=\"difference\">Difference: ");
+	esc(b, before->file);
+	pl_strbuf_puts(b, " \u2192 ");
+	esc(b, after->file);
+	pl_strbuf_puts(b, "</h3>\n<p class=\"muted\">The second profile's frames and widths; red: "
+			  "a larger share of the samples than in the first, blue: smaller, white: "
+			  "the same (the tooltip says by how many points).</p>\n");
+	char sub[128];
+	snprintf(sub, sizeof sub, "%llu samples after, %llu before",
+		 (unsigned long long)after->prof.samples, (unsigned long long)before->prof.samples);
+	char *svg = pl_prof_svg_html_diff(&before->prof, &after->prof, "difference", sub);
+	if (!svg) {
+		b->failed = 1;
+		return;
+	}
+	pl_strbuf_puts(b, svg);
+	free(svg);
+}
+
+/* ---- complexity sweeps: cost against n on log-log axes, with the fit ---- */
+
+static void complexity(struct pl_strbuf *b, const struct pl_report_input *in)
+{
+	size_t i;
+	json_t *s;
+	int opened = 0;
+	json_array_foreach(in->summaries, i, s)
+	{
+		json_t *fits = json_object_get(json_object_get(s, "doc"), "complexity");
+		if (!json_array_size(fits))
+			continue;
+		char *svg = pl_sweep_svg(fits);
+		if (!svg)
+			continue;
+		if (!opened)
+			pl_strbuf_puts(b, "<section id=\"complexity\"><h2>Complexity</h2>\n");
+		opened = 1;
+		pl_strbuf_puts(b, "<h3>");
+		esc(b, jstr(s, "file"));
+		pl_strbuf_puts(b, "</h3>\n<div class=\"sweep\">");
+		const char *start = strstr(svg, "<svg");
+		pl_strbuf_puts(b, start ? start : svg);
+		free(svg);
+		pl_strbuf_puts(b, "</div>\n");
+		size_t k;
+		json_t *f;
+		pl_strbuf_puts(b, "<table><tr><th>Command</th><th>Dimension</th><th>Class</th>"
+				  "<th>Exponent</th><th>95% interval</th></tr>\n");
+		json_array_foreach(fits, k, f)
+		{
+			json_t *ci = json_object_get(f, "exponent_ci95");
+			pl_strbuf_puts(b, "<tr><td>");
+			esc(b, jstr(f, "command"));
+			pl_strbuf_puts(b, "</td><td>");
+			esc(b, jstr(f, "dimension"));
+			pl_strbuf_puts(b, "</td><td>");
+			esc(b, jstr(f, "class"));
+			pl_strbuf_printf(b, "</td><td class=\"num\">%.2f</td><td class=\"num\">[%.2f, "
+					    "%.2f]</td></tr>\n",
+					 jnum(f, "exponent"), json_number_value(json_array_get(ci, 0)),
+					 json_number_value(json_array_get(ci, 1)));
+		}
+		pl_strbuf_puts(b, "</table>\n");
+	}
+	if (opened)
+		pl_strbuf_puts(b, "</section>\n");
+}
+
 /* ---- findings ---- */
 
 static void findings_table(struct pl_strbuf *b, const struct pl_report_input *in)
@@ -558,12 +631,15 @@ char *pl_report_html(const struct pl_report_input *in, const struct pl_html_prof
 		benchmarks(&b, in);
 		pl_strbuf_puts(&b, "</section>\n");
 	}
+	complexity(&b, in);
 	if (nprofs) {
 		pl_strbuf_puts(&b, "<section id=\"profiles\"><h2>Profiles</h2>\n<p class=\"muted\">"
 				   "Click a frame to zoom, Escape or \u201cReset zoom\u201d to undo; "
 				   "the search box takes a regular expression.</p>\n");
 		for (size_t i = 0; i < nprofs; i++)
 			profile_section(&b, &profs[i]);
+		if (nprofs == 2)
+			diff_section(&b, &profs[0], &profs[1]);
 		pl_strbuf_puts(&b, "</section>\n");
 	}
 	if (in->findings.n) {

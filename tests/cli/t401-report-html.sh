@@ -90,8 +90,33 @@ expect_rc 0
 size=$(wc -c <big.html)
 [ "$size" -lt 5000000 ] || fail "a 100k-sample page is $size bytes"
 
+# two profiles: the difference of the second against the first (heavy's
+# share fell from 70% to 30%: blue; light's rose from 30% to 70%: red); a
+# size sweep: the complexity section with its log-log plot
+printf 'main (app.py:1);heavy (app.py:5) 30\nmain (app.py:1);light (app.py:9) 70\n' >after.folded
+printf 'main (app.py:1);heavy (app.py:5) 70\nmain (app.py:1);light (app.py:9) 30\n' >before.folded
+"$PERFLOOP" bench -r 3 -w 0 --batch 1 -P n=1..8*2 -o sweep.json 'sleep 0.00{n}' >/dev/null 2>&1 ||
+	fail "bench sweep"
+run "$PERFLOOP" report --format html -o diff.html before.folded after.folded sweep.json
+expect_rc 0
+grep -q '<h3 id="difference">Difference: before.folded → after.folded</h3>' diff.html || fail "no difference"
+grep -q '<section id="complexity">' diff.html || fail "no complexity section"
+python3 - diff.html <<'PY' || fail "the difference's colours"
+import re, sys
+t = open(sys.argv[1]).read()
+d = t[t.index('id="difference"'):]
+def fill(name):
+    m = re.search(r'<g class="f" data-n="%s [^"]*"[^>]*><title>[^<]*</title><rect [^>]*fill="rgb\((\d+),(\d+),(\d+)\)"' % name, d)
+    return tuple(int(x) for x in m.groups())
+h, l, m = fill("heavy"), fill("light"), fill("main")
+assert h[2] == 255 and h[0] < 200, ("heavy is not blue", h)
+assert l[0] == 255 and l[2] < 200, ("light is not red", l)
+assert m == (255, 255, 255), ("main's share did not change", m)
+assert "-40.00 points since before" in d and "+40.00 points since before" in d
+PY
+
 # in a real browser
-python3 - "$PERFLOOP_SRC/tests/cli" report.html "$PERFLOOP_SRC/docs/images" <<'PY' || exit $?
+python3 - "$PERFLOOP_SRC/tests/cli" report.html <<'PY' || exit $?
 import os, sys
 sys.path.insert(0, sys.argv[1])
 import browser
@@ -133,6 +158,11 @@ with b:
     png = b.screenshot("report.png")
     colours = browser.png_colours(png)
     assert colours > 20, "a blank screenshot (%d colours)" % colours
+    # the difference and the complexity plot load cleanly too
+    b.open("diff.html")
+    assert not b.console_errors()
+    assert b.js("return document.querySelectorAll('svg.flame').length") == 3
+    assert b.js("return document.querySelectorAll('#complexity svg circle').length") >= 4
     print("browser: %d frames, zoom, search, sort and a %d-colour screenshot" % (n, colours))
 PY
 echo ok
