@@ -246,6 +246,11 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			goto done;
 		}
 	}
+	if (!html && json_array_size(in.series)) {
+		pl_die(PL_EXIT_USAGE, "%s: memory, GPU and step series are drawn by --format html only",
+		       json_string_value(json_object_get(json_array_get(in.series, 0), "file")));
+		goto done;
+	}
 	char *text = html ? pl_report_html(&in, profs, nprofs) : pl_report_render(&in, fmt, style);
 	if (!text) {
 		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");

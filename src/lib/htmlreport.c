@@ -541,6 +541,176 @@ static void complexity(struct pl_strbuf *b, const struct pl_report_input *in)
 		pl_strbuf_puts(b, "</section>\n");
 }
 
+/* ---- series: memory and GPU over time, the data/compute split ---- */
+
+struct line {
+	const char *name, *colour;
+	double *t, *y;
+	size_t n;
+};
+
+/* lines over time on one plot, y from 0; fmt: 'b' bytes, '%' percent */
+static void line_chart(struct pl_strbuf *b, const char *title, struct line *ls, size_t nl,
+		       char fmt)
+{
+	double tmax = 0, ymax = 0;
+	for (size_t i = 0; i < nl; i++)
+		for (size_t k = 0; k < ls[i].n; k++) {
+			tmax = fmax(tmax, ls[i].t[k]);
+			ymax = fmax(ymax, ls[i].y[k]);
+		}
+	if (fmt == '%')
+		ymax = 100;
+	if (!(tmax > 0) || !(ymax > 0))
+		return;
+	const double X0 = 90, X1 = 1180, Y0 = 40, Y1 = 260;
+	pl_strbuf_puts(b, "<svg class=\"strip\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "
+			  "1200 310\" role=\"img\"><text x=\"600\" y=\"20\" "
+			  "text-anchor=\"middle\">");
+	esc(b, title);
+	pl_strbuf_printf(b, "</text>\n<rect x=\"%.0f\" y=\"%.0f\" width=\"%.0f\" height=\"%.0f\" "
+			    "fill=\"none\" stroke=\"#999\"/>\n",
+			 X0, Y0, X1 - X0, Y1 - Y0);
+	for (int k = 0; k <= 4; k++) {
+		double v = ymax * k / 4, y = Y1 - (Y1 - Y0) * k / 4;
+		char lab[32];
+		if (fmt == 'b')
+			pl_fmt_bytes(lab, sizeof lab, v);
+		else
+			snprintf(lab, sizeof lab, "%.0f%%", v);
+		pl_strbuf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+				 X0 - 6, y + 4, lab);
+	}
+	for (int k = 0; k <= 4; k++) {
+		double v = tmax * k / 4, x = X0 + (X1 - X0) * k / 4;
+		pl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">%.3g "
+				    "s</text>\n",
+				 x, Y1 + 18, v);
+	}
+	for (size_t i = 0; i < nl; i++) {
+		if (!ls[i].n)
+			continue;
+		pl_strbuf_printf(b, "<polyline class=\"series\" fill=\"none\" stroke=\"%s\" "
+				    "stroke-width=\"1.5\" points=\"",
+				 ls[i].colour);
+		for (size_t k = 0; k < ls[i].n; k++)
+			pl_strbuf_printf(b, "%.1f,%.1f ", X0 + (X1 - X0) * ls[i].t[k] / tmax,
+					 Y1 - (Y1 - Y0) * ls[i].y[k] / ymax);
+		pl_strbuf_puts(b, "\"/>\n");
+		pl_strbuf_printf(b,
+				 "<rect x=\"%.0f\" y=\"%.0f\" width=\"10\" height=\"10\" "
+				 "fill=\"%s\"/><text x=\"%.0f\" y=\"%.0f\">",
+				 X0 + 200 * (double)i, Y1 + 30, ls[i].colour, X0 + 200 * (double)i + 14,
+				 Y1 + 39);
+		esc(b, ls[i].name);
+		pl_strbuf_puts(b, "</text>\n");
+	}
+	pl_strbuf_puts(b, "</svg>\n");
+}
+
+/* [[t, v, v2...], ...] columns into new arrays */
+static size_t columns(json_t *rows, size_t col, double **t, double **y)
+{
+	size_t n = json_array_size(rows), k = 0, i;
+	*t = malloc((n + 1) * sizeof **t);
+	*y = malloc((n + 1) * sizeof **y);
+	json_t *r;
+	json_array_foreach(rows, i, r)
+	{
+		if (!*t || !*y)
+			break;
+		json_t *v = json_array_get(r, col);
+		if (!json_is_number(v))
+			continue;
+		(*t)[k] = json_number_value(json_array_get(r, 0));
+		(*y)[k++] = json_number_value(v);
+	}
+	return k;
+}
+
+static void series_section(struct pl_strbuf *b, const struct pl_report_input *in)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(in->series, i, e)
+	{
+		json_t *d = json_object_get(e, "doc");
+		const char *schema = jstr(d, "schema");
+		pl_strbuf_puts(b, "<h3>");
+		esc(b, jstr(e, "file"));
+		pl_strbuf_puts(b, "</h3>\n");
+		if (strcmp(schema, "perfloop.memory/1") == 0) {
+			struct line ls[3] = {{"RSS", "#c0392b", NULL, NULL, 0},
+					     {"PSS", "#2471a3", NULL, NULL, 0},
+					     {"USS", "#27ae60", NULL, NULL, 0}};
+			ls[0].n = columns(json_object_get(d, "series"), 1, &ls[0].t, &ls[0].y);
+			ls[1].n = columns(json_object_get(d, "pss_uss_series"), 1, &ls[1].t, &ls[1].y);
+			ls[2].n = columns(json_object_get(d, "pss_uss_series"), 2, &ls[2].t, &ls[2].y);
+			char peak[32], title[128];
+			snprintf(title, sizeof title, "memory over time (RSS peak %s)",
+				 pl_fmt_bytes(peak, sizeof peak, jnum(d, "peak_rss_bytes")));
+			line_chart(b, title, ls, 3, 'b');
+			if (json_is_string(json_object_get(d, "peak_stack"))) {
+				pl_strbuf_puts(b, "<p>At the peak: <code>");
+				esc(b, jstr(d, "peak_stack"));
+				pl_strbuf_puts(b, "</code></p>\n");
+			}
+			for (int k = 0; k < 3; k++) {
+				free(ls[k].t);
+				free(ls[k].y);
+			}
+		} else if (strcmp(schema, "perfloop.gpu/1") == 0) {
+			size_t k;
+			json_t *dev;
+			if (!json_array_size(json_object_get(d, "devices"))) {
+				pl_strbuf_puts(b, "<p class=\"muted\">No GPU read: ");
+				esc(b, jstr(d, "status"));
+				pl_strbuf_puts(b, "</p>\n");
+			}
+			json_array_foreach(json_object_get(d, "devices"), k, dev)
+			{
+				json_t *sr = json_object_get(dev, "series");
+				json_t *ts = json_object_get(sr, "t"), *us = json_object_get(sr, "util");
+				size_t n = json_array_size(ts), m = 0;
+				struct line l = {"utilization", "#8e44ad", malloc((n + 1) * sizeof(double)),
+						 malloc((n + 1) * sizeof(double)), 0};
+				for (size_t j = 0; l.t && l.y && j < n; j++)
+					if (json_is_number(json_array_get(us, j))) {
+						l.t[m] = json_number_value(json_array_get(ts, j));
+						l.y[m++] = json_number_value(json_array_get(us, j));
+					}
+				l.n = m;
+				char title[300];
+				snprintf(title, sizeof title, "GPU %zu (%.200s): utilization over time", k,
+					 jstr(dev, "name"));
+				line_chart(b, title, &l, 1, '%');
+				free(l.t);
+				free(l.y);
+			}
+		} else { /* perfloop.steps/1: the data/compute split */
+			json_t *st = json_object_get(d, "steady");
+			double data = jnum(json_object_get(st, "data"), "sum_s"),
+			       comp = jnum(json_object_get(st, "compute"), "sum_s");
+			double share = jnum(st, "data_share");
+			pl_strbuf_printf(b,
+					 "<svg class=\"strip split\" xmlns=\"http://www.w3.org/2000/svg\" "
+					 "viewBox=\"0 0 1200 60\" role=\"img\"><rect x=\"10\" y=\"10\" "
+					 "width=\"%.1f\" height=\"26\" fill=\"#e67e22\"><title>waiting for "
+					 "data: %.1f%%</title></rect><rect x=\"%.1f\" y=\"10\" "
+					 "width=\"%.1f\" height=\"26\" fill=\"#2e86c1\"><title>computing: "
+					 "%.1f%%</title></rect><text x=\"14\" y=\"54\">waiting for data "
+					 "%.1f%% (%.3g s) \u00b7 computing %.1f%% (%.3g s) over %lld steady "
+					 "steps%s</text></svg>\n",
+					 1180 * share, 100 * share, 10 + 1180 * share, 1180 * (1 - share),
+					 100 * (1 - share), 100 * share, data, 100 * (1 - share), comp,
+					 (long long)json_integer_value(json_object_get(d, "steps")),
+					 json_is_true(json_object_get(d, "data_bound"))
+					     ? ": data-loading bound"
+					     : "");
+		}
+	}
+}
+
 /* ---- findings ---- */
 
 static void findings_table(struct pl_strbuf *b, const struct pl_report_input *in)
@@ -632,6 +802,11 @@ char *pl_report_html(const struct pl_report_input *in, const struct pl_html_prof
 		pl_strbuf_puts(&b, "</section>\n");
 	}
 	complexity(&b, in);
+	if (json_array_size(in->series)) {
+		pl_strbuf_puts(&b, "<section id=\"series\"><h2>Training split, memory and GPU</h2>\n");
+		series_section(&b, in);
+		pl_strbuf_puts(&b, "</section>\n");
+	}
 	if (nprofs) {
 		pl_strbuf_puts(&b, "<section id=\"profiles\"><h2>Profiles</h2>\n<p class=\"muted\">"
 				   "Click a frame to zoom, Escape or \u201cReset zoom\u201d to undo; "

@@ -21,6 +21,8 @@ struct pl_report_input {
 	json_t *summaries; /* array of {file, doc} */
 	json_t *verdicts;  /* array of {file, doc} */
 	json_t *ledger;	   /* array of ledger lines */
+	json_t *series;	   /* array of {file, doc}: perfloop.memory/1, perfloop.gpu/1 and
+			    * perfloop.steps/1 documents (drawn by the HTML page) */
 	struct pl_intake *intakes; /* cost models (docs/perf/intake-*.yaml) */
 	size_t nintakes;
 };
@@ -28,7 +30,8 @@ struct pl_report_input {
 void pl_report_input_init(struct pl_report_input *in);
 void pl_report_input_release(struct pl_report_input *in);
 /* Add one file, recognised by its "schema" (or as JSON lines of
- * perfloop.ledger/1; a .yaml file as a perfloop.intake/1 cost model). */
+ * perfloop.ledger/1; a .yaml file as a perfloop.intake/1 cost model).
+ * Memory, GPU and step documents go to series (the HTML page's). */
 int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_error *err);
 
 /* The report, malloc'd. */

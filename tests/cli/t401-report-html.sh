@@ -54,11 +54,26 @@ done
 py=$(pythons311 | head -1)
 if [ -n "$py" ]; then
 	printf 'def f():\n    s = 0\n    for i in range(3000000):\n        s += i\n    return s\nf()\n' >busy.py
-	run "$PERFLOOP" profile --format html,folded -o p -- "$py" busy.py
+	run "$PERFLOOP" profile --memory --format html,folded -o p -- "$py" busy.py
 	expect_rc 0
 	[ -s p.html ] || fail "profile --format html wrote no p.html: $(cat "$T/out")"
 	grep -q '<svg class="flame"' p.html || fail "p.html has no flame graph"
+	# its memory series on the report's page
+	run "$PERFLOOP" report --format html -o mem.html p.memory.json p.folded
+	expect_rc 0
+	grep -q '<section id="series">' mem.html || fail "no series section"
+	grep -q 'memory over time (RSS peak ' mem.html || fail "no memory chart"
+	grep -q '<polyline class="series"' mem.html || fail "no memory line"
 fi
+# a training log's data/compute split
+"$PERFLOOP" steps --format json "$PERFLOOP_SRC/examples/train/train_log.jsonl" >steps.json ||
+	fail "steps --format json"
+run "$PERFLOOP" report --format html -o steps.html steps.json
+expect_rc 0
+grep -q 'waiting for data [0-9.]*% (.*) · computing [0-9.]*%' steps.html || fail "no split: $(grep -c split steps.html)"
+run "$PERFLOOP" report steps.json
+expect_rc 2
+expect_err "--format html only"
 
 # bad input: one line naming the file and line
 printf 'a;b 3\nno count here\n' >bad.folded
