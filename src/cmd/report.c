@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "fsio.h"
 #include "gitops.h"
+#include "history.h"
 #include "htmlreport.h"
 #include "report.h"
 #include "strbuf.h"
@@ -139,6 +140,18 @@ fail:
 	return -1;
 }
 
+/* A perfloop history database (SQLite): by its header */
+static int is_sqlite(const char *path)
+{
+	char head[16] = "";
+	FILE *f = fopen(path, "rb");
+	if (!f)
+		return 0;
+	size_t n = fread(head, 1, sizeof head, f);
+	fclose(f);
+	return n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
+}
+
 /* Collapsed stacks (PREFIX.folded, PREFIX.memory.folded, a .collapsed file
  * from another tool): by name */
 static int is_folded(const char *path)
@@ -241,12 +254,36 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			}
 			continue;
 		}
+		if (is_sqlite(argv[i])) {
+			/* a history database: its series over commits */
+			if (!html) {
+				pl_die(PL_EXIT_USAGE,
+				       "%s: a history is drawn by --format html only ('perfloop "
+				       "history' shows it as text)",
+				       argv[i]);
+				goto done;
+			}
+			struct pl_history *h = NULL;
+			json_t *series = NULL;
+			if (pl_history_open(argv[i], &h, &err) != PL_OK ||
+			    !(series = pl_history_series(h, &err))) {
+				pl_history_close(h);
+				pl_die(PL_EXIT_USAGE, "%s", err.msg);
+				goto done;
+			}
+			pl_history_close(h);
+			json_array_append_new(in.series,
+					      json_pack("{s:s, s:{s:s, s:o}}", "file", argv[i], "doc",
+							"schema", "perfloop.history", "benchmarks",
+							series));
+			continue;
+		}
 		if (pl_report_add_file(&in, argv[i], &err) != PL_OK) {
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);
 			goto done;
 		}
 	}
-	if (!html && json_array_size(in.series)) {
+	if (!html && json_array_size(in.series)) { /* given as JSON documents */
 		pl_die(PL_EXIT_USAGE, "%s: memory, GPU and step series are drawn by --format html only",
 		       json_string_value(json_object_get(json_array_get(in.series, 0), "file")));
 		goto done;

@@ -401,6 +401,59 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 	return found;
 }
 
+json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
+{
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT b.id, b.name, b.spec_hash, coalesce(substr(r.commit_id, 1, 12), '-'), "
+		"r.created, b.p50, b.n, b.cv "
+		"FROM benchmarks b JOIN runs r ON r.id = b.run_id "
+		"WHERE r.tree IS NULL OR r.tree = 'clean' OR r.tree LIKE 'turn:%:accept' "
+		"ORDER BY b.name, b.id",
+		-1, &st, NULL) != SQLITE_OK) {
+		fail(h, err, "series");
+		return NULL;
+	}
+	json_t *out = json_array(), *cur = NULL;
+	sqlite3_int64 prev_id = -1;
+	char prev_hash[32] = "";
+	while (sqlite3_step(st) == SQLITE_ROW) {
+		sqlite3_int64 id = sqlite3_column_int64(st, 0);
+		const char *name = (const char *)sqlite3_column_text(st, 1);
+		const char *hash = (const char *)sqlite3_column_text(st, 2);
+		if (!cur || strcmp(name, json_string_value(json_object_get(cur, "name")))) {
+			cur = json_pack("{s:s, s:[]}", "name", name, "points");
+			json_array_append_new(out, cur);
+			prev_id = -1;
+		}
+		json_t *pt = json_pack("{s:s, s:s, s:f, s:i, s:f, s:b}", "commit",
+				       (const char *)sqlite3_column_text(st, 3), "created",
+				       (const char *)sqlite3_column_text(st, 4), "p50",
+				       sqlite3_column_double(st, 5), "n", sqlite3_column_int(st, 6), "cv",
+				       sqlite3_column_double(st, 7), "regression", 0);
+		/* slower than the previous recording of the same spec */
+		if (prev_id >= 0 && strcmp(hash, prev_hash) == 0) {
+			size_t na, nb;
+			double *a = load_samples(h, prev_id, &na), *b = load_samples(h, id, &nb);
+			struct pl_comparison c;
+			if (a && b && na >= 3 && nb >= 3 &&
+			    pl_bench_compare(b, nb, a, na, 2000, 1, &c) == PL_OK &&
+			    c.change == PL_CHANGE_SLOWER) {
+				json_object_set_new(pt, "regression", json_true());
+				json_object_set_new(pt, "ratio", json_real(c.ratio));
+			}
+			free(a);
+			free(b);
+		}
+		json_array_append_new(json_object_get(cur, "points"), pt);
+		prev_id = id;
+		snprintf(prev_hash, sizeof prev_hash, "%s", hash);
+	}
+	sqlite3_finalize(st);
+	return out;
+}
+
 int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
 {
 	sqlite3_stmt *st;

@@ -43,6 +43,11 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 		    struct pl_error *err);
 /* Returns the number of regressions found (>= 0) or an error. */
 int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
+/* Per benchmark name, its recordings of a commit's own state in order:
+ * [{name, points: [{commit, created, p50, n, cv, regression[, ratio]}]}]
+ * (regression: slower than the previous recording of the same spec, as
+ * pl_history_regressions finds). NULL on error. */
+json_t *pl_history_series(struct pl_history *h, struct pl_error *err);
 int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err);
 
 #endif

@@ -628,6 +628,73 @@ static size_t columns(json_t *rows, size_t col, double **t, double **y)
 	return k;
 }
 
+/* per benchmark: its medians over the commits recorded, oldest first, the
+ * regressions red (slower than the recording before it) */
+static void history_charts(struct pl_strbuf *b, json_t *benches)
+{
+	size_t i;
+	json_t *bench;
+	json_array_foreach(benches, i, bench)
+	{
+		json_t *pts = json_object_get(bench, "points");
+		size_t n = json_array_size(pts), k;
+		json_t *p;
+		double hi = 0;
+		json_array_foreach(pts, k, p)
+		    hi = fmax(hi, jnum(p, "p50"));
+		if (!n || !(hi > 0))
+			continue;
+		const double X0 = 90, X1 = 1180, Y0 = 30, Y1 = 200;
+		double step = n > 1 ? (X1 - X0 - 40) / (double)(n - 1) : 0;
+		pl_strbuf_puts(b, "<svg class=\"strip history\" xmlns=\"http://www.w3.org/2000/svg\" "
+				  "viewBox=\"0 0 1200 250\" role=\"img\"><text x=\"600\" y=\"18\" "
+				  "text-anchor=\"middle\">");
+		esc(b, jstr(bench, "name"));
+		pl_strbuf_printf(b, ": median over commits</text>\n<rect x=\"%.0f\" y=\"%.0f\" "
+				    "width=\"%.0f\" height=\"%.0f\" fill=\"none\" stroke=\"#999\"/>\n",
+				 X0, Y0, X1 - X0, Y1 - Y0);
+		for (int t = 0; t <= 4; t++) {
+			char lab[32];
+			pl_strbuf_printf(b, "<text x=\"%.0f\" y=\"%.1f\" text-anchor=\"end\">%s</text>\n",
+					 X0 - 6, Y1 - (Y1 - Y0) * t / 4 + 4,
+					 pl_fmt_time(lab, sizeof lab, hi * 1.1 * t / 4));
+		}
+		pl_strbuf_puts(b, "<polyline fill=\"none\" stroke=\"#2471a3\" points=\"");
+		json_array_foreach(pts, k, p)
+		    pl_strbuf_printf(b, "%.1f,%.1f ", X0 + 20 + step * (double)k,
+				     Y1 - (Y1 - Y0) * jnum(p, "p50") / (hi * 1.1));
+		pl_strbuf_puts(b, "\"/>\n");
+		size_t every = n / 12 + 1;
+		json_array_foreach(pts, k, p)
+		{
+			int reg = json_is_true(json_object_get(p, "regression"));
+			double x = X0 + 20 + step * (double)k,
+			       y = Y1 - (Y1 - Y0) * jnum(p, "p50") / (hi * 1.1);
+			char med[32];
+			pl_strbuf_printf(b,
+					 "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
+					 "fill=\"%s\"><title>",
+					 reg ? "point regression" : "point", x, y, reg ? 6 : 4,
+					 reg ? "#c0392b" : "#2471a3");
+			esc(b, jstr(p, "commit"));
+			pl_strbuf_printf(b, " %s: median %s, %lld runs", jstr(p, "created"),
+					 pl_fmt_time(med, sizeof med, jnum(p, "p50")),
+					 (long long)json_integer_value(json_object_get(p, "n")));
+			if (reg)
+				pl_strbuf_printf(b, ", a regression: %.3f\u00d7 the one before",
+						 jnum(p, "ratio"));
+			pl_strbuf_puts(b, "</title></circle>\n");
+			if (k % every == 0) {
+				pl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">",
+						 x, Y1 + 16);
+				esc(b, jstr(p, "commit"));
+				pl_strbuf_puts(b, "</text>\n");
+			}
+		}
+		pl_strbuf_puts(b, "</svg>\n");
+	}
+}
+
 static void series_section(struct pl_strbuf *b, const struct pl_report_input *in)
 {
 	size_t i;
@@ -687,6 +754,8 @@ static void series_section(struct pl_strbuf *b, const struct pl_report_input *in
 				free(l.t);
 				free(l.y);
 			}
+		} else if (strcmp(schema, "perfloop.history") == 0) {
+			history_charts(b, json_object_get(d, "benchmarks"));
 		} else { /* perfloop.steps/1: the data/compute split */
 			json_t *st = json_object_get(d, "steady");
 			double data = jnum(json_object_get(st, "data"), "sum_s"),
@@ -803,7 +872,7 @@ char *pl_report_html(const struct pl_report_input *in, const struct pl_html_prof
 	}
 	complexity(&b, in);
 	if (json_array_size(in->series)) {
-		pl_strbuf_puts(&b, "<section id=\"series\"><h2>Training split, memory and GPU</h2>\n");
+		pl_strbuf_puts(&b, "<section id=\"series\"><h2>History, training split, memory and GPU</h2>\n");
 		series_section(&b, in);
 		pl_strbuf_puts(&b, "</section>\n");
 	}

@@ -41,6 +41,16 @@ run "$PERFLOOP" history regressions
 expect_rc 1
 grep -q "^app .*$(git rev-parse --short=12 HEAD~1) .*$(git rev-parse --short=12 HEAD)" "$T/out" ||
 	fail "regression not found: $(cat "$T/out")"
+# the HTML report draws the series with the regression marked
+run "$PERFLOOP" report --format html -o h.html .perfloop/history.db
+expect_rc 0
+grep -q '<svg class="strip history"' h.html || fail "no history chart"
+[ "$(grep -c '<circle class="point' h.html)" -eq 2 ] || fail "points: $(grep -c '<circle class="point' h.html)"
+grep -q "<circle class=\"point regression\"[^>]*><title>$(git rev-parse --short=12 HEAD) .*a regression" h.html ||
+	fail "the regression is not marked"
+run "$PERFLOOP" report .perfloop/history.db
+expect_rc 2
+expect_err "--format html only"
 run "$PERFLOOP" history export --csv -o h.csv
 expect_rc 0
 head -1 h.csv | grep -q '^created,commit,benchmark,spec_hash,sample,wall_s' || fail "csv header"
