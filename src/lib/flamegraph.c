@@ -264,6 +264,17 @@ static const char script[] =
     " matchEl.textContent=q===''?'':'Matched: '+(100*m/total).toFixed(1)+'%'}\n"
     "]]></script>\n";
 
+/* the graph's title and subtitle, centred at its top */
+static void titles(struct pl_strbuf *b, const char *title, const char *subtitle)
+{
+	pl_strbuf_puts(b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
+			  "style=\"font-size:16px\">");
+	pl_strbuf_xml(b, title);
+	pl_strbuf_puts(b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
+	pl_strbuf_xml(b, subtitle);
+	pl_strbuf_puts(b, "</text>\n");
+}
+
 char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle)
 {
 	struct tree t = {0};
@@ -285,12 +296,8 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 	pl_strbuf_printf(&b,
 			 "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
 			 (int)W, height);
-	pl_strbuf_puts(&b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
-			   "style=\"font-size:16px\">");
-	pl_strbuf_xml(&b, title);
-	pl_strbuf_puts(&b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
-	pl_strbuf_xml(&b, subtitle);
-	pl_strbuf_puts(&b, "</text>\n<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
+	titles(&b, title, subtitle);
+	pl_strbuf_puts(&b, "<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
 			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
 			   "y=\"20\">Search</text>\n");
 	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
@@ -410,12 +417,7 @@ char *pl_prof_svg_html_diff(const struct pl_prof *before, const struct pl_prof *
 			 "<svg class=\"flame\" xmlns=\"http://www.w3.org/2000/svg\" viewBox=\"0 0 "
 			 "%d %.0f\" role=\"img\">\n",
 			 (int)W, height);
-	pl_strbuf_puts(&b, "<text x=\"600\" y=\"20\" text-anchor=\"middle\" "
-			   "style=\"font-size:16px\">");
-	pl_strbuf_xml(&b, title);
-	pl_strbuf_puts(&b, "</text>\n<text x=\"600\" y=\"36\" text-anchor=\"middle\">");
-	pl_strbuf_xml(&b, subtitle);
-	pl_strbuf_puts(&b, "</text>\n");
+	titles(&b, title, subtitle);
 	/* a frame under 0.1 px at full width is not drawn */
 	uint64_t minw = (uint64_t)((double)t.v[0].count * 0.1 / (W - 2 * PAD));
 	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw,

@@ -349,6 +349,21 @@ static double *load_samples(struct pl_history *h, sqlite3_int64 bench_id, size_t
 	return x;
 }
 
+/* Is recording id slower than recording prev (3 runs each at least, the
+ * comparison bench makes)? c: the comparison. */
+static int slower(struct pl_history *h, sqlite3_int64 prev, sqlite3_int64 id,
+		  struct pl_comparison *c)
+{
+	size_t na, nb;
+	double *a = load_samples(h, prev, &na), *b = load_samples(h, id, &nb);
+	int yes = a && b && na >= 3 && nb >= 3 &&
+		  pl_bench_compare(b, nb, a, na, 2000, 1, c) == PL_OK &&
+		  c->change == PL_CHANGE_SLOWER;
+	free(a);
+	free(b);
+	return yes;
+}
+
 int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
 {
 	/* consecutive recordings of the same benchmark spec */
@@ -372,12 +387,8 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 		const char *hash = (const char *)sqlite3_column_text(st, 2);
 		const char *commit = (const char *)sqlite3_column_text(st, 3);
 		if (prev_id >= 0 && strcmp(name, prev_name) == 0 && strcmp(hash, prev_hash) == 0) {
-			size_t na, nb;
-			double *a = load_samples(h, prev_id, &na), *b = load_samples(h, id, &nb);
 			struct pl_comparison c;
-			if (a && b && na >= 3 && nb >= 3 &&
-			    pl_bench_compare(b, nb, a, na, 2000, 1, &c) == PL_OK &&
-			    c.change == PL_CHANGE_SLOWER) {
+			if (slower(h, prev_id, id, &c)) {
 				if (!found)
 					pl_strbuf_printf(out, "%-30s  %-12s  %-12s  %s\n",
 							 "benchmark", "from", "to",
@@ -387,8 +398,6 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 				    out, "%-30s  %-12s  %-12s  %.3f [%.3f, %.3f], p=%.2g\n", name,
 				    prev_commit, commit, c.ratio, c.ci_lo, c.ci_hi, c.p);
 			}
-			free(a);
-			free(b);
 		}
 		prev_id = id;
 		snprintf(prev_name, sizeof(prev_name), "%s", name);
@@ -434,17 +443,11 @@ json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 				       sqlite3_column_double(st, 7), "regression", 0);
 		/* slower than the previous recording of the same spec */
 		if (prev_id >= 0 && strcmp(hash, prev_hash) == 0) {
-			size_t na, nb;
-			double *a = load_samples(h, prev_id, &na), *b = load_samples(h, id, &nb);
 			struct pl_comparison c;
-			if (a && b && na >= 3 && nb >= 3 &&
-			    pl_bench_compare(b, nb, a, na, 2000, 1, &c) == PL_OK &&
-			    c.change == PL_CHANGE_SLOWER) {
+			if (slower(h, prev_id, id, &c)) {
 				json_object_set_new(pt, "regression", json_true());
 				json_object_set_new(pt, "ratio", json_real(c.ratio));
 			}
-			free(a);
-			free(b);
 		}
 		json_array_append_new(json_object_get(cur, "points"), pt);
 		prev_id = id;

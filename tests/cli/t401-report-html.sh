@@ -89,19 +89,7 @@ expect_err "expected text, md or html"
 
 # a 100k-sample profile of 20,000 distinct stacks and 10 benchmarks: the
 # page stays under 5 MB
-python3 - <<'PY'
-import random
-random.seed(7)
-# a tree of calls: each level picks one of 10 functions, the first ones
-# far more often (as real programs' hot paths), 3 to 30 deep
-with open("big.folded", "w") as f:
-    for i in range(20000):
-        st = ["main (big.py:1)"]
-        for d in range(random.randint(3, 30)):
-            k = min(int(random.expovariate(0.7)), 9)
-            st.append("fn%d_%d (mod%d.py:%d)" % (d, k, k, d * 10 + k))
-        f.write(";".join(st) + " 5\n")
-PY
+python3 "$PERFLOOP_SRC/tests/cli/gen_folded.py" big.folded 100000
 "$PERFLOOP" bench -r 3 -w 0 -n a -n b -n c -n d -n e -n f -n g -n h -n i -n j -o ten.json \
 	true true true true true true true true true true >/dev/null 2>&1 || fail "bench of ten"
 run "$PERFLOOP" report --format html -o big.html big.folded ten.json
