@@ -122,6 +122,21 @@ assert m == (255, 255, 255), ("main's share did not change", m)
 assert "-40.00 points since before" in d and "+40.00 points since before" in d
 PY
 
+# a benchmark of 20,000 runs (a fast command under load): one dot per half
+# pixel and lane, at most 3000, and the page says so
+python3 - <<'PY'
+import json, random
+d = json.load(open("side.json"))
+b = d["benchmarks"][0]
+random.seed(1)
+b["samples"] = [dict(b["samples"][0], wall_s=0.01 + random.random() * 0.002) for _ in range(20000)]
+json.dump(d, open("many.json", "w"))
+PY
+run "$PERFLOOP" report --format html -o many.html many.json
+expect_rc 0
+[ "$(wc -c <many.html)" -lt 1000000 ] || fail "20,000 runs make a $(wc -c <many.html)-byte page"
+grep -q 'every 7th of 20000 runs' many.html || fail "no note of the runs drawn"
+
 # in a real browser
 python3 - "$PERFLOOP_SRC/tests/cli" report.html <<'PY' || exit $?
 import os, sys
