@@ -11,7 +11,7 @@ W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
 python3 "$SRC/tests/cli/gen_folded.py" big.folded 100000
-"$PL" bench -r 10 -w 0 -n a -n b -n c -n d -n e -n f -n g -n h -n i -n j -o ten.json \
+"$PL" bench -r 10 -w 0 --batch 1 -n a -n b -n c -n d -n e -n f -n g -n h -n i -n j -o ten.json \
 	true true true true true true true true true true >/dev/null 2>&1
 "$PL" report --format html -o big.html big.folded ten.json
 echo "page: $(wc -c <big.html) bytes, $(grep -c '<g class="f"' big.html) frames drawn"

@@ -14,9 +14,9 @@ set -e
 DATA=$PERFLOOP_SRC/tests/data/report
 cp "$DATA"/findings.json "$DATA"/verdict.json .
 
-"$PERFLOOP" bench -r 5 -w 0 -n fast -n slow -o side.json 'sleep 0.01' 'sleep 0.02' >/dev/null 2>&1 ||
+"$PERFLOOP" bench -r 5 -w 0 --batch 1 -n fast -n slow -o side.json 'sleep 0.01' 'sleep 0.02' >/dev/null 2>&1 ||
 	fail "bench side by side"
-"$PERFLOOP" bench -r 3 -w 0 -n '</script><script>window.__pwned=2</script>' -o evil.json \
+"$PERFLOOP" bench -r 3 -w 0 --batch 1 -n '</script><script>window.__pwned=2</script>' -o evil.json \
 	'sleep 0.01' >/dev/null 2>&1 || fail "bench with a hostile name"
 cat >prof.folded <<'F'
 main (app.py:1);heavy (app.py:5) 70
@@ -90,7 +90,7 @@ expect_err "expected text, md or html"
 # a 100k-sample profile of 20,000 distinct stacks and 10 benchmarks: the
 # page stays under 5 MB
 python3 "$PERFLOOP_SRC/tests/cli/gen_folded.py" big.folded 100000
-"$PERFLOOP" bench -r 3 -w 0 -n a -n b -n c -n d -n e -n f -n g -n h -n i -n j -o ten.json \
+"$PERFLOOP" bench -r 3 -w 0 --batch 1 -n a -n b -n c -n d -n e -n f -n g -n h -n i -n j -o ten.json \
 	true true true true true true true true true true >/dev/null 2>&1 || fail "bench of ten"
 run "$PERFLOOP" report --format html -o big.html big.folded ten.json
 expect_rc 0
