@@ -18,6 +18,7 @@
 #include "benchview.h"
 #include "cmd.h"
 #include "linux/allocprof.h"
+#include "ranks.h"
 #include "fsio.h"
 #include "gpu.h"
 #include "gitops.h"
@@ -1086,6 +1087,23 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	if (syscalls_on)
 		pl_counters_add(&cfg->counters, PL_CTR_SYSCALLS);
+	/* under a launcher, one output per rank: %r %l %h %p in the names */
+	struct pl_rank rank;
+	pl_rank_detect(&rank);
+	static char xnames[6][4096];
+	const char **named[6] = {&out, &md, &csv, &hf, &findings_out, &plot};
+	static const char *const optnames[6] = {"--out", "--export-markdown", "--export-csv",
+						 "--export-hyperfine", "--findings", "--plot"};
+	for (int i = 0; i < 6; i++) {
+		if (!*named[i])
+			continue;
+		if (pl_rank_expand(optnames[i], *named[i], &rank, xnames[i], sizeof xnames[i],
+				   &err) != PL_OK) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto out;
+		}
+		*named[i] = xnames[i];
+	}
 	if (check_writable("--out", out) || check_writable("--export-markdown", md) ||
 	    check_writable("--export-csv", csv) || check_writable("--export-hyperfine", hf) ||
 	    check_writable("--findings", findings_out) || check_writable("--plot", plot))

@@ -40,6 +40,7 @@
 #include "linux/native.h"
 #include "linux/pyproc.h"
 #include "linux/syscalls.h"
+#include "ranks.h"
 #include "monotime.h"
 #include "memtrack.h"
 #include "profdata.h"
@@ -2087,7 +2088,12 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	/* -o out.svg means the flame graph is out.svg (as py-spy's -o), not
 	 * out.svg.svg: a known output's extension is taken off the prefix */
 	static char prefix[4096];
-	snprintf(prefix, sizeof prefix, "%s", o->out);
+	/* under a launcher, one profile per rank: %r %l %h %p in the name */
+	struct pl_rank rank;
+	pl_rank_detect(&rank);
+	struct pl_error xerr = {{0}};
+	if (pl_rank_expand("--out", o->out, &rank, prefix, sizeof prefix, &xerr) != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", xerr.msg);
 	static const char *const exts[] = {".speedscope.json", ".findings.json", ".steps.json",
 					   ".gpu.json", ".folded", ".svg"};
 	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {

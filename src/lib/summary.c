@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fsio.h"
+#include "ranks.h"
 #include "tiers.h"
 
 static json_t *stats_json(const struct pl_metric_stats *m, const unsigned char *outliers,
@@ -341,6 +342,10 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_object_set_new(fp, "unpinned_why",
 			    run->unpinned_why[0] ? json_string(run->unpinned_why) : json_null());
 	json_object_set_new(doc, "close_call_extensions", json_integer(run->extended));
+	/* which rank of a launched job this was (mpirun, srun, torchrun) */
+	struct pl_rank rank;
+	pl_rank_detect(&rank);
+	json_object_set_new(doc, "launch", pl_rank_json(&rank));
 	json_object_set_new(fp, "quiet", pl_quiet_to_json(&run->quiet));
 	json_object_set_new(
 	    fp, "speed_probe",

@@ -92,7 +92,8 @@ grep -q "Counters (median):    syscalls [0-9]" "$T/out" || fail "no syscalls lin
 n0=$(j s0.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50']")
 check s1.json "d['benchmarks'][0]['counters']['syscalls']['stats']['p50'] == $n0 + 2500"
 check s1.json "all(s['counters']['syscalls'] == $n0 + 2500 for s in d['benchmarks'][0]['samples'])"
-check s1.json "d['benchmarks'][0]['dimensions']['syscalls']['scored'] and d['benchmarks'][0]['dimensions']['syscalls']['unit'] == 'count'"
+# scored unless the timing itself was too noisy (a loaded machine)
+check s1.json "d['benchmarks'][0]['dimensions']['syscalls']['unit'] == 'count' and (d['benchmarks'][0]['dimensions']['syscalls']['scored'] or 'timing CV' in d['benchmarks'][0]['dimensions']['syscalls']['reason'])"
 valid bench-1.schema.json s1.json
 if command -v strace >/dev/null 2>&1; then
 	strace -f -c -o st.txt ./calls 2500

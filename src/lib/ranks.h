@@ -1,0 +1,38 @@
+/*
+ * One instance per rank under the launchers people already use (mpirun,
+ * srun, torchrun): which rank this process is, read from the environment
+ * the launcher sets, and output names made per rank (%r, %l, %h, %p).
+ *
+ * The variables are read in this order, the first rank found winning:
+ *   OMPI_COMM_WORLD_RANK / _LOCAL_RANK / _SIZE   Open MPI's mpirun  "openmpi"
+ *   PMI_RANK / MPI_LOCALRANKID / PMI_SIZE        MPICH, Intel MPI   "pmi"
+ *   SLURM_PROCID / SLURM_LOCALID / SLURM_NTASKS  Slurm's srun       "slurm"
+ *   RANK / LOCAL_RANK / WORLD_SIZE               torchrun           "torchrun"
+ * With none of them: rank 0 of 1, launcher "none".
+ */
+#ifndef PL_RANKS_H
+#define PL_RANKS_H
+
+#include <jansson.h>
+#include <stddef.h>
+
+#include "error.h"
+
+struct pl_rank {
+	long rank, local_rank, world_size; /* -1: the launcher did not say */
+	char host[256];
+	const char *launcher;
+};
+
+void pl_rank_detect(struct pl_rank *r);
+
+/* in with %r (rank), %l (local rank), %h (host), %p (this process's id)
+ * and %% expanded; any other % stays as it is. PL_EINPUT (naming the
+ * option) when the result does not fit in len. */
+int pl_rank_expand(const char *option, const char *in, const struct pl_rank *r, char *out,
+		   size_t len, struct pl_error *err);
+
+/* {rank, local_rank, world_size, host, launcher} (null where unknown) */
+json_t *pl_rank_json(const struct pl_rank *r);
+
+#endif
