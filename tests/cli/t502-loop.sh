@@ -63,6 +63,14 @@ fi
 if [ "$rc" -eq 1 ] && grep -q 'FAIL fingerprint_match.*machine_speed' "$T/out"; then
 	skip "the machine's speed changed between baseline and turn: $(grep 'fingerprint_match' "$T/out" | head -1)"
 fi
+# a sleep script's CPU time is the shell's start (about 1 ms): the ASan CI
+# run under ctest -j2 once moved it 10% between baseline and turn, a tier,
+# and verify rejected the halved sleep for it. Only that rule failing, on
+# cpu alone, is the machine, not the loop under test
+if [ "$rc" -eq 1 ] && [ "$(grep -c '^  FAIL ' "$T/out")" -eq 1 ] &&
+	grep -q '^  FAIL no_tier_regression  regressed: cpu tier 3 -> 4$' "$T/out"; then
+	skip "the shell's CPU time moved a tier between baseline and turn (a loaded machine)"
+fi
 expect_rc 0
 grep -q 'verdict: accept' "$T/out" || fail "turn 1: $(cat "$T/out")"
 [ "$(git log -1 --format=%s)" = "work: sleep half as long" ] || fail "commit subject"
