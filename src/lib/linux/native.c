@@ -66,6 +66,7 @@ struct nmap {
 	uint64_t start, end, pgoff;
 	int file; /* index in files, NO_FILE for anonymous memory */
 	int reported; /* in the process's unwinding Dwfl */
+	uint64_t t;   /* its MMAP2 record's time (0: read from /proc) */
 };
 
 struct nproc {
@@ -85,6 +86,7 @@ struct nproc {
 	uint64_t mem_hash;
 	uint32_t mem_off;
 	int mem_has;
+	uint64_t exec_t; /* its latest exec's COMM record time */
 };
 
 /* (file, address) -> the frames it symbolizes to, innermost first */
@@ -629,19 +631,36 @@ static struct nproc *proc_get(struct nat *N, pid_t pid, int create)
 	return p;
 }
 
-static void proc_reset(struct nproc *p)
+/* A new program in p: its maps are forgotten, but for those recorded after
+ * `after` (the rings are drained one CPU after the other, so a program that
+ * moved to another CPU between its exec and ld.so mapping libc can have
+ * libc's MMAP2 read before the exec's COMM: wiping it then left every
+ * stack without libc's frames, t606 once in CI) */
+static void proc_reset_after(struct nproc *p, uint64_t after)
 {
 	p->root_known = 0;
 	if (p->dwfl)
 		dwfl_end(p->dwfl);
 	p->dwfl = NULL;
 	p->attached = 0;
-	p->n = 0;
+	size_t w = 0;
+	for (size_t i = 0; i < p->n; i++)
+		if (p->maps[i].t > after) {
+			p->maps[w] = p->maps[i];
+			p->maps[w++].reported = 0;
+		}
+	p->n = w;
+	p->dirty = 1;
 	p->frame = -1;
 }
 
+static void proc_reset(struct nproc *p)
+{
+	proc_reset_after(p, UINT64_MAX);
+}
+
 static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len, uint64_t pgoff,
-		    int file)
+		    int file, uint64_t t)
 {
 	uint64_t end = start + len;
 	/* drop or trim what the new mapping covers */
@@ -684,7 +703,7 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 			p->maps = g;
 			p->cap = cap;
 		}
-		struct nmap nm = k == 0 ? (struct nmap){start, end, pgoff, file, 0} : extra;
+		struct nmap nm = k == 0 ? (struct nmap){start, end, pgoff, file, 0, t} : extra;
 		size_t i = p->n;
 		while (i > 0 && p->maps[i - 1].start > nm.start) {
 			p->maps[i] = p->maps[i - 1];
@@ -751,7 +770,7 @@ static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f)
 		int fi = strcmp(name, "[vdso]") == 0 ? VDSO_FILE : NO_FILE;
 		if (name[0] == '/')
 			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
-		map_add(N, p, s, e - s, off, fi);
+		map_add(N, p, s, e - s, off, fi, 0);
 	}
 	return h ? h : 1;
 }
@@ -1227,6 +1246,16 @@ static void on_sample(struct nat *N, const struct perf_event_header *h)
 #undef TAKE
 }
 
+/* a non-sample record's time: the last 8 bytes of its sample_id trailer
+ * (sample_id_all with PERF_SAMPLE_TID | PERF_SAMPLE_TIME: pid, tid, time) */
+static uint64_t record_time(const struct perf_event_header *h)
+{
+	uint64_t t = 0;
+	if (h->size >= sizeof(*h) + 16)
+		memcpy(&t, (const uint8_t *)h + h->size - 8, 8);
+	return t;
+}
+
 static void on_record(struct nat *N, const struct perf_event_header *h)
 {
 	const uint8_t *body = (const uint8_t *)(h + 1);
@@ -1266,7 +1295,10 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 			snprintf(stale, sizeof(stale), "%s (not the mapped file)", N->files[fi].path);
 			fi = file_index(N, stale);
 		}
-		map_add(N, p, m.addr, m.len, m.pgoff, fi);
+		uint64_t t = record_time(h);
+		if (t && t < p->exec_t)
+			break; /* the program before the latest exec, read late */
+		map_add(N, p, m.addr, m.len, m.pgoff, fi, t);
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -1278,8 +1310,14 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		struct nproc *p = proc_get(N, (pid_t)pid, 1);
 		if (!p)
 			break;
-		if (h->misc & PERF_RECORD_MISC_COMM_EXEC)
-			proc_reset(p); /* a new program: its maps follow */
+		if (h->misc & PERF_RECORD_MISC_COMM_EXEC) {
+			/* a new program: its maps follow (or came already) */
+			uint64_t t = record_time(h);
+			if (!t || t >= p->exec_t) {
+				proc_reset_after(p, t ? t : UINT64_MAX);
+				p->exec_t = t;
+			}
+		}
 		const char *c = (const char *)body + 8;
 		size_t room = h->size - sizeof(*h) - 8;
 		if (pid == tid && memchr(c, '\0', room)) /* a thread's name is not the process's */
@@ -1302,7 +1340,7 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		for (size_t i = 0; i < parent->n; i++)
 			map_add(N, child, parent->maps[i].start,
 				parent->maps[i].end - parent->maps[i].start, parent->maps[i].pgoff,
-				parent->maps[i].file);
+				parent->maps[i].file, parent->maps[i].t);
 		break;
 	}
 	case PERF_RECORD_EXIT: {
