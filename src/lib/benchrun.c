@@ -1183,7 +1183,8 @@ int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr
 /* Judge every execution again against the fastest probes of the whole run
  * (during the run, against the fastest so far): those found only now are
  * left out where the planned samples remain without them, and contended
- * ones are counted back in where fewer than three samples would be left. */
+ * ones are counted back in where fewer than three samples (or the runs
+ * asked, if fewer) would be left. */
 void pl_bench_judge_contention(const struct pl_speedprobe *sp, struct pl_bench *b, int keep)
 {
 	size_t k = b->batch ? b->batch : 1, counted = 0, newly = 0;
@@ -1205,8 +1206,13 @@ void pl_bench_judge_contention(const struct pl_speedprobe *sp, struct pl_bench *
 			counted -= leave_out;
 		}
 	}
-	/* too few left to stand on their own: count them all */
-	if (counted / k < 3)
+	/* too few left to stand on their own (three, or the runs asked where
+	 * fewer were): count them all. Not where the runs measured again have
+	 * made up the count asked: --runs 2 would count four. */
+	size_t least = b->target && b->target / k < 3 ? b->target / k : 3;
+	if (least == 0)
+		least = 1;
+	if (counted / k < least)
 		for (size_t i = 0; i < b->n; i++)
 			if (b->samples[i].contended)
 				b->samples[i].counted = 1;

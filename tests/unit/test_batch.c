@@ -174,6 +174,27 @@ static void test_judge_contention(void **state)
 	double out[4];
 	assert_int_equal(pl_bench_values(&b, -1, 1, out), 4);
 	free(b.samples);
+	/* --runs 2: two contended runs measured again by two clean ones make
+	 * the count asked; they stay out (the ASan CI counted four) */
+	fill(&b, w, 4);
+	for (size_t i = 0; i < 4; i++) {
+		b.samples[i].probe = i < 2 ? slow : fast;
+		b.samples[i].contended = i < 2;
+		b.samples[i].counted = i >= 2;
+	}
+	b.replaced = 2;
+	b.target = 2;
+	pl_bench_judge_contention(&sp, &b, 0);
+	assert_int_equal(pl_bench_values(&b, -1, 1, out), 2);
+	assert_int_equal(b.contended, 2);
+	assert_int_equal(b.contended_kept, 0);
+	/* ... but with only one clean run, all are counted */
+	b.samples[3].contended = 1;
+	b.samples[3].counted = 0;
+	b.samples[3].probe = slow;
+	pl_bench_judge_contention(&sp, &b, 0);
+	assert_int_equal(pl_bench_values(&b, -1, 1, out), 4);
+	free(b.samples);
 	pl_speedprobe_release(&sp);
 }
 
