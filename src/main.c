@@ -51,6 +51,8 @@ static const struct command commands[] = {
     {"try", cmd_try, cmd_try_usage, "one turn: measure, verify, then commit or revert"},
     {"status", cmd_status, cmd_status_usage, "the loop's baseline, iterations and verdicts"},
     {"history", cmd_history, cmd_history_usage, "benchmark history over commits; regressions"},
+    {"merge", cmd_merge, cmd_merge_usage,
+     "one run's per-rank summaries and profiles: tails, stragglers, merged flame graph"},
     {"steps", cmd_steps, cmd_steps_usage,
      "a training loop's data vs compute split from its step-time log"},
     {"mcp", cmd_mcp, cmd_mcp_usage, "the loop's steps as tools for coding agents (MCP, stdio)"},

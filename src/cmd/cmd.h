@@ -38,6 +38,8 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx);
 int cmd_intake(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_intake_usage[];
 int cmd_top(int argc, char **argv, const struct pl_ctx *ctx);
+int cmd_merge(int argc, char **argv, const struct pl_ctx *ctx);
+extern const char cmd_merge_usage[];
 int cmd_mcp(int argc, char **argv, const struct pl_ctx *ctx);
 extern const char cmd_mcp_usage[];
 extern const char cmd_top_usage[];

@@ -121,7 +121,11 @@ const char cmd_profile_usage[] =
     "      --subprocesses    follow child processes (multiprocessing, DataLoader\n"
     "                        workers): a root frame per process\n"
     "  -o, --out PREFIX      output path prefix (default: profile); -o NAME.svg\n"
-    "                        writes NAME.svg and the rest beside it\n"
+    "                        writes NAME.svg and the rest beside it; under mpirun,\n"
+    "                        srun or torchrun %r is the rank, %l the local rank,\n"
+    "                        %h the host, %p the PID (see perfloop merge)\n"
+    "      --rank-filter LIST  under a launcher, profile only these ranks (0,3 or\n"
+    "                        0-3); the others run the command unprofiled\n"
     "      --format LIST     comma-separated: folded, svg, speedscope, findings,\n"
     "                        html (the flame graph page alone), or none (default:\n"
     "                        folded,svg,speedscope,findings)\n"
@@ -168,6 +172,7 @@ enum {
 	OPT_ALLOC,
 	OPT_ALLOC_RATE,
 	OPT_SYSCALLS,
+	OPT_RANK_FILTER,
 	OPT_LIVE_TABLE
 };
 
@@ -188,6 +193,7 @@ static const struct option longopts[] = {
     {"alloc", no_argument, NULL, OPT_ALLOC},
     {"alloc-rate", required_argument, NULL, OPT_ALLOC_RATE},
     {"syscalls", no_argument, NULL, OPT_SYSCALLS},
+    {"rank-filter", required_argument, NULL, OPT_RANK_FILTER},
     {"live-table", no_argument, NULL, OPT_LIVE_TABLE}, /* perfloop top's */
     {"subprocesses", no_argument, NULL, OPT_SUBPROC},
     {"out", required_argument, NULL, 'o'},
@@ -222,6 +228,8 @@ struct opts {
 	long top;
 	const char *out;
 	char **argv;
+	struct pl_rank rank;	 /* under a launcher: which rank this is */
+	const char *rank_filter; /* --rank-filter: the ranks to profile */
 };
 
 /* One sampled process. */
@@ -912,6 +920,14 @@ static int write_text(const char *prefix, const char *ext, char *text, struct pl
 	return 0;
 }
 
+/* A JSON output, with the rank that wrote it (merge reads it back). */
+static int write_doc(const struct opts *o, const char *ext, json_t *doc, struct pl_strbuf *names)
+{
+	if (doc)
+		json_object_set_new(doc, "launch", pl_rank_json(&o->rank));
+	return write_text(o->out, ext, doc ? pl_json_text(doc) : NULL, names);
+}
+
 static void print_ms(const char *what, const struct pl_steps_dist *d)
 {
 	printf("%s p50 %.1f ms, p90 %.1f ms, max %.1f ms", what, d->p50 * 1e3, d->p90 * 1e3,
@@ -976,10 +992,14 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 {
 	const struct opts *o = &P->o;
 	struct pl_strbuf names = {0};
-	char sub[256], exporter[64];
+	char sub[640], exporter[64];
 	snprintf(exporter, sizeof exporter, "perfloop %s", PERFLOOP_VERSION);
-	snprintf(sub, sizeof sub, "%llu samples at %.0f Hz%s", (unsigned long long)P->prof.samples,
-		 o->rate, o->lines ? ", by line" : "");
+	char who[320] = "";
+	if (strcmp(o->rank.launcher, "none") != 0)
+		snprintf(who, sizeof who, ", rank %ld of %ld on %s", o->rank.rank,
+			 o->rank.world_size, o->rank.host);
+	snprintf(sub, sizeof sub, "%llu samples at %.0f Hz%s%s", (unsigned long long)P->prof.samples,
+		 o->rate, o->lines ? ", by line" : "", who);
 	int rc = 0;
 	if (!rc && (o->formats & FMT_FOLDED))
 		rc = write_text(o->out, ".folded", pl_prof_folded(&P->prof), &names);
@@ -1010,7 +1030,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		snprintf(tool, sizeof tool, "perfloop profile %s", PERFLOOP_VERSION);
 		json_t *doc = pl_findings_doc(tool, &f);
 		pl_findings_release(&f);
-		rc = write_text(o->out, ".findings.json", doc ? pl_json_text(doc) : NULL, &names);
+		rc = write_doc(o, ".findings.json", doc, &names);
 		json_decref(doc);
 	}
 	if (!rc && o->gpu && o->formats) {
@@ -1037,7 +1057,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		if (!rc) {
 			json_t *doc = pl_memtrack_json(
 			    &P->mem, child_ru_set ? (double)child_ru.ru_maxrss * 1024 : -1, title);
-			rc = write_text(o->out, ".memory.json", doc ? pl_json_text(doc) : NULL, &names);
+			rc = write_doc(o, ".memory.json", doc, &names);
 			json_decref(doc);
 		}
 	}
@@ -1045,7 +1065,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		json_t *doc = pl_steps_to_json(steps, title);
 		if (doc)
 			json_object_set_new(doc, "source", json_string("profile"));
-		rc = write_text(o->out, ".steps.json", doc ? pl_json_text(doc) : NULL, &names);
+		rc = write_doc(o, ".steps.json", doc, &names);
 		json_decref(doc);
 	}
 	char *list = pl_strbuf_take(&names);
@@ -1852,7 +1872,7 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 	}
 	if (!rc && o->formats) {
 		json_t *doc = pl_alloc_json(&a, title, (size_t)o->top);
-		rc = write_text(o->out, ".alloc.json", doc ? pl_json_text(doc) : NULL, &names);
+		rc = write_doc(o, ".alloc.json", doc, &names);
 		json_decref(doc);
 	}
 	if (!rc && names.len)
@@ -1894,7 +1914,7 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 	struct pl_strbuf names = {0};
 	if (o->formats) {
 		json_t *doc = pl_syscalls_json(s, title);
-		rc = write_text(o->out, ".syscalls.json", doc ? pl_json_text(doc) : NULL, &names);
+		rc = write_doc(o, ".syscalls.json", doc, &names);
 		json_decref(doc);
 	}
 	if (!rc && names.len)
@@ -1994,6 +2014,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_SYSCALLS:
 			o->syscalls = 1;
 			break;
+		case OPT_RANK_FILTER:
+			o->rank_filter = optarg;
+			break;
 		case OPT_ALLOC_RATE:
 			if (!(o->alloc_rate = parse_bytes(optarg)))
 				return pl_die(PL_EXIT_USAGE,
@@ -2089,11 +2112,25 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	 * out.svg.svg: a known output's extension is taken off the prefix */
 	static char prefix[4096];
 	/* under a launcher, one profile per rank: %r %l %h %p in the name */
-	struct pl_rank rank;
-	pl_rank_detect(&rank);
+	pl_rank_detect(&o->rank);
 	struct pl_error xerr = {{0}};
-	if (pl_rank_expand("--out", o->out, &rank, prefix, sizeof prefix, &xerr) != PL_OK)
+	if (pl_rank_expand("--out", o->out, &o->rank, prefix, sizeof prefix, &xerr) != PL_OK)
 		return pl_die(PL_EXIT_USAGE, "%s", xerr.msg);
+	if (o->rank_filter) {
+		int in = pl_rank_in("--rank-filter", o->rank_filter, o->rank.rank, &xerr);
+		if (in < 0)
+			return pl_die(PL_EXIT_USAGE, "%s", xerr.msg);
+		if (!in && o->pid)
+			return PL_EXIT_OK; /* not this rank: nothing to attach to */
+		if (!in) {
+			/* the rank's program as the launcher would have run it: the
+			 * same process, so the launcher sees its exit */
+			fflush(NULL);
+			execvp(o->argv[0], o->argv);
+			return pl_die(PL_EXIT_FAILED, "cannot run '%s': %s", o->argv[0],
+				      strerror(errno));
+		}
+	}
 	static const char *const exts[] = {".speedscope.json", ".findings.json", ".steps.json",
 					   ".gpu.json", ".folded", ".svg"};
 	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {

@@ -24,6 +24,7 @@ static const char css[] =
     ".verdict.accept{border-color:#2a8a2a}.verdict.reject{border-color:#c33}"
     ".verdict.no_feasible_win{border-color:#c90}.pass{color:#2a8a2a}.fail{color:#c33}"
     ".warn{background:#fff4e0;border:1px solid #e0b060;padding:4px 8px;margin:6px 0}"
+    "tr.straggler td{background:#fde2e0;font-weight:600}"
     "table.sortable th[data-key]{cursor:pointer}table.sortable th[data-key]:after{content:' \\2195';"
     "color:#999}tbody.finding tr.head{cursor:pointer}tbody.finding tr.head:hover{background:#f6f6ff}"
     "pre{white-space:pre-wrap;margin:4px 0}.muted{color:#777}svg.strip{width:100%;height:auto}"
@@ -561,6 +562,100 @@ static void complexity(struct pl_strbuf *b, const struct pl_report_input *in)
 		pl_strbuf_puts(b, "</section>\n");
 }
 
+/* ---- ranks: perfloop merge's per-rank tables ---- */
+
+static void rank_cells(struct pl_strbuf *b, json_t *r)
+{
+	pl_strbuf_printf(b, "<td>%lld</td><td>",
+			 (long long)json_integer_value(json_object_get(r, "rank")));
+	esc(b, jstr(r, "host"));
+	pl_strbuf_puts(b, "</td>");
+}
+
+static void ranks_section(struct pl_strbuf *b, const struct pl_report_input *in)
+{
+	size_t i;
+	json_t *e;
+	json_array_foreach(in->merges, i, e)
+	{
+		json_t *d = json_object_get(e, "doc");
+		size_t k, j;
+		json_t *bm, *r;
+		json_array_foreach(json_object_get(json_object_get(d, "summaries"), "benchmarks"),
+				   k, bm)
+		{
+			char t[5][32];
+			pl_strbuf_puts(b, "<h3>");
+			esc(b, jstr(bm, "name"));
+			pl_strbuf_printf(
+			    b,
+			    " <span class=\"muted\">(%s) \u00b7 median p50 %s \u00b7 "
+			    "spread %.2fx \u00b7 %lld straggler%s</span></h3>\n",
+			    base_name(jstr(e, "file")),
+			    pl_fmt_time(t[0], sizeof t[0], jnum(bm, "median_p50_s")),
+			    jnum(bm, "spread"),
+			    (long long)json_integer_value(json_object_get(bm, "stragglers")),
+			    json_integer_value(json_object_get(bm, "stragglers")) == 1 ? "" : "s");
+			pl_strbuf_puts(
+			    b, "<table class=\"ranks\"><tr><th>Rank</th><th>Host</th>"
+			       "<th>Runs</th><th>p50</th><th>p90</th><th>p99</th><th>Max</th>"
+			       "<th>vs the other ranks</th><th></th></tr>\n");
+			json_array_foreach(json_object_get(bm, "ranks"), j, r)
+			{
+				int slow = json_is_true(json_object_get(r, "straggler"));
+				pl_strbuf_puts(b, slow ? "<tr class=\"straggler\">" : "<tr>");
+				rank_cells(b, r);
+				pl_strbuf_printf(
+				    b,
+				    "<td>%lld</td><td>%s</td><td>%s</td><td>%s</td><td>%s</td>"
+				    "<td>%.2fx</td><td>%s</td></tr>\n",
+				    (long long)json_integer_value(json_object_get(r, "samples")),
+				    pl_fmt_time(t[1], sizeof t[1], jnum(r, "p50_s")),
+				    pl_fmt_time(t[2], sizeof t[2], jnum(r, "p90_s")),
+				    pl_fmt_time(t[3], sizeof t[3], jnum(r, "p99_s")),
+				    pl_fmt_time(t[4], sizeof t[4], jnum(r, "max_s")),
+				    jnum(r, "ratio_to_others"), slow ? "straggler" : "");
+			}
+			pl_strbuf_puts(b, "</table>\n");
+		}
+		json_array_foreach(json_object_get(d, "problems"), j, r)
+		{
+			pl_strbuf_puts(b, "<p class=\"warn\">");
+			esc(b, json_string_value(r));
+			pl_strbuf_puts(b, "</p>\n");
+		}
+		json_t *pr = json_object_get(d, "profiles");
+		if (!pr)
+			continue;
+		pl_strbuf_printf(b,
+				 "<h3>Profiles <span class=\"muted\">(%s) \u00b7 %lld samples "
+				 "merged</span></h3>\n<table class=\"ranks\"><tr><th>Rank</th>"
+				 "<th>Host</th><th>Samples</th><th>Waiting for data</th><th>In "
+				 "collectives</th><th>Top function (self)</th><th></th></tr>\n",
+				 base_name(jstr(e, "file")),
+				 (long long)json_integer_value(json_object_get(pr, "samples")));
+		json_array_foreach(json_object_get(pr, "ranks"), j, r)
+		{
+			int slow = json_is_true(json_object_get(r, "straggler"));
+			pl_strbuf_puts(b, slow ? "<tr class=\"straggler\">" : "<tr>");
+			rank_cells(b, r);
+			pl_strbuf_printf(
+			    b, "<td>%lld</td><td>",
+			    (long long)json_integer_value(json_object_get(r, "samples")));
+			if (json_is_number(json_object_get(r, "data_share")))
+				pl_strbuf_printf(b, "%.1f%%", 100 * jnum(r, "data_share"));
+			else
+				pl_strbuf_puts(b, "\u2013");
+			pl_strbuf_printf(b, "</td><td>%.1f%%</td><td>",
+					 100 * jnum(r, "wait_share"));
+			esc(b, jstr(r, "top"));
+			pl_strbuf_printf(b, " (%.1f%%)</td><td>%s</td></tr>\n",
+					 100 * jnum(r, "top_share"), slow ? "straggler" : "");
+		}
+		pl_strbuf_puts(b, "</table>\n");
+	}
+}
+
 /* ---- series: memory and GPU over time, the data/compute split ---- */
 
 struct line {
@@ -888,6 +983,13 @@ char *pl_report_html(const struct pl_report_input *in, const struct pl_html_prof
 	if (json_array_size(in->summaries)) {
 		pl_strbuf_puts(&b, "<section id=\"benchmarks\"><h2>Benchmarks</h2>\n");
 		benchmarks(&b, in);
+		pl_strbuf_puts(&b, "</section>\n");
+	}
+	if (json_array_size(in->merges)) {
+		pl_strbuf_puts(&b, "<section id=\"ranks\"><h2>Ranks</h2>\n<p class=\"muted\">One "
+				   "run's ranks taken together (perfloop merge); a straggler is "
+				   "the rank the others wait for.</p>\n");
+		ranks_section(&b, in);
 		pl_strbuf_puts(&b, "</section>\n");
 	}
 	complexity(&b, in);

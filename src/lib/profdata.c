@@ -441,6 +441,44 @@ static long folded_frame(struct pl_prof *p, char *s)
 	return pl_prof_frame(p, s, "", 0, 0, 1);
 }
 
+int pl_prof_merge(struct pl_prof *dst, const struct pl_prof *src, const char *root)
+{
+	uint32_t *map = malloc((src->nframes + 1) * sizeof *map);
+	size_t maxdepth = 0;
+	for (size_t k = 0; k < src->nstacks; k++)
+		if (src->stacks[k].depth > maxdepth)
+			maxdepth = src->stacks[k].depth;
+	uint32_t *ids = malloc((maxdepth + 1) * sizeof *ids);
+	int rc = map && ids ? 0 : -1;
+	for (size_t i = 0; rc == 0 && i < src->nframes; i++) {
+		const struct pl_prof_frame *f = &src->frames[i];
+		long id = pl_prof_frame(dst, f->name, f->file, f->line, f->func_line, f->synthetic);
+		if (id < 0)
+			rc = -1;
+		else
+			map[i] = (uint32_t)id;
+	}
+	size_t lead = 0;
+	if (rc == 0 && root) {
+		long id = pl_prof_frame(dst, root, "", 0, 0, 1);
+		if (id < 0)
+			rc = -1;
+		else
+			ids[lead++] = (uint32_t)id;
+	}
+	for (size_t k = 0; rc == 0 && k < src->nstacks; k++) {
+		const struct pl_prof_stack *st = &src->stacks[k];
+		for (size_t i = 0; i < st->depth; i++)
+			ids[lead + i] = map[src->ids[st->off + i]];
+		rc = pl_prof_add(dst, ids, lead + st->depth, st->count);
+	}
+	free(map);
+	free(ids);
+	if (rc < 0)
+		dst->oom = 1;
+	return rc;
+}
+
 int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *err)
 {
 	FILE *f = fopen(path, "re");

@@ -90,6 +90,11 @@ char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f);
  * and line of a line without a count. */
 int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *err);
 
+/* Add every stack of src to dst, frames matched by name, file and line;
+ * under a synthetic root frame named root where root is not NULL (merge
+ * --by-rank). 0, or -1 out of memory. */
+int pl_prof_merge(struct pl_prof *dst, const struct pl_prof *src, const char *root);
+
 /* Writers: malloc'd text (NULL when out of memory). */
 char *pl_prof_folded(const struct pl_prof *p);
 char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter);

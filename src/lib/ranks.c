@@ -3,6 +3,8 @@
  */
 #include "ranks.h"
 
+#include <errno.h>
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,6 +92,36 @@ int pl_rank_expand(const char *option, const char *in, const struct pl_rank *r, 
 	}
 	out[o] = '\0';
 	return PL_OK;
+}
+
+int pl_rank_in(const char *option, const char *list, long rank, struct pl_error *err)
+{
+	int in = 0;
+	const char *p = list;
+	do {
+		char *end;
+		errno = 0;
+		long lo = strtol(p, &end, 10), hi = lo;
+		if (end == p || lo < 0 || errno || *p == '-' || *p == '+' || *p == ' ')
+			goto bad;
+		if (*end == '-') {
+			p = end + 1;
+			hi = strtol(p, &end, 10);
+			if (end == p || hi < lo || errno || *p == '-' || *p == '+' || *p == ' ')
+				goto bad;
+		}
+		if (*end != ',' && *end != '\0')
+			goto bad;
+		in |= rank >= lo && rank <= hi;
+		p = *end ? end + 1 : end;
+	} while (*p);
+	if (p > list && p[-1] == ',')
+		goto bad;
+	return in;
+bad:
+	return pl_error_set(err, PL_EINPUT,
+			    "option '%s': expected ranks such as 0,3 or 0-3, got '%s'", option,
+			    list);
 }
 
 static json_t *num_or_null(long v)

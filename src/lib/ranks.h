@@ -32,6 +32,10 @@ void pl_rank_detect(struct pl_rank *r);
 int pl_rank_expand(const char *option, const char *in, const struct pl_rank *r, char *out,
 		   size_t len, struct pl_error *err);
 
+/* Whether rank is in list ("0,3", ranges "0-3", both: "0,4-7"): 1 or 0;
+ * PL_EINPUT naming option where list is not such a list. */
+int pl_rank_in(const char *option, const char *list, long rank, struct pl_error *err);
+
 /* {rank, local_rank, world_size, host, launcher} (null where unknown) */
 json_t *pl_rank_json(const struct pl_rank *r);
 

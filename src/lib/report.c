@@ -28,6 +28,7 @@ void pl_report_input_init(struct pl_report_input *in)
 	in->verdicts = json_array();
 	in->ledger = json_array();
 	in->series = json_array();
+	in->merges = json_array();
 }
 
 void pl_report_input_release(struct pl_report_input *in)
@@ -40,6 +41,7 @@ void pl_report_input_release(struct pl_report_input *in)
 	json_decref(in->verdicts);
 	json_decref(in->ledger);
 	json_decref(in->series);
+	json_decref(in->merges);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -120,6 +122,8 @@ int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_e
 			      strcmp(schema, "perfloop.gpu/1") == 0 ||
 			      strcmp(schema, "perfloop.steps/1") == 0)) {
 		json_array_append_new(in->series, json_pack("{s:s, s:O}", "file", path, "doc", doc));
+	} else if (schema && strcmp(schema, "perfloop.merge/1") == 0) {
+		json_array_append_new(in->merges, json_pack("{s:s, s:O}", "file", path, "doc", doc));
 	} else if (schema && strcmp(schema, "perfloop.ledger/1") == 0) {
 		json_decref(doc);
 		return add_ledger(in, path, err);
@@ -127,7 +131,8 @@ int pl_report_add_file(struct pl_report_input *in, const char *path, struct pl_e
 		rc = pl_error_set(err, PL_EINPUT,
 				  "%s: schema: expected perfloop.findings/1, perfloop.bench/1, "
 				  "perfloop.verdict/1, a perfloop.ledger/1 file, or (for --format "
-				  "html) perfloop.memory/1, perfloop.gpu/1 or perfloop.steps/1, got %s",
+				  "html) perfloop.memory/1, perfloop.gpu/1, perfloop.steps/1 or "
+				  "perfloop.merge/1, got %s",
 				  path, schema ? schema : "none");
 	}
 	json_decref(doc);

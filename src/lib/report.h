@@ -18,11 +18,13 @@ enum pl_report_style { PL_REPORT_FINDINGS, PL_REPORT_REVIEW };
 
 struct pl_report_input {
 	struct pl_findings findings;
-	json_t *summaries; /* array of {file, doc} */
-	json_t *verdicts;  /* array of {file, doc} */
-	json_t *ledger;	   /* array of ledger lines */
-	json_t *series;	   /* array of {file, doc}: perfloop.memory/1, perfloop.gpu/1 and
-			    * perfloop.steps/1 documents (drawn by the HTML page) */
+	json_t *summaries;	   /* array of {file, doc} */
+	json_t *verdicts;	   /* array of {file, doc} */
+	json_t *ledger;		   /* array of ledger lines */
+	json_t *series;		   /* array of {file, doc}: perfloop.memory/1, perfloop.gpu/1 and
+				    * perfloop.steps/1 documents (drawn by the HTML page) */
+	json_t *merges;		   /* array of {file, doc}: perfloop.merge/1 (the HTML page's
+				    * per-rank tables) */
 	struct pl_intake *intakes; /* cost models (docs/perf/intake-*.yaml) */
 	size_t nintakes;
 };
