@@ -439,8 +439,18 @@ int pl_merge_comm_frame(const char *name, const char *file)
 	static const char *const ops[] = {
 	    "allreduce",     "all_reduce", "barrier",	"allgather", "all_gather", "reduce_scatter",
 	    "reducescatter", "bcast",	   "broadcast", "alltoall",  "all_to_all"};
+	/* joining and leaving: ranks start and end apart, which is no step's
+	 * wait (the rendezvous of init_process_group waits for the last rank
+	 * to have imported torch) */
+	static const char *const startup[] = {
+	    "init_process_group", "new_group",	   "destroy_process_group",
+	    "MPI_Init",		  "PMPI_Init",	   "MPI_Finalize",
+	    "PMPI_Finalize",	  "ompi_mpi_init", "ompi_mpi_finalize"};
 	if (!name)
 		return 0;
+	for (size_t i = 0; i < sizeof startup / sizeof *startup; i++)
+		if (strncmp(name, startup[i], strlen(startup[i])) == 0)
+			return -1;
 	if (file && ends_with(file, "torch/distributed/distributed_c10d.py"))
 		return 1;
 	if (strncmp(name, "MPI_", 4) == 0 || strncmp(name, "PMPI_", 5) == 0 ||
@@ -454,6 +464,44 @@ int pl_merge_comm_frame(const char *name, const char *file)
 	 * all-reduce at the end (Reducer::finalize_backward) */
 	return strstr(name, "c10d::") &&
 	       (strstr(name, "wait") || strstr(name, "Reducer::finalize_backward"));
+}
+
+static int python_file(const char *file)
+{
+	return file && ends_with(file, ".py");
+}
+
+/* The share of the samples in collectives. The outermost frame that is a
+ * collective's, or start-up's, decides a stack. Where some stacks run
+ * Python, only those count (mixed mode's threads without Python are the
+ * libraries' workers, idle under --idle, and would water the share down
+ * by however many of them a library starts). */
+static double comm_share(const struct pl_prof *one, unsigned char *flag)
+{
+	enum { COMM = 2, START = 4, PY = 8 };
+	int any_py = 0;
+	for (size_t i = 0; i < one->nframes; i++) {
+		int c = pl_merge_comm_frame(one->frames[i].name, one->frames[i].file);
+		flag[i] |= c > 0 ? COMM : c < 0 ? START : 0;
+		flag[i] |= python_file(one->frames[i].file) ? PY : 0;
+		any_py |= flag[i] & PY;
+	}
+	uint64_t in = 0, of = 0;
+	for (size_t k = 0; k < one->nstacks; k++) {
+		const struct pl_prof_stack *st = &one->stacks[k];
+		int decided = 0, py = 0;
+		for (size_t i = 0; i < st->depth; i++) {
+			unsigned char f = flag[one->ids[st->off + i]];
+			py |= f & PY;
+			if (!decided && (f & (COMM | START)))
+				decided = f & (COMM | START);
+		}
+		if (any_py && !py)
+			continue;
+		of += st->count;
+		in += decided == COMM ? st->count : 0;
+	}
+	return of ? (double)in / (double)of : 0;
 }
 
 /* One rank's stacks: its row, then added to the merged profile. */
@@ -481,16 +529,8 @@ static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struc
 		data[i] =
 		    pl_train_frame_phase(one.frames[i].name, one.frames[i].file) == PL_TRAIN_DATA;
 		any_data |= data[i];
-		data[i] |= pl_merge_comm_frame(one.frames[i].name, one.frames[i].file) ? 2 : 0;
 	}
-	uint64_t in_comm = 0;
-	for (size_t k = 0; k < one.nstacks; k++)
-		for (size_t i = 0; i < one.stacks[k].depth; i++)
-			if (data[one.ids[one.stacks[k].off + i]] & 2) {
-				in_comm += one.stacks[k].count;
-				break;
-			}
-	p->comm_share = one.samples ? (double)in_comm / (double)one.samples : 0;
+	p->comm_share = comm_share(&one, data);
 	if (best != SIZE_MAX && one.samples) {
 		p->top = pl_prof_label(&one, &one.frames[best]);
 		p->top_share = (double)self[best] / (double)one.samples;

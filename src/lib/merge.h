@@ -10,7 +10,8 @@
  *     profile and added in, so memory grows with the distinct stacks and
  *     not with the inputs; a row per rank (samples, the top function by
  *     self samples and its share, the data-loading share, the share in
- *     collectives). A rank whose share of samples in collectives is at
+ *     collectives: of the threads that run Python where some do, joining
+ *     and leaving the group left out). A rank whose share of samples in collectives is at
  *     most half the other ranks' median share, where that median is 0.2
  *     or more, is the straggler: the others wait at each collective for
  *     it, and it does not (pl_merge_comm_frame names the frames);
@@ -63,10 +64,12 @@ struct pl_merge_prof_rank {
 	int straggler;
 };
 
-/* A frame of a collective operation or its wait: torch.distributed's
+/* 1: a frame of a collective operation or its wait: torch.distributed's
  * (distributed_c10d.py, c10d::), MPI's (MPI_Allreduce, PMPI_, ompi_coll,
  * opal_progress), gloo's and NCCL's all-reduce, barrier, broadcast,
- * all-gather, reduce-scatter. */
+ * all-gather, reduce-scatter; -1: joining or leaving the group
+ * (init_process_group, MPI_Init, MPI_Finalize...: no step's wait); 0
+ * other. */
 int pl_merge_comm_frame(const char *name, const char *file);
 #define PL_STRAGGLER_WAIT 0.2 /* the others' median share in collectives */
 

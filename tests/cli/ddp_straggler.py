@@ -26,7 +26,7 @@ def main():
     dist.init_process_group("gloo")
     rank = dist.get_rank()
     slow = int(os.environ.get("SLOW_RANK", "1"))
-    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+    steps = int(sys.argv[1]) if len(sys.argv) > 1 else 80
     torch.manual_seed(0)
     torch.set_num_threads(1)
     net = torch.nn.Sequential(torch.nn.Linear(128, 256), torch.nn.ReLU(), torch.nn.Linear(256, 10))
@@ -36,7 +36,7 @@ def main():
     y = torch.randint(0, 10, (32,))
     for _ in range(steps):
         if rank == slow:
-            slow_down(0.03)
+            slow_down(0.05)
         opt.zero_grad()
         loss = torch.nn.functional.cross_entropy(model(x), y)
         loss.backward()  # DDP all-reduces the gradients here: the fast ranks wait

@@ -56,6 +56,8 @@ for r in 0 1; do
 done
 run "$PERFLOOP" merge -o mp prof.*
 expect_rc 0
+grep -q "straggler: rank 1," "$T/out" || fail "the profiles do not name rank 1: $(cat "$T/out")"
+check mp.json "[r['straggler'] for r in d['profiles']['ranks']] == [False, True]"
 valid merge-1.schema.json mp.json
 check mp.json "[r['rank'] for r in d['profiles']['ranks']] == [0, 1] and d['profiles']['samples'] == d['profiles']['ranks_samples'] == sum(r['samples'] for r in d['profiles']['ranks'])"
 python3 - mp.folded prof.0.folded prof.1.folded <<'PY' || fail "merged stacks"
@@ -81,6 +83,6 @@ def shares(p):
 fast, slow = shares(sys.argv[1]), shares(sys.argv[2])
 print("fast rank: all-reduce %.2f compute %.2f; slow rank: all-reduce %.2f compute %.2f" % (fast + slow))
 assert fast[0] > 0.3 and fast[0] > 2 * slow[0], (fast, slow)
-assert slow[1] > 0.6, slow
+assert slow[1] > 0.4 and slow[1] > 2 * fast[1], (fast, slow)
 PY
 exit 0

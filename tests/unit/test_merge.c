@@ -28,7 +28,7 @@ static void test_comm_frames(void **state)
 	    {"c10d::Reducer::finalize_backward()", ""},
 	};
 	for (size_t i = 0; i < sizeof yes / sizeof *yes; i++)
-		if (!pl_merge_comm_frame(yes[i][0], yes[i][1]))
+		if (pl_merge_comm_frame(yes[i][0], yes[i][1]) != 1)
 			fail_msg("not a collective: %s", yes[i][0]);
 	const char *no[][2] = {
 	    {"forward", "model.py"},	{"MPIR_something", ""}, /* not MPI's API */
@@ -39,6 +39,11 @@ static void test_comm_frames(void **state)
 		if (pl_merge_comm_frame(no[i][0], no[i][1]))
 			fail_msg("taken for a collective: %s", no[i][0]);
 	assert_false(pl_merge_comm_frame(NULL, NULL));
+	/* joining and leaving the group: no step's wait */
+	assert_int_equal(
+	    pl_merge_comm_frame("init_process_group", "torch/distributed/distributed_c10d.py"), -1);
+	assert_int_equal(pl_merge_comm_frame("MPI_Init", ""), -1);
+	assert_int_equal(pl_merge_comm_frame("PMPI_Finalize", ""), -1);
 }
 
 static void test_rank_filter(void **state)
