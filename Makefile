@@ -3,10 +3,13 @@
 PREFIX ?= /usr/local
 BUILD ?= build
 ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+# seconds each fuzz target runs (make fuzz FUZZ_SECONDS=600 for a long run)
+FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= 0
 
-.PHONY: all deps build test demo asan install clean bench
+.PHONY: all deps build test demo asan fuzz install clean bench
 
 all: build
 
@@ -30,6 +33,13 @@ asan: deps
 	@cmake --build $(ASAN_BUILD) -j $(JOBS)
 	@cd $(ASAN_BUILD) && PERFLOOP_PROPERTY_CASES=200 ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 ctest --output-on-failure -j $(JOBS)
 
+# every libFuzzer target (tests/fuzz) for FUZZ_SECONDS, from its corpus;
+# the regression inputs (tests/fuzz/crashes) run first, each must pass
+fuzz: deps
+	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLOOP_FUZZ=ON >/dev/null
+	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
+	@sh tests/fuzz/run.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS)
+
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
 
@@ -37,4 +47,4 @@ bench: build
 	@sh bench/run-bench.sh $(BUILD)/perfloop
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

@@ -1,0 +1,42 @@
+#!/bin/sh
+# Run every fuzz target: first the regression inputs of tests/fuzz/crashes/
+# TARGET/ (each once: what once crashed must not), then SECONDS of fuzzing
+# from a copy of tests/fuzz/corpus/TARGET (the corpus in git is not grown by
+# a run). Prints one line per target: executions, corpus, outcome; exits 1
+# at the first crash, leak or timeout, with the input libFuzzer saved.
+# Usage: sh tests/fuzz/run.sh BUILD/fuzz SECONDS
+set -u
+BIN=$1
+SECONDS_EACH=$2
+SRC=$(cd "$(dirname "$0")" && pwd)
+W=$(mktemp -d)
+trap 'rm -rf "$W"' EXIT
+status=0
+for t in "$BIN"/fuzz_*; do
+	name=$(basename "$t")
+	short=${name#fuzz_}
+	if [ -d "$SRC/crashes/$short" ] && [ -n "$(ls "$SRC/crashes/$short")" ]; then
+		"$t" -runs=0 "$SRC/crashes/$short"/* >"$W/$short.regress" 2>&1 || {
+			echo "fuzz: $short: a regression input fails again:" >&2
+			tail -30 "$W/$short.regress" >&2
+			exit 1
+		}
+	fi
+	mkdir -p "$W/corpus-$short"
+	cp "$SRC/corpus/$short"/* "$W/corpus-$short"/ 2>/dev/null
+	(cd "$W" && "$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 "corpus-$short" >"$W/$short.log" 2>&1)
+	rc=$?
+	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$W/$short.log" | tail -1)
+	echo "fuzz: $short: ${runs:-?} executions in ${SECONDS_EACH} s, corpus $(ls "$W/corpus-$short" | wc -l) inputs, exit $rc"
+	if [ "$rc" -ne 0 ]; then
+		grep -A30 "ERROR\|==ERROR\|deadly signal\|timeout" "$W/$short.log" | head -40 >&2
+		mkdir -p "$SRC/crashes/$short"
+		for f in "$W"/crash-* "$W"/leak-* "$W"/timeout-* "$W"/oom-*; do
+			[ -f "$f" ] && cp "$f" "$SRC/crashes/$short/" &&
+				echo "fuzz: saved $SRC/crashes/$short/$(basename "$f")" >&2
+		done
+		status=1
+	fi
+done
+exit $status
