@@ -83,7 +83,8 @@ static int write_all(const struct pl_merge *m, const char *prefix, struct pl_str
 		snprintf(sub, sizeof sub, "%llu samples", (unsigned long long)m->prof.samples);
 		rc = write_out(prefix, ".folded", pl_prof_folded(&m->prof), &names);
 		if (!rc)
-			rc = write_out(prefix, ".svg", pl_prof_svg(&m->prof, title, sub), &names);
+			rc = write_out(prefix, ".svg", pl_prof_svg_min(&m->prof, title, sub, 0.1),
+				       &names);
 	}
 	if (!rc)
 		rc = write_out(prefix, ".json", doc_text(pl_merge_json(m)), &names);

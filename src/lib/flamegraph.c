@@ -38,23 +38,94 @@ static long new_node(struct tree *t, uint32_t frame)
 	return (long)t->n++;
 }
 
+/* (parent, frame) -> child, while the tree is built: a node's children
+ * are a list (emit sorts them), and walking the list for every frame of
+ * every stack was quadratic where a node has thousands of children (a
+ * merged profile of a million stacks spent a quarter of its time there). */
+struct edges {
+	uint32_t *slot; /* node index + 1; 0 empty */
+	size_t cap;
+};
+
+static size_t edge_hash(long parent, uint32_t frame, size_t cap)
+{
+	uint64_t h = ((uint64_t)parent << 32 ^ frame) * 0x9E3779B97F4A7C15ULL;
+	return (size_t)(h >> 32) & (cap - 1); /* the high half mixes both */
+}
+
+static int edges_put(struct edges *e, const struct tree *t, long node, long parent);
+
+static int edges_grow(struct edges *e, const struct tree *t, const long *parent_of)
+{
+	size_t cap = e->cap ? 2 * e->cap : 4096;
+	uint32_t *old = e->slot;
+	size_t oldcap = e->cap;
+	e->slot = calloc(cap, sizeof *e->slot);
+	if (!e->slot) {
+		e->slot = old;
+		return -1;
+	}
+	e->cap = cap;
+	for (size_t j = 0; j < oldcap; j++)
+		if (old[j])
+			edges_put(e, t, (long)old[j] - 1, parent_of[old[j] - 1]);
+	free(old);
+	return 0;
+}
+
+static int edges_put(struct edges *e, const struct tree *t, long node, long parent)
+{
+	size_t j = edge_hash(parent, t->v[node].frame, e->cap);
+	while (e->slot[j])
+		j = (j + 1) & (e->cap - 1);
+	e->slot[j] = (uint32_t)node + 1;
+	return 0;
+}
+
+static long edges_get(const struct edges *e, const struct tree *t, const long *parent_of,
+		      long parent, uint32_t frame)
+{
+	size_t j = edge_hash(parent, frame, e->cap);
+	while (e->slot[j]) {
+		long c = (long)e->slot[j] - 1;
+		if (t->v[c].frame == frame && parent_of[c] == parent)
+			return c;
+		j = (j + 1) & (e->cap - 1);
+	}
+	return -1;
+}
+
 static int build(struct tree *t, const struct pl_prof *p)
 {
 	if (new_node(t, UINT32_MAX) < 0)
 		return -1;
-	for (size_t k = 0; k < p->nstacks; k++) {
+	struct edges e = {0};
+	long *parent_of = NULL;
+	size_t pcap = 0;
+	if (pl_grow((void **)&parent_of, &pcap, 1, sizeof *parent_of, 4096) < 0)
+		return -1;
+	parent_of[0] = -1;
+	int rc = edges_grow(&e, t, parent_of);
+	for (size_t k = 0; rc == 0 && k < p->nstacks; k++) {
 		const struct pl_prof_stack *st = &p->stacks[k];
 		long cur = 0;
 		t->v[0].count += st->count;
 		for (size_t i = 0; i < st->depth; i++) {
 			uint32_t f = p->ids[st->off + i];
-			long c = t->v[cur].child;
-			while (c >= 0 && t->v[c].frame != f)
-				c = t->v[c].next;
+			long c = edges_get(&e, t, parent_of, cur, f);
 			if (c < 0) {
+				if ((t->n + 1) * 2 > e.cap && edges_grow(&e, t, parent_of) < 0) {
+					rc = -1;
+					break;
+				}
 				c = new_node(t, f);
-				if (c < 0)
-					return -1;
+				if (c < 0 || pl_grow((void **)&parent_of, &pcap, (size_t)c + 1,
+						     sizeof *parent_of, 4096) < 0) {
+					rc = -1;
+					break;
+				}
+				parent_of[c] = cur;
+				edges_put(&e, t, c, cur);
 				t->v[c].next = t->v[cur].child;
 				t->v[cur].child = c;
 			}
@@ -64,7 +135,9 @@ static int build(struct tree *t, const struct pl_prof *p)
 		if (st->depth > t->maxdepth)
 			t->maxdepth = st->depth;
 	}
-	return 0;
+	free(e.slot);
+	free(parent_of);
+	return rc;
 }
 
 struct sortctx {
@@ -277,6 +350,12 @@ static void titles(struct pl_strbuf *b, const char *title, const char *subtitle)
 
 char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle)
 {
+	return pl_prof_svg_min(p, title, subtitle, 0);
+}
+
+char *pl_prof_svg_min(const struct pl_prof *p, const char *title, const char *subtitle,
+		      double min_px)
+{
 	struct tree t = {0};
 	if (build(&t, p) < 0) {
 		free(t.v);
@@ -301,7 +380,8 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
 			   "y=\"20\">Search</text>\n");
 	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, 0, NULL, -1) : 0;
+	uint64_t minw = (uint64_t)((double)t.v[0].count * min_px / (W - 2 * PAD));
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, minw, NULL, -1) : 0;
 	pl_strbuf_puts(&b, "</svg>\n");
 	free(t.v);
 	char *out = pl_strbuf_take(&b);

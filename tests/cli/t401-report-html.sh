@@ -129,7 +129,9 @@ import json, random
 d = json.load(open("side.json"))
 b = d["benchmarks"][0]
 random.seed(1)
-b["samples"] = [dict(b["samples"][0], wall_s=0.01 + random.random() * 0.002) for _ in range(20000)]
+b["samples"] = [dict(b["samples"][0], wall_s=0.01 + random.random() * 0.002, counted=True,
+                     outlier=False, contended=False) for _ in range(20000)]
+b.pop("batch", None)
 json.dump(d, open("many.json", "w"))
 PY
 run "$PERFLOOP" report --format html -o many.html many.json
