@@ -6,17 +6,20 @@
 # wall time and peak RSS (GNU time), three runs, median; beside them
 # `cat` of the same files (reading them at all) and, for the memory bound,
 # the merged profile's distinct stacks against the inputs' total.
-# Usage: sh bench/merge.sh [build/perfloop] [RANKS] [STACKS]
+# Usage: sh bench/merge.sh [build/perfloop] [RANKS] [STACKS] [OWN]
+# (OWN: each rank's own stacks, per ten; 1 by default, 0 for a job whose
+# ranks all run the same stacks)
 set -eu
 PL=$(cd "$(dirname "${1:-build/perfloop}")" && pwd)/$(basename "${1:-build/perfloop}")
 RANKS=${2:-1024}
 STACKS=${3:-10000}
+OWN=${4:-1}
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
 cd "$W"
-python3 - "$RANKS" "$STACKS" <<'PY'
+python3 - "$RANKS" "$STACKS" "$OWN" <<'PY'
 import random, sys
-ranks, stacks = int(sys.argv[1]), int(sys.argv[2])
+ranks, stacks, own = int(sys.argv[1]), int(sys.argv[2]), int(sys.argv[3]) * int(sys.argv[2]) // 10
 random.seed(11)
 def stack(tag, i):
     r = random.Random(i * 7919 + tag)
@@ -25,12 +28,12 @@ def stack(tag, i):
         k = min(int(r.expovariate(0.6)), 11)
         st.append("fn%d_%d (mod%d.py:%d)" % (d, k, k, d * 10 + k))
     return ";".join(st)
-shared = [stack(0, i) for i in range(stacks - stacks // 10)]
+shared = [stack(0, i) for i in range(stacks - own)]
 for rank in range(ranks):
     with open("prof.%d.folded" % rank, "w") as f:
         for s in shared:
             f.write("%s %d\n" % (s, random.randint(1, 50)))
-        for i in range(stacks // 10):
+        for i in range(own):
             f.write("%s;own_%d_%d (rank.py:%d) %d\n" % (stack(rank + 1, i), rank, i, i, random.randint(1, 5)))
 PY
 echo "inputs: $RANKS ranks x $STACKS stacks, $(du -sh . | cut -f1) of collapsed stacks"
