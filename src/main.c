@@ -106,6 +106,15 @@ static int nearest_option(const char *cmd, const char *bad, char *out, size_t le
 	return best < 99;
 }
 
+int pl_format_text_json(const char *arg, int *json)
+{
+	if (strcmp(arg, "json") == 0 || strcmp(arg, "text") == 0) {
+		*json = arg[0] == 'j';
+		return 0;
+	}
+	return pl_die(PL_EXIT_USAGE, "option '--format': expected text or json, got '%s'", arg);
+}
+
 int pl_bad_option(int c, char **argv, const char *cmd)
 {
 	if (c == ':')

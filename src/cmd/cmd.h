@@ -23,6 +23,10 @@ struct pl_ctx {
 /* "perfloop: error: ..." on stderr; returns code for `return pl_die(...)`. */
 int pl_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* --format text|json: sets *json; PL_EXIT_USAGE (said) for anything else,
+ * else 0. */
+int pl_format_text_json(const char *arg, int *json);
+
 /* The error for getopt_long's ':' (missing value) or '?' (unknown option)
  * after command `cmd`; returns PL_EXIT_USAGE. */
 int pl_bad_option(int c, char **argv, const char *cmd);

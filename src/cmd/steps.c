@@ -111,12 +111,8 @@ int cmd_steps(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		}
 		case OPT_FORMAT:
-			if (strcmp(optarg, "json") == 0)
-				json = 1;
-			else if (strcmp(optarg, "text") != 0)
-				return pl_die(PL_EXIT_USAGE,
-					      "option '--format': expected text or json, got '%s'",
-					      optarg);
+			if (pl_format_text_json(optarg, &json))
+				return PL_EXIT_USAGE;
 			break;
 		case 'o':
 			out = optarg;
