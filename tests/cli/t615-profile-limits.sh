@@ -1,0 +1,48 @@
+#!/bin/sh
+# profile at its limits (#18): a Python program of 200 threads, sampled
+# with --idle --threads (every thread's stack each tick): every thread
+# seen, the outputs consistent (check_profile.py), perfloop's own memory
+# bounded; a target killed by SIGKILL mid-profile: the profile of what ran
+# is written and the kill reported.
+. "$PERFLOOP_SRC/tests/cli/lib.sh"
+py=$(pythons311 | head -1)
+[ -n "$py" ] || skip "no CPython 3.11 here"
+cat >many.py <<'EOF'
+import threading, time
+stop = time.time() + 2.0
+def worker(i):
+    while time.time() < stop:
+        time.sleep(0.01)
+ts = [threading.Thread(target=worker, args=(i,)) for i in range(200)]
+for t in ts:
+    t.start()
+for t in ts:
+    t.join()
+EOF
+if [ -x /usr/bin/time ]; then
+	run /usr/bin/time -f "%M" -o rss.txt "$PERFLOOP" profile --idle --threads --rate 100 -o many -- "$py" many.py
+else
+	run "$PERFLOOP" profile --idle --threads --rate 100 -o many -- "$py" many.py
+fi
+expect_rc 0
+python3 "$PERFLOOP_SRC/tests/cli/check_profile.py" many >/dev/null || fail "outputs disagree"
+threads=$(cut -d';' -f1 many.folded | sort -u | grep -c "^thread\|Thread" || true)
+[ "$threads" -ge 200 ] || fail "$threads threads seen of 201"
+if [ -f rss.txt ]; then
+	[ "$(tail -1 rss.txt)" -lt 204800 ] || fail "perfloop grew to $(tail -1 rss.txt) KiB"
+fi
+
+# the target killed (SIGKILL) while profiled: what ran is written
+cat >spin.py <<'EOF'
+import os, time
+t = time.time()
+while time.time() - t < 0.5:
+    sum(range(1000))
+os.kill(os.getpid(), 9)
+EOF
+run "$PERFLOOP" profile -o killed -- "$py" spin.py
+expect_rc 3
+expect_err "SIGKILL"
+[ -s killed.folded ] || fail "no profile of the killed program"
+python3 "$PERFLOOP_SRC/tests/cli/check_profile.py" killed >/dev/null || fail "killed: outputs disagree"
+exit 0
