@@ -6,10 +6,14 @@ ASAN_BUILD ?= build-asan
 FUZZ_BUILD ?= build-fuzz
 # seconds each fuzz target runs (make fuzz FUZZ_SECONDS=600 for a long run)
 FUZZ_SECONDS ?= 60
+# make stress: each test matching STRESS_TESTS (a ctest -R pattern) run
+# STRESS_RUNS times in a row, stopping at its first failure
+STRESS_RUNS ?= 20
+STRESS_TESTS ?= ^cli/
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= 0
 
-.PHONY: all deps build test demo asan fuzz install clean bench
+.PHONY: all deps build test demo asan fuzz stress install clean bench
 
 all: build
 
@@ -39,6 +43,12 @@ fuzz: deps
 	@CC=clang cmake -S . -B $(FUZZ_BUILD) -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPERFLOOP_FUZZ=ON >/dev/null
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	@sh tests/fuzz/run.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS)
+
+# flaky tests are bugs: every CLI test STRESS_RUNS times (hours for all;
+# STRESS_TESTS=t118 for one). Not in CI.
+stress: build
+	@sh scripts/install-test-pythons
+	@cd $(BUILD) && ctest --output-on-failure -j $(JOBS) --repeat until-fail:$(STRESS_RUNS) -R '$(STRESS_TESTS)'
 
 install: build
 	@cmake --install $(BUILD) --prefix $(PREFIX)
