@@ -1007,9 +1007,13 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		rc = write_text(o->out, ".svg", pl_prof_svg(&P->prof, title, sub), &names);
 	if (!rc && (o->formats & FMT_HTML))
 		rc = write_text(o->out, ".html", pl_prof_html_page(&P->prof, title, sub), &names);
-	if (!rc && (o->formats & FMT_SPEEDSCOPE))
+	if (!rc && (o->formats & FMT_SPEEDSCOPE)) {
+		/* its name carries the rank (speedscope keeps no other field) */
+		char named[1000];
+		snprintf(named, sizeof named, "%s%s", title, who);
 		rc = write_text(o->out, ".speedscope.json",
-				pl_prof_speedscope(&P->prof, title, exporter), &names);
+				pl_prof_speedscope(&P->prof, named, exporter), &names);
+	}
 	if (!rc && (o->formats & FMT_FINDINGS)) {
 		struct pl_findings f = {0};
 		int frc = pl_prof_findings(&P->prof, o->min_share, 20, o->rate, cwd, &f);

@@ -176,6 +176,7 @@ expect_rc 0
 check rp.0.findings.json 'd["launch"]["rank"] == 0 and d["launch"]["world_size"] == 2 and d["launch"]["launcher"] == "torchrun"'
 valid findings-1.schema.json rp.0.findings.json
 grep -q "rank 0 of 2 on" rp.0.svg || fail "the flame graph does not say its rank"
+check rp.0.speedscope.json '", rank 0 of 2 on " in d["name"]'
 run "$PERFLOOP" profile --rank-filter 1,,2 -- true
 expect_rc 2
 expect_err "option '--rank-filter': expected ranks"
