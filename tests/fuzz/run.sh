@@ -6,7 +6,7 @@
 # at the first crash, leak or timeout, with the input libFuzzer saved.
 # Usage: sh tests/fuzz/run.sh BUILD/fuzz SECONDS
 set -u
-BIN=$1
+BIN=$(cd "$1" && pwd) # each target runs in a scratch directory
 SECONDS_EACH=$2
 SRC=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d)
