@@ -253,7 +253,8 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	/* the label cut to the box, as the script does (and flamegraph.pl):
 	 * a viewer without JavaScript (rsvg-convert, an image preview) shows
 	 * no overlapping text; the script takes the whole name from <title> */
-	long fit = (long)((rw - 6) / 7);
+	double fitd = (rw - 6) / 7; /* a box can be wider than a long (the fuzzer's counts) */
+	long fit = fitd > 1e6 ? 1000000 : (long)fitd;
 	size_t len = strlen(shown);
 	if (fit < 3) {
 		len = 0;

@@ -620,8 +620,11 @@ static void ranks_section(struct pl_strbuf *b, const struct pl_report_input *in)
 		}
 		json_array_foreach(json_object_get(d, "problems"), j, r)
 		{
+			/* the document is read as given: a problem that is no
+			 * string is shown empty (the fuzzer's NULL) */
+			const char *t = json_string_value(r);
 			pl_strbuf_puts(b, "<p class=\"warn\">");
-			esc(b, json_string_value(r));
+			esc(b, t ? t : "");
 			pl_strbuf_puts(b, "</p>\n");
 		}
 		json_t *pr = json_object_get(d, "profiles");

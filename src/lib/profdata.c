@@ -505,6 +505,13 @@ int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *er
 					  path, lineno);
 			break;
 		}
+		if (count > PL_PROF_MAX_COUNT || p->samples > PL_PROF_MAX_COUNT - count) {
+			/* the totals are sums of counts: past this they would wrap */
+			rc = pl_error_set(err, PL_EINPUT,
+					  "%s:%zu: count: %llu makes more than 10^15 samples in all", path,
+					  lineno, count);
+			break;
+		}
 		*sp = '\0';
 		size_t depth = 0;
 		char *save = NULL;

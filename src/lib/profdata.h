@@ -89,6 +89,9 @@ char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f);
  * Frames "name (file:line)" keep their parts. PL_EINPUT naming the file
  * and line of a line without a count. */
 int pl_prof_read_folded(const char *path, struct pl_prof *p, struct pl_error *err);
+/* the most samples a read profile may hold in all (sums of counts must
+ * not wrap; a billion samples a second for 11 days) */
+#define PL_PROF_MAX_COUNT 1000000000000000ULL
 
 /* Add every stack of src to dst, frames matched by name, file and line;
  * under a synthetic root frame named root where root is not NULL (merge

@@ -111,6 +111,11 @@ printf 'a;b 3\nc;d x\n' >bad.folded
 run "$PERFLOOP" merge bad.folded
 expect_rc 2
 expect_err "bad.folded:2: count"
+# counts whose sum would wrap (the fuzzer's): refused, one line
+printf 'a;b 18446744073709551615\n' >huge.folded
+run "$PERFLOOP" merge huge.folded
+expect_rc 2
+expect_err "huge.folded:1: count"
 run "$PERFLOOP" merge
 expect_rc 2
 

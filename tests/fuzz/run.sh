@@ -24,15 +24,17 @@ for t in "$BIN"/fuzz_*; do
 	fi
 	mkdir -p "$W/corpus-$short"
 	cp "$SRC/corpus/$short"/* "$W/corpus-$short"/ 2>/dev/null
-	(cd "$W" && "$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
-		-max_len=65536 -print_final_stats=1 "corpus-$short" >"$W/$short.log" 2>&1)
+	mkdir -p "$W/run-$short" # its own: a crash file is this target's
+	(cd "$W/run-$short" && "$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
+		-max_len=65536 -print_final_stats=1 "$W/corpus-$short" >"$W/$short.log" 2>&1)
 	rc=$?
 	runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$W/$short.log" | tail -1)
 	echo "fuzz: $short: ${runs:-?} executions in ${SECONDS_EACH} s, corpus $(ls "$W/corpus-$short" | wc -l) inputs, exit $rc"
 	if [ "$rc" -ne 0 ]; then
-		grep -A30 "ERROR\|==ERROR\|deadly signal\|timeout" "$W/$short.log" | head -40 >&2
+		grep -A30 "ERROR\|runtime error\|deadly signal\|timeout" "$W/$short.log" | head -40 >&2
 		mkdir -p "$SRC/crashes/$short"
-		for f in "$W"/crash-* "$W"/leak-* "$W"/timeout-* "$W"/oom-*; do
+		for f in "$W/run-$short"/crash-* "$W/run-$short"/leak-* "$W/run-$short"/timeout-* \
+			"$W/run-$short"/oom-*; do
 			[ -f "$f" ] && cp "$f" "$SRC/crashes/$short/" &&
 				echo "fuzz: saved $SRC/crashes/$short/$(basename "$f")" >&2
 		done
