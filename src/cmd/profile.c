@@ -995,9 +995,12 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 	char sub[640], exporter[64];
 	snprintf(exporter, sizeof exporter, "perfloop %s", PERFLOOP_VERSION);
 	char who[320] = "";
-	if (strcmp(o->rank.launcher, "none") != 0)
-		snprintf(who, sizeof who, ", rank %ld of %ld on %s", o->rank.rank,
-			 o->rank.world_size, o->rank.host);
+	if (strcmp(o->rank.launcher, "none") != 0) {
+		char of[32] = ""; /* a launcher may not say the world's size */
+		if (o->rank.world_size > 0)
+			snprintf(of, sizeof of, " of %ld", o->rank.world_size);
+		snprintf(who, sizeof who, ", rank %ld%s on %s", o->rank.rank, of, o->rank.host);
+	}
 	snprintf(sub, sizeof sub, "%llu samples at %.0f Hz%s%s", (unsigned long long)P->prof.samples,
 		 o->rate, o->lines ? ", by line" : "", who);
 	int rc = 0;
@@ -1040,7 +1043,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 	if (!rc && o->gpu && o->formats) {
 		json_t *doc = pl_gpu_to_json(&P->gpu);
 		json_object_set_new(doc, "schema", json_string("perfloop.gpu/1"));
-		rc = write_text(o->out, ".gpu.json", pl_json_text(doc), &names);
+		rc = write_doc(o, ".gpu.json", doc, &names);
 		json_decref(doc);
 	}
 	if (!rc && o->memory && o->formats) {

@@ -182,6 +182,11 @@ check rp.0.findings.json 'd["launch"]["rank"] == 0 and d["launch"]["world_size"]
 valid findings-1.schema.json rp.0.findings.json
 grep -q "rank 0 of 2 on" rp.0.svg || fail "the flame graph does not say its rank"
 check rp.0.speedscope.json '", rank 0 of 2 on " in d["name"]'
+# a launcher that does not say the world's size: "rank 1 on HOST"
+run env RANK=1 "$PERFLOOP" profile -d 5 --format speedscope,findings -o nw -- "$py" -c 'sum(range(10**6))'
+expect_rc 0
+check nw.speedscope.json '", rank 1 on " in d["name"]'
+check nw.findings.json 'd["launch"]["rank"] == 1 and d["launch"]["world_size"] is None'
 run "$PERFLOOP" profile --rank-filter 1,,2 -- true
 expect_rc 2
 expect_err "option '--rank-filter': expected ranks"
