@@ -202,7 +202,6 @@ struct pl_pystack {
 static int readn(pid_t pid, size_t n, const uint64_t *addr, void *const *buf, const size_t *len)
 {
 	struct iovec local[4], remote[4];
-	ssize_t want = 0;
 	for (size_t i = 0; i < n; i++) {
 		local[i] = (struct iovec){buf[i], len[i]};
 		remote[i] = (struct iovec){(void *)(uintptr_t)addr[i], len[i]};
@@ -210,7 +209,6 @@ static int readn(pid_t pid, size_t n, const uint64_t *addr, void *const *buf, co
 			n = i; /* read what comes before a null pointer */
 			break;
 		}
-		want += (ssize_t)len[i];
 	}
 	if (n == 0) {
 		errno = EFAULT;

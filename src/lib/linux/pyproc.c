@@ -164,6 +164,14 @@ static int read_syms(const char *path, unsigned long inode, struct syms *s)
 	return s->runtime ? 0 : -1;
 }
 
+int pl_pyproc_elf_runtime(const char *path, uint64_t *runtime)
+{
+	struct syms s;
+	int rc = read_syms(path, 0, &s);
+	*runtime = s.runtime;
+	return rc;
+}
+
 struct mapping {
 	uint64_t start, end;
 	uint64_t offset;

@@ -43,6 +43,11 @@ int pl_pyproc_read(pid_t pid, uint64_t addr, void *buf, size_t len);
 /* The command line of pid, arguments joined by spaces, into buf. */
 void pl_pyproc_cmdline(pid_t pid, char *buf, size_t len);
 
+/* The address of _PyRuntime in the ELF file at path (its symbol tables,
+ * else 3.12's .PyRuntime section): 0, or -1 when it has none or is not
+ * ELF. The reader attach uses, on its own (tests, the ELF fuzz target). */
+int pl_pyproc_elf_runtime(const char *path, uint64_t *runtime);
+
 /* Whether a file whose path contains needle is mapped into pid. */
 int pl_pyproc_maps_has(pid_t pid, const char *needle);
 
