@@ -60,7 +60,9 @@ grep -q "^Complexity of '$W n {n}' (wall time median vs n):" out || fail "no swe
 # the classes are asserted on the CPU time above)
 grep -q "^  fitted: O([^)]*), exponent [0-9.]* (95% CI [0-9.]*-[0-9.]*), constant part" out || fail "no fit line: $(cat out)"
 ! grep -q "finding" out || fail "a linear sweep made a finding: $(cat out)"
-[ "$(sweep q 875..14000*2 9)" = "n^2" ] || fail "quadratic: $(cat out)"
+# (over 32x, not 16x: a clean-clone CI beside other work read 16x's
+# CPU-time exponent outside 2 +- 0.35 once; the linear sweep's lesson)
+[ "$(sweep q 875..28000*2 9)" = "n^2" ] || fail "quadratic: $(cat out)"
 check q.json 'abs([c for c in d["complexity"] if c["dimension"] == "cpu_s"][0]["exponent"] - 2) < 0.35'
 check q.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["class"] in ("n^2", "n^3")'
 check q.json '[c for c in d["complexity"] if c["dimension"] == "wall_s"][0]["finding"]["severity"] == "high"'
