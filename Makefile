@@ -10,10 +10,14 @@ FUZZ_SECONDS ?= 60
 # STRESS_RUNS times in a row, stopping at its first failure
 STRESS_RUNS ?= 20
 STRESS_TESTS ?= ^cli/
+# make memcheck: the tests run under Valgrind (tests whose point is timing,
+# or that profile other processes, are too slow under it and stay out)
+MEMCHECK_BUILD ?= build-memcheck
+MEMCHECK_TESTS ?= ^(unit|fuzz)/|^cli/(t001|t002|t003|t100|t104|t105|t106|t200|t300|t400|t404|t501|t503|t609)-
 JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 WERROR ?= 0
 
-.PHONY: all deps build test demo asan fuzz stress install clean bench
+.PHONY: all deps build test demo asan fuzz stress memcheck install clean bench
 
 all: build
 
@@ -44,6 +48,14 @@ fuzz: deps
 	@cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_all
 	@sh tests/fuzz/run.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS)
 
+# Valgrind's memcheck over the tests of MEMCHECK_TESTS: any invalid read or
+# write, use of uninitialised memory or definite leak fails its test
+memcheck: deps
+	@sh scripts/install-test-pythons
+	@cmake -S . -B $(MEMCHECK_BUILD) -DCMAKE_BUILD_TYPE=Debug -DPERFLOOP_MEMCHECK=ON -DPERFLOOP_WERROR=$(WERROR) >/dev/null
+	@cmake --build $(MEMCHECK_BUILD) -j $(JOBS)
+	@cd $(MEMCHECK_BUILD) && ctest --output-on-failure -j $(JOBS) -R '$(MEMCHECK_TESTS)'
+
 # flaky tests are bugs: every CLI test STRESS_RUNS times (hours for all;
 # STRESS_TESTS=t118 for one). Not in CI.
 stress: build
@@ -57,4 +69,4 @@ bench: build
 	@sh bench/run-bench.sh $(BUILD)/perfloop
 
 clean:
-	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD) $(MEMCHECK_BUILD)

@@ -79,4 +79,8 @@ int pl_spawn_suite(const char *cmd, double timeout_s, const volatile sig_atomic_
 /* "SIGSEGV" for 11; "signal 99" for unknown numbers. */
 const char *pl_signal_name(int sig, char *buf, size_t len);
 
+/* Whether pl_spawn_run can count a child with perf counters: not under
+ * Valgrind, whose fork-like child keeps its counters to itself. */
+int pl_spawn_can_count(void);
+
 #endif

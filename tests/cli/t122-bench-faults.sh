@@ -3,7 +3,8 @@
 # SIGSEGV, timeouts of a process group, commands that cannot start): an
 # abort and an exit 255 are reported as such; a program that ignores
 # SIGTERM is still ended by --timeout; one that closes its stdout early,
-# or leaves children behind, is measured and does not hang bench; 200 MB
+# or leaves children behind, is measured and does not hang bench; a
+# bounded fork bomb (300 children) ends at --timeout, all of it; 1 GB
 # of output through a pipe leaves perfloop's own memory small; outputs
 # that cannot be written (no directory, a directory, a full disk by
 # `ulimit -f`) are one line, exit 2, nothing half-written; and edge inputs
@@ -39,15 +40,28 @@ expect_rc 0
 [ $(($(date +%s) - start)) -lt 20 ] || fail "a child left behind held bench"
 pkill -f "sleep $marker" 2>/dev/null || true
 
-# 200 MB of output per run through a pipe (--output inherit, perfloop's
-# stdout a pipe): all of it passes, perfloop's memory stays small
+# a bounded fork bomb: 300 processes in the run's group, the command
+# waiting for them; --timeout ends the run and every one of them
+bomb="61.$$"
+start=$(date +%s)
+run b -r 1 --timeout 1 -o bomb.json --shell -- "for i in \$(seq 300); do sleep $bomb & done; wait"
+expect_rc 3
+expect_err "timed out"
+[ $(($(date +%s) - start)) -lt 30 ] || fail "300 children held bench $(($(date +%s) - start)) s"
+sleep 0.5
+left=$(pgrep -f "sleep $bomb" | wc -l)
+[ "$left" -eq 0 ] || fail "$left of the 300 children survived the timeout"
+
+# 512 MB of output per run through a pipe, 1 GB or more in all
+# (--output inherit, perfloop's stdout a pipe): all of it passes,
+# perfloop's memory stays small
 if [ -x /usr/bin/time ]; then
 	/usr/bin/time -f "%M" -o rss.txt "$PERFLOOP" bench --quiet -w 0 --batch 1 -r 2 --output inherit \
-		-- head -c 200000000 /dev/zero | wc -c >bytes.txt
+		-- head -c 536870912 /dev/zero | wc -c >bytes.txt
 	# (runs measured again beside contended ones add whole runs' output)
 	n=$(cat bytes.txt)
-	[ "$n" -ge 400000000 ] && [ $((n % 200000000)) -eq 0 ] || fail "output lost: $n bytes"
-	[ "$(tail -1 rss.txt)" -lt 102400 ] || fail "perfloop grew to $(tail -1 rss.txt) KiB for 400 MB of output"
+	[ "$n" -ge 1073741824 ] && [ $((n % 536870912)) -eq 0 ] || fail "output lost: $n bytes"
+	[ "$(tail -1 rss.txt)" -lt 102400 ] || fail "perfloop grew to $(tail -1 rss.txt) KiB for 1 GB of output"
 fi
 
 # outputs that cannot be written: one line, exit 2, before anything runs

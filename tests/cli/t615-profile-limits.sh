@@ -3,7 +3,9 @@
 # with --idle --threads (every thread's stack each tick): every thread
 # seen, the outputs consistent (check_profile.py), perfloop's own memory
 # bounded; a target killed by SIGKILL mid-profile: the profile of what ran
-# is written and the kill reported.
+# is written and the kill reported; a full disk, a missing output
+# directory and an output that is a directory: one line, exit 2, nothing
+# half-written.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 py=$(pythons311 | head -1)
 [ -n "$py" ] || skip "no CPython 3.11 here"
@@ -45,4 +47,29 @@ expect_rc 3
 expect_err "SIGKILL"
 [ -s killed.folded ] || fail "no profile of the killed program"
 python3 "$PERFLOOP_SRC/tests/cli/check_profile.py" killed >/dev/null || fail "killed: outputs disagree"
+
+# a full disk (a file-size limit of 4 blocks: every output is larger):
+# one line naming the file, exit 2, no output and no temporary file left
+cat >full.py <<'EOF'
+def f(n):
+    return sum(i * i for i in range(n))
+for k in range(300):
+    f(20000)
+EOF
+run sh -c 'ulimit -f 4; exec "$0" profile -o full -- "$1" full.py' "$PERFLOOP" "$py"
+expect_rc 2
+expect_err "cannot write 'full\.[a-z.]*': File too large"
+[ "$(grep -c . "$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
+[ -z "$(ls -a | grep -E '^full\.(folded|svg|html|speedscope|findings)|\.tmp\.')" ] ||
+	fail "left after a full disk: $(ls -a)"
+# an output directory that does not exist, an output that is a directory:
+# refused before the program runs
+run "$PERFLOOP" profile -o "$T/none/p" -- "$py" full.py
+expect_rc 2
+expect_err "cannot write '$T/none/p.svg': No such file or directory"
+mkdir d.svg
+run "$PERFLOOP" profile -o d -- "$py" full.py
+expect_rc 2
+expect_err "cannot write 'd.svg': Is a directory"
+[ ! -s "$T/out" ] || fail "the program ran: $(cat "$T/out")"
 exit 0
