@@ -56,6 +56,24 @@ new_repo() {
 	git config user.name t
 }
 
+# loop_template DIR: a repository for the loop's fault tests, entered: a
+# committed work.sh (sleep 0.1) and notes.txt, an uncommitted edit of the
+# user's to notes.txt, a baseline of work.sh (3 runs; skips where the
+# machine is too noisy for one); base is the base commit
+loop_template() {
+	new_repo "$1"
+	printf '#!/bin/sh\nsleep 0.1\n' >work.sh
+	chmod +x work.sh
+	echo notes >notes.txt
+	git add -A
+	git commit -qm base
+	echo "user's work in progress" >>notes.txt
+	run "$PERFLOOP" baseline --bench ./work.sh -n work --runs 3
+	[ "$rc" -eq 1 ] && skip "too noisy for a baseline: $(cat "$T/err")"
+	expect_rc 0
+	base=$(git rev-parse HEAD)
+}
+
 # PIN: a prefix pinning a measured run to one CPU, where taskset exists.
 # Shared VMs' vCPUs can differ in speed, which makes unpinned runs bimodal.
 if command -v taskset >/dev/null 2>&1; then

@@ -7,17 +7,7 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
-new_repo tmpl
-printf '#!/bin/sh\nsleep 0.1\n' >work.sh
-chmod +x work.sh
-echo notes >notes.txt
-git add -A
-git commit -qm base
-echo "user's work in progress" >>notes.txt
-run "$PERFLOOP" baseline --bench ./work.sh -n work --runs 3
-[ "$rc" -eq 1 ] && skip "too noisy for a baseline: $(cat "$T/err")"
-expect_rc 0
-base=$(git rev-parse HEAD)
+loop_template tmpl
 
 # before: the change is in the tree, HEAD and the ledger as they were
 state_before() {

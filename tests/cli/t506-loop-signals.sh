@@ -18,17 +18,7 @@ PY=python3
 # (no waiting for a quiet CPU: a loaded host made each turn wait 5 s, and
 # this test is about what a signal leaves, not about the verdicts)
 export PERFLOOP_WAIT_QUIET=0
-new_repo tmpl
-printf '#!/bin/sh\nsleep 0.1\n' >work.sh
-chmod +x work.sh
-echo notes >notes.txt
-git add -A
-git commit -qm base
-echo "user's work in progress" >>notes.txt
-run "$PERFLOOP" baseline --bench ./work.sh -n work --runs 3
-[ "$rc" -eq 1 ] && skip "too noisy for a baseline: $(cat "$T/err")"
-expect_rc 0
-base=$(git rev-parse HEAD)
+loop_template tmpl
 
 # how long one turn takes here (the slowdown's, the longer): the signals
 # fall within it
