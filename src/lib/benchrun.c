@@ -1137,12 +1137,18 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 				 "batches of consecutive runs average little of it out; pinning "
 				 "(taskset -c N) or a quieter machine helps",
 				 ac);
-		else
+		else if (ac == ac)
 			snprintf(out, len,
-				 "the runs' noise is independent%s%.2f%s: batches average it out "
-				 "(--batch auto, or --batch K: a sample's CV falls as 1/sqrt(K))",
-				 ac == ac ? " (lag-1 correlation " : "", ac == ac ? ac : 0.0,
-				 ac == ac ? ")" : "");
+				 "the runs' noise is independent (lag-1 correlation %.2f): batches "
+				 "average it out (--batch auto, or --batch K: a sample's CV falls as "
+				 "1/sqrt(K))",
+				 ac);
+		else /* under 10 runs: said as unknown (it once read "independent0.00") */
+			snprintf(out, len,
+				 "too few runs (%zu) to tell whether the noise comes in stretches; "
+				 "where it does not, batches average it out (--batch auto, or "
+				 "--batch K: a sample's CV falls as 1/sqrt(K))",
+				 m);
 	} else {
 		snprintf(out, len,
 			 "more samples (--runs), batches (--batch K), a quieter machine or pinning "

@@ -88,6 +88,20 @@ run b -r 3 -n "$(printf 'tab\there\001ü')" -o names.json true
 expect_rc 0
 check names.json "d['benchmarks'][0]['name'] == 'tab\there\x01ü'"
 valid bench-1.schema.json names.json
+# five runs of wildly varying length: too noisy to score, and where the
+# cause given is the batches' one, it says that five are too few to tell
+# how the noise behaves (it once said "the runs' noise is independent0.00")
+cat >wild.sh <<'EOF'
+# sleep 0 to 0.1 s, seeded from /dev/urandom (awk's srand() alone is the second)
+seed=$(od -An -N4 -tu4 /dev/urandom | tr -d ' ')
+sleep "$(awk -v s="$seed" 'BEGIN { srand(s); print rand() / 10 }')"
+EOF
+run b -r 5 -o wild.json -- sh wild.sh
+expect_rc 0
+check wild.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is False"
+# (where that is the cause given: a trend or contended runs come first)
+check wild.json "'independent0' not in d['benchmarks'][0]['dimensions']['timing']['cause']"
+check wild.json "'batches average' not in d['benchmarks'][0]['dimensions']['timing']['cause'] or 'too few runs (' in d['benchmarks'][0]['dimensions']['timing']['cause']"
 # a summary with NaN or Infinity (not JSON): one line naming the file
 sed 's/"wall_s": [0-9.e-]*/"wall_s": NaN/' one.json >nan.json
 run "$PERFLOOP" report nan.json
