@@ -1104,7 +1104,11 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 	size_t n = x ? pl_bench_values(b, -1, k, x) : 0;
 	double trend = n >= 5 ? pl_stats_trend(x, n) : NAN;
 	free(x);
-	if (fabs(trend) >= 0.6) {
+	/* a drift, beyond chance: a rank correlation's sd is 1/sqrt(n-1) with
+	 * no trend, so |rho| sqrt(n-1) >= 2.58 is p < 0.01 (5 random runs
+	 * reached 0.70 one bench in three, and were told more runs would not
+	 * help); never under 10 samples */
+	if (fabs(trend) >= 0.6 && fabs(trend) * sqrt((double)n - 1) >= 2.58) {
 		snprintf(out, len,
 			 "the times %s over the run (rank correlation with time %+.2f): the machine's "
 			 "speed changed or the command's work grows run after run; more runs will "
