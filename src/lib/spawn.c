@@ -277,15 +277,8 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 			      .report_fd = -1};
 	int report[2] = {-1, -1};
 	int forked = RUNNING_ON_VALGRIND != 0;
-	if (forked) {
+	if (forked)
 		c.counters = NULL;
-		if (pipe2(report, O_CLOEXEC) != 0) {
-			free(path);
-			return pl_error_set(err, PL_ESYS, "cannot start '%s': %s", opts->argv[0],
-					    strerror(errno));
-		}
-		c.report_fd = report[1];
-	}
 	int devnull = -1;
 	int want[3] = {opts->stdin_fd, opts->stdout_fd, opts->stderr_fd};
 	for (int t = 0; t < 3; t++) {
@@ -319,6 +312,19 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 		if (devnull >= 0)
 			close(devnull);
 		return PL_ENOMEM;
+	}
+	if (forked) {
+		if (pipe2(report, O_CLOEXEC) != 0) {
+			int e = errno;
+			pthread_sigmask(SIG_SETMASK, &c.mask, NULL);
+			free(stack);
+			free(path);
+			if (devnull >= 0)
+				close(devnull);
+			return pl_error_set(err, PL_ESYS, "cannot start '%s': %s", opts->argv[0],
+					    strerror(e));
+		}
+		c.report_fd = report[1];
 	}
 	double t0 = pl_now_s();
 	pid_t pid = clone(child_main, stack + CHILD_STACK_SIZE,
