@@ -1,8 +1,8 @@
 #!/bin/sh
 # Run every fuzz target: first the regression inputs of tests/fuzz/crashes/
 # TARGET/ (each once: what once crashed must not), then SECONDS of fuzzing
-# from a copy of tests/fuzz/corpus/TARGET (the corpus in git is not grown by
-# a run). Prints one line per target: executions, corpus, outcome; exits 1
+# from a copy of tests/fuzz/corpus/TARGET and BUILD/fuzz-seeds/TARGET (the
+# corpus in git is not grown by a run). Prints one line per target: executions, corpus, outcome; exits 1
 # at the first crash, leak or timeout, with the input libFuzzer saved.
 # Usage: sh tests/fuzz/run.sh BUILD/fuzz SECONDS
 set -u
@@ -24,6 +24,8 @@ for t in "$BIN"/fuzz_*; do
 	fi
 	mkdir -p "$W/corpus-$short"
 	cp "$SRC/corpus/$short"/* "$W/corpus-$short"/ 2>/dev/null
+	# seeds the build made (the ELF target's binaries: BUILD/fuzz-seeds)
+	cp "$BIN/../fuzz-seeds/$short"/* "$W/corpus-$short"/ 2>/dev/null
 	mkdir -p "$W/run-$short" # its own: a crash file is this target's
 	(cd "$W/run-$short" && "$t" -max_total_time="$SECONDS_EACH" -timeout=10 -rss_limit_mb=2048 \
 		-max_len=65536 -print_final_stats=1 "$W/corpus-$short" >"$W/$short.log" 2>&1)
