@@ -1141,7 +1141,7 @@ void pl_bench_noise_cause(const struct pl_bench_config *cfg, const struct pl_ben
 				 "batches of consecutive runs average little of it out; pinning "
 				 "(taskset -c N) or a quieter machine helps",
 				 ac);
-		else if (ac == ac)
+		else if (!isnan(ac))
 			snprintf(out, len,
 				 "the runs' noise is independent (lag-1 correlation %.2f): batches "
 				 "average it out (--batch auto, or --batch K: a sample's CV falls as "

@@ -65,6 +65,14 @@ struct child_ctx {
 	int report_fd;		 /* -1, or (Valgrind) where a failure is written */
 };
 
+/* what a fork-like child (Valgrind) writes to report_fd when it fails; the
+ * stage's address is the same in the parent (a fork's copy), and a long
+ * leaves no padding unwritten */
+struct child_report {
+	const char *stage;
+	long err;
+};
+
 __attribute__((no_sanitize("address", "undefined"))) static int child_main(void *arg)
 {
 	struct child_ctx *c = arg;
@@ -110,11 +118,7 @@ __attribute__((no_sanitize("address", "undefined"))) static int child_main(void 
 fail:
 	c->fail_errno = errno;
 	if (c->report_fd >= 0) {
-		/* the stage's address is the same in the parent: a fork's copy */
-		struct {
-			const char *stage;
-			long err; /* a long: no padding left unwritten */
-		} msg = {c->fail_stage, c->fail_errno};
+		struct child_report msg = {c->fail_stage, c->fail_errno};
 		syscall(SYS_write, c->report_fd, &msg, sizeof msg);
 	}
 	syscall(SYS_exit, 127);
@@ -334,10 +338,7 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 		close(report[1]);
 		if (pid >= 0) {
 			/* nothing read: the pipe closed at exec */
-			struct {
-				const char *stage;
-				long err;
-			} msg;
+			struct child_report msg;
 			ssize_t n;
 			while ((n = read(report[0], &msg, sizeof msg)) < 0 && errno == EINTR)
 				;
