@@ -1213,6 +1213,8 @@ struct mixed {
 	int *status;
 	size_t approx; /* samples merged at the interpreter's boundary */
 	uint64_t pcs[MIXED_MAX_PCS];
+	uint32_t pyids[PL_PYSTACK_MAX_DEPTH];
+	uint8_t pyentry[PL_PYSTACK_MAX_DEPTH];
 };
 
 static struct mthread *mt_find(struct mixed *M, pid_t tid)
@@ -1346,63 +1348,21 @@ static void mixed_add(struct profiler *P, struct pl_native_syms *syms, struct mi
 	size_t n = t->stack_len ? pl_native_unwind(syms, M->pid, t->tid, t->regs, t->stack,
 						   t->stack_len, M->pcs, MIXED_MAX_PCS)
 				: 0;
-	size_t depth = 0, cap = PL_PYSTACK_MAX_DEPTH, py = 0;
-	/* an interpreter that hides _PyEval_EvalFrameDefault (no symbol: Debian's
-	 * 3.13): all the Python frames go where the interpreter's code meets the
-	 * code it called, its innermost frame; right for one evaluation call,
-	 * approximate where C called back into Python */
-	size_t boundary = n;
-	if (t->npy) {
-		int eval = 0;
-		for (size_t i = 0; i < n && !eval; i++) {
-			const uint32_t *ids;
-			enum pl_native_kind kind;
-			pl_native_pc_frames(syms, M->pid, M->pcs[i], &ids, &kind);
-			eval = kind == PL_NATIVE_EVAL;
-			if (kind == PL_NATIVE_INTERP && boundary == n)
-				boundary = i;
+	size_t cap = PL_PYSTACK_MAX_DEPTH, npy = 0;
+	for (size_t i = 0; i < t->npy; i++) {
+		long id = frame_id(P, &t->py[i]);
+		if (id >= 0) {
+			M->pyids[npy] = (uint32_t)id;
+			M->pyentry[npy++] = (uint8_t)t->py[i].entry;
+		} else if (t->py[i].entry && npy) { /* out of memory: keep the boundary */
+			M->pyentry[npy - 1] = 1;
 		}
-		if (eval)
-			boundary = n;
-		else if (boundary < n)
-			M->approx++;
 	}
-	for (size_t i = 0; i < n && depth < cap; i++) {
-		const uint32_t *ids;
-		enum pl_native_kind kind;
-		size_t k = pl_native_pc_frames(syms, M->pid, M->pcs[i], &ids, &kind);
-		if (kind == PL_NATIVE_UNMAPPED)
-			break;
-		if (i == boundary)
-			for (; py < t->npy && depth < cap; py++) {
-				long id = frame_id(P, &t->py[py]);
-				if (id >= 0)
-					P->ids[depth++] = (uint32_t)id;
-			}
-		if (kind == PL_NATIVE_EVAL && py < t->npy) {
-			for (; py < t->npy && depth < cap; py++) {
-				long id = frame_id(P, &t->py[py]);
-				if (id >= 0)
-					P->ids[depth++] = (uint32_t)id;
-				if (t->py[py].entry) {
-					py++;
-					break;
-				}
-			}
-			continue;
-		}
-		if ((kind == PL_NATIVE_INTERP || kind == PL_NATIVE_EVAL) && t->npy)
-			continue; /* the interpreter's own code: its Python frames say it */
-		for (size_t j = 0; j < k && depth < cap; j++)
-			P->ids[depth++] = ids[j];
-	}
-	if (py < t->npy)
-		P->stats.errors++; /* fewer eval frames unwound than Python calls */
-	for (; py < t->npy && depth < cap; py++) {
-		long id = frame_id(P, &t->py[py]);
-		if (id >= 0)
-			P->ids[depth++] = (uint32_t)id;
-	}
+	int approx, unmatched;
+	size_t depth = pl_native_splice(syms, M->pid, M->pcs, n, M->pyids, M->pyentry, npy, P->ids,
+					cap, &approx, &unmatched);
+	M->approx += (size_t)approx;
+	P->stats.errors += (size_t)unmatched;
 	if (P->o.threads && depth < cap) {
 		long id = thread_frame(P, M->pid, (unsigned long)t->tid, t->pyname[0] ? t->pyname : NULL);
 		if (id >= 0)

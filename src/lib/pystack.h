@@ -90,6 +90,11 @@ struct pl_pysample_stats {
 int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, void *arg,
 		      struct pl_pysample_stats *st);
 
+/* A compact str's characters (kind 1, 2 or 4 bytes each, length of them)
+ * as UTF-8 into out (room for 4 * length + 1), NUL-terminated; returns the
+ * bytes written. NUL and non-characters become '?'. */
+size_t pl_pystr_utf8(unsigned kind, const uint8_t *raw, size_t length, char *out);
+
 /* Exposed for tests: the line of instruction index instr (code units from
  * the start of the code) in a CPython 3.11 location table. */
 int pl_py311_line(const uint8_t *table, size_t len, int firstline, long instr);

@@ -25,9 +25,23 @@
  *   'm' u32 len bytes    a piece of /proc/self/maps (at start, after a
  *                        dlopen, at exit); 'M' u32 0 ends a copy
  *   'A' u64 t_ns u64 addr u64 size u32 tid u32 nframes u64 pcs[nframes]
+ *   'P' u32 n {u64 code u8 entry}[n]   after an 'A' whose thread runs
+ *                        Python: its Python frames, leaf first (entry: the
+ *                        first frame of its _PyEval_EvalFrameDefault call)
+ *   'C' u64 code i32 firstline str qualname str filename   a code object,
+ *                        before the first 'P' that names it (again when
+ *                        its address is reused); str: u8 kind (1, 2, 4;
+ *                        0: unreadable) u32 length, length * kind bytes
  *   'F' u64 t_ns u64 addr              a sampled allocation freed
  *   'E' u64 t_ns u64 calls u64 bytes u64 dropped   at exit: exact totals
  * (native byte order: the reader is the perfloop that started it).
+ *
+ * Python frames: in a CPython 3.11+ process (the interpreter exports
+ * Py_Version), a sampled allocation's thread's own frame chain is read in
+ * place, from the thread state PyGILState_GetThisThreadState gives it
+ * (this thread's, the GIL held or not: a thread reading its own frames
+ * sees them whole, as faulthandler does), with the layouts pystack.c uses
+ * (lib/pylayout.h). Each code object's names are written once.
  *
  * A forked child starts its own file; an exec'd program loads this again
  * (LD_PRELOAD is inherited) and starts another. Not malloc'd, anything
@@ -49,6 +63,8 @@
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
+
+#include "../lib/pylayout.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))
@@ -307,6 +323,142 @@ static int table_del_locked(uintptr_t a)
 	return 0;
 }
 
+/* ---- Python frames ---- */
+
+#define PY_MAX 256	  /* frames kept, leaf first: deeper stacks lose their root */
+#define PY_SEEN (1u << 12) /* code objects whose names were written */
+#define PY_MAX_STR 4096
+
+static struct pylayout py;
+static atomic_int py_on; /* py filled, the functions found */
+static void *(*py_this_tstate)(void);
+static uintptr_t py_code_type;
+static struct {
+	uintptr_t code, qualname, filename;
+} py_seen[PY_SEEN]; /* under mu */
+
+static inline uintptr_t ld(uintptr_t a) { return *(const uintptr_t *)a; }
+
+/* Is this process a CPython we can read? At start and after a dlopen (an
+ * embedding program may load libpython late). */
+static void py_find(void)
+{
+	if (atomic_load(&py_on))
+		return;
+	const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
+	void *gs = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
+	void *ct = dlsym(RTLD_DEFAULT, "PyCode_Type");
+	if (!ver || !gs || !ct || (*ver >> 24 & 0xff) != 3)
+		return;
+	int minor = (int)(*ver >> 16 & 0xff);
+	if (minor == 11) {
+		py = pl_py311_layout;
+	} else if (minor == 12) {
+		py = pl_py312_layout;
+	} else {
+		const struct pl_pydebug_pos *P = pl_pylayout_pos(minor);
+		const uint8_t *rt = dlsym(RTLD_DEFAULT, "_PyRuntime");
+		if (!P || !rt || pl_pylayout_debug(&py, rt, P) != PL_PYLAYOUT_OK)
+			return;
+	}
+	*(void **)&py_this_tstate = gs;
+	py_code_type = (uintptr_t)ct;
+	atomic_store_explicit(&py_on, 1, memory_order_release);
+}
+
+/* This thread's Python frames, leaf first: 0 where it runs none, or where
+ * what it reads does not hold together (never a partial stack). */
+static size_t py_walk(uintptr_t *codes, uint8_t *entry)
+{
+	if (!atomic_load_explicit(&py_on, memory_order_acquire))
+		return 0;
+	uintptr_t ts = (uintptr_t)py_this_tstate();
+	if (!ts)
+		return 0;
+	const struct pylayout *L = &py;
+	uintptr_t frame;
+	if (L->frame_in_ts) {
+		frame = ld(ts + L->ts_current_frame);
+	} else {
+		uintptr_t cf = ld(ts + L->ts_cframe);
+		frame = cf ? ld(cf + L->cf_current_frame) : 0;
+	}
+	size_t n = 0;
+	for (size_t steps = 0; frame && n < PY_MAX; steps++) {
+		if (steps == 4 * PY_MAX)
+			return 0;
+		uintptr_t code = ld(frame + L->fr_code) & L->code_mask;
+		uintptr_t prev = ld(frame + L->fr_previous);
+		int owner = *(const uint8_t *)(frame + L->fr_owner);
+		if (owner > L->fr_entry_max || prev == frame)
+			return 0;
+		uintptr_t here = frame;
+		frame = prev;
+		if (owner > L->fr_owner_max) { /* an entry frame on the C stack */
+			if (n)
+				entry[n - 1] = 1;
+			continue;
+		}
+		if (!code || ld(code + L->ob_type) != py_code_type)
+			return 0;
+		codes[n] = code;
+		entry[n] = L->fr_is_entry && *(const uint8_t *)(here + L->fr_is_entry);
+		n++;
+	}
+	if (n)
+		entry[n - 1] = 1;
+	return n;
+}
+
+static void py_str_locked(uintptr_t s)
+{
+	const struct pylayout *L = &py;
+	uint32_t st = *(const uint32_t *)(s + L->str_state);
+	uint64_t len = ld(s + L->str_length);
+	unsigned kind = (st >> 2) & 7, compact = (st >> 5) & 1, ascii = (st >> 6) & 1;
+	if (!compact || (kind != 1 && kind != 2 && kind != 4) || (ascii && kind != 1)) {
+		put_u8(0);
+		put_u32(0);
+		return;
+	}
+	if (len > PY_MAX_STR)
+		len = PY_MAX_STR;
+	put_u8((uint8_t)kind);
+	put_u32((uint32_t)len);
+	put((const void *)(s + (ascii ? L->str_ascii_data : L->str_compact_data)), len * kind);
+}
+
+/* A 'C' record for code unless written already (the same names at the
+ * same address). */
+static void py_code_locked(uintptr_t code)
+{
+	const struct pylayout *L = &py;
+	uintptr_t qn = ld(code + L->co_qualname), fn = ld(code + L->co_filename);
+	size_t h = (size_t)(((uint64_t)code >> 4) * 0x9e3779b97f4a7c15ULL >> 40) & (PY_SEEN - 1);
+	size_t at = h;
+	for (size_t i = 0; i < 8; i++) {
+		size_t j = (h + i) & (PY_SEEN - 1);
+		if (py_seen[j].code == code) {
+			if (py_seen[j].qualname == qn && py_seen[j].filename == fn)
+				return;
+			at = j;
+			break;
+		}
+		if (!py_seen[j].code) {
+			at = j;
+			break;
+		}
+	}
+	py_seen[at].code = code;
+	py_seen[at].qualname = qn;
+	py_seen[at].filename = fn;
+	put_u8('C');
+	put_u64(code);
+	put_u32(*(const uint32_t *)(code + L->co_firstlineno));
+	py_str_locked(qn);
+	py_str_locked(fn);
+}
+
 /* ---- sampling ---- */
 
 static void sample(void *p, size_t size)
@@ -319,6 +471,9 @@ static void sample(void *p, size_t size)
 	int from = 0;
 	while (from < n && (uintptr_t)pcs[from] >= self_lo && (uintptr_t)pcs[from] < self_hi)
 		from++;
+	uintptr_t codes[PY_MAX];
+	uint8_t entry[PY_MAX];
+	size_t npy = py_walk(codes, entry);
 	uint64_t t = now_ns();
 	pthread_mutex_lock(&mu);
 	if (out_fd >= 0) {
@@ -328,6 +483,8 @@ static void sample(void *p, size_t size)
 			if (maps_dirty)
 				maps_locked();
 			sampled_any = 1;
+			for (size_t i = 0; i < npy; i++)
+				py_code_locked(codes[i]);
 			put_u8('A');
 			put_u64(t);
 			put_u64((uint64_t)(uintptr_t)p);
@@ -338,6 +495,14 @@ static void sample(void *p, size_t size)
 			put_u32((uint32_t)(n - from));
 			for (int i = from; i < n; i++)
 				put_u64((uint64_t)(uintptr_t)pcs[i]);
+			if (npy) {
+				put_u8('P');
+				put_u32((uint32_t)npy);
+				for (size_t i = 0; i < npy; i++) {
+					put_u64(codes[i]);
+					put_u8(entry[i]);
+				}
+			}
 		}
 	}
 	pthread_mutex_unlock(&mu);
@@ -361,14 +526,16 @@ static inline void counted(void *p, size_t size)
 {
 	if (!p || busy)
 		return;
-	t_bytes += size;
-	if (++t_calls >= 256) {
-		flush_counts();
-		if (!t_keyed && flush_key_ok) {
-			t_keyed = 1;
-			pthread_setspecific(flush_key, (void *)1);
-		}
+	/* keyed at its first call, so that its exit adds what it counted: a
+	 * thread that made a few large allocations (under 256 calls) was left
+	 * out of the totals when this waited for its 256th */
+	if (!t_keyed && flush_key_ok) {
+		t_keyed = 1;
+		pthread_setspecific(flush_key, (void *)1);
 	}
+	t_bytes += size;
+	if (++t_calls >= 256)
+		flush_counts();
 	if (!left)
 		left = draw();
 	left -= (int64_t)(size ? size : 1);
@@ -433,6 +600,7 @@ static void at_fork_child(void)
 	t_calls = t_bytes = 0;
 	t_tid = 0;
 	atomic_store(&dropped, 0);
+	memset(py_seen, 0, sizeof py_seen); /* the names go in the child's file too */
 	if (atomic_load(&state) == 2)
 		open_output_locked();
 }
@@ -497,6 +665,7 @@ static void resolve(void)
 	void *warm[4];
 	backtrace(warm, 4);
 	busy = 0;
+	py_find();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	flush_key_ok = pthread_key_create(&flush_key, thread_gone) == 0;
 	pthread_mutex_lock(&mu);
@@ -652,6 +821,8 @@ EXPORT void *dlopen(const char *file, int mode)
 		pthread_mutex_lock(&mu);
 		maps_dirty = 1; /* its code is in the next sample's maps */
 		pthread_mutex_unlock(&mu);
+		if (atomic_load(&state) == 2)
+			py_find();
 	}
 	return h;
 }

@@ -90,6 +90,63 @@ if [ -x /usr/bin/python3 ]; then
 	check p.alloc.json "d['processes'][0]['peak_live_bytes'] >= 0.95 * 20 * $MiB"
 fi
 
+# Python frames in the stacks, on each CPython 3.11 here: the sites are
+# the Python functions that allocate (the interpreter's own C frames are
+# left out, as --mode mixed shows them), bytes per function as the program
+# says, in the main thread and in a threading.Thread, and the kept list's
+# function holds what is live at the peak (not at exit: the interpreter
+# frees its objects as it ends)
+cat >pysites.py <<'EOF'
+import threading
+
+keep = []
+
+
+def site_a():  # 64 MiB of 1 MiB blocks, each freed
+    for _ in range(64):
+        b = bytearray(1 << 20)
+
+
+def site_b():  # 16 MiB of 4 KiB blocks, each freed
+    for _ in range(4096):
+        b = bytearray(4096)
+
+
+def leak_c():  # 8 MiB kept to the end
+    for _ in range(8):
+        keep.append(bytearray(1 << 20))
+
+
+def main():
+    site_a()
+    site_b()
+    leak_c()
+    t = threading.Thread(target=site_a)  # site_a's other 64 MiB
+    t.start()
+    t.join()
+
+
+main()
+EOF
+for py in $(pythons311); do
+	run "$PERFLOOP" profile --alloc --alloc-rate 4K -o py -- "$py" pysites.py
+	expect_rc 0
+	site() { echo "[s for s in d['sites'] if s['function'] == '$1' and s['file'].endswith('pysites.py')][0]"; }
+	check py.alloc.json "$(site site_a)['line'] == 6 and $(site site_b)['line'] == 11 and $(site leak_c)['line'] == 16"
+	check py.alloc.json "abs($(site site_a)['allocated_bytes'] / (128 * $MiB) - 1) < 0.05"
+	check py.alloc.json "abs($(site site_b)['allocated_bytes'] / (16 * $MiB) - 1) < 0.05"
+	check py.alloc.json "abs($(site leak_c)['live_at_peak_bytes'] / (8 * $MiB) - 1) < 0.05"
+	check py.alloc.json "$(site site_a)['live_at_exit_bytes'] == 0"
+	check py.alloc.json "d['processes'][0]['python_samples'] > 0.5 * d['processes'][0]['samples']"
+	# the exact totals count the thread's few large blocks too
+	check py.alloc.json "d['allocated_bytes_exact'] >= 152 * $MiB"
+	# the stacks: the module, main, the function; the thread's from threading's bootstrap
+	grep -q ';<module> ([^;]*pysites.py:1);main ([^;]*pysites.py:21);site_b ([^;]*pysites.py:11) ' py.alloc.folded ||
+		fail "$py: no <module>;main;site_b stack in py.alloc.folded: $(grep site_b py.alloc.folded | head -3)"
+	grep -q 'Thread._bootstrap (.*;Thread.run (.*;site_a ([^;]*pysites.py:6) ' py.alloc.folded ||
+		fail "$py: no threading stack into site_a: $(grep site_a py.alloc.folded | head -3)"
+done
+
 # refusals, one line each
 if cc -static -O1 -o static "$PERFLOOP_SRC/tests/cli/alloc_sites.c" 2>/dev/null; then
 	run "$PERFLOOP" profile --alloc -- ./static

@@ -14,10 +14,12 @@
 #include "../fsio.h"
 #include "../grow.h"
 #include "../hash.h"
+#include "../pystack.h"
 #include "../render.h"
 #include "native.h"
 
 #define MAX_FRAMES 256
+#define MAX_PY 256 /* the sampler's PY_MAX */
 
 /* frames that allocate on someone else's behalf: the site is the first
  * frame below them */
@@ -192,6 +194,65 @@ static void live_free(struct live *l)
 
 /* ---- one process's file ---- */
 
+/* ---- code objects named by a 'C' record: address -> frame id ---- */
+
+struct pycodes {
+	uint64_t *addr; /* 0: empty */
+	uint32_t *id;
+	size_t n, cap;
+};
+
+static size_t pycode_slot(uint64_t addr, size_t cap)
+{
+	return (size_t)((addr >> 4) * 0x9e3779b97f4a7c15ULL >> 20) & (cap - 1);
+}
+
+static int pycode_put(struct pycodes *c, uint64_t addr, uint32_t id)
+{
+	if ((c->n + 1) * 2 > c->cap) {
+		size_t cap = c->cap ? c->cap * 2 : 1024;
+		uint64_t *a = calloc(cap, sizeof *a);
+		uint32_t *d = calloc(cap, sizeof *d);
+		if (!a || !d) {
+			free(a);
+			free(d);
+			return -1;
+		}
+		for (size_t i = 0; i < c->cap; i++) {
+			if (!c->addr[i])
+				continue;
+			size_t j = pycode_slot(c->addr[i], cap);
+			while (a[j])
+				j = (j + 1) & (cap - 1);
+			a[j] = c->addr[i];
+			d[j] = c->id[i];
+		}
+		free(c->addr);
+		free(c->id);
+		c->addr = a;
+		c->id = d;
+		c->cap = cap;
+	}
+	size_t j = pycode_slot(addr, c->cap);
+	while (c->addr[j] && c->addr[j] != addr)
+		j = (j + 1) & (c->cap - 1);
+	if (!c->addr[j])
+		c->n++;
+	c->addr[j] = addr; /* a reused address: the newer names */
+	c->id[j] = id;
+	return 0;
+}
+
+static long pycode_get(const struct pycodes *c, uint64_t addr)
+{
+	if (!c->cap || !addr)
+		return -1;
+	for (size_t j = pycode_slot(addr, c->cap); c->addr[j]; j = (j + 1) & (c->cap - 1))
+		if (c->addr[j] == addr)
+			return c->id[j];
+	return -1;
+}
+
 struct event {
 	uint64_t t, addr;
 	uint32_t stack; /* UINT32_MAX: a free */
@@ -211,6 +272,25 @@ static int rd(struct reader *r, void *out, size_t n)
 	}
 	memcpy(out, r->p, n);
 	r->p += n;
+	return 0;
+}
+
+/* A 'C' record's string as UTF-8 into out (room for 4 * 4096 + 1). */
+static int rd_pystr(struct reader *r, char *out)
+{
+	uint8_t kind;
+	uint32_t len;
+	if (rd(r, &kind, 1) || rd(r, &len, 4) || len > 4096 ||
+	    (kind != 0 && kind != 1 && kind != 2 && kind != 4) ||
+	    (size_t)(r->end - r->p) < (size_t)len * kind) {
+		r->bad = 1;
+		return -1;
+	}
+	if (!kind || !len)
+		snprintf(out, 2, "?");
+	else
+		pl_pystr_utf8(kind, r->p, len, out);
+	r->p += (size_t)len * kind;
 	return 0;
 }
 
@@ -246,6 +326,7 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 	char *maps = NULL;
 	size_t mlen = 0, mcap = 0;
 	uint64_t t0 = 0, tend = 0;
+	struct pycodes codes = {0};
 	int rc = PL_OK;
 	while (r.p < r.end && rc == PL_OK) {
 		uint8_t kind = *r.p++;
@@ -277,22 +358,52 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 			if (rd(&r, &t, 8) || rd(&r, &addr, 8) || rd(&r, &size, 8) || rd(&r, &tid, 4) ||
 			    rd(&r, &n, 4) || (size_t)(r.end - r.p) / 8 < n)
 				break;
-			uint32_t ids[MAX_FRAMES * 4];
+			uint32_t ids[MAX_FRAMES * 4 + MAX_PY];
 			size_t depth = 0;
 			/* leaf first in the file; every pc a return address but
 			 * the library's own frames, already left out */
-			for (uint32_t i = 0; i < n; i++) {
-				uint64_t pc;
-				memcpy(&pc, r.p + 8 * (size_t)i, 8);
-				const uint32_t *fids;
-				enum pl_native_kind k;
-				size_t m = i < MAX_FRAMES
-					       ? pl_native_pc_frames(syms, (pid_t)pid, pc - 1, &fids, &k)
-					       : 0;
-				for (size_t j = 0; j < m && depth < sizeof ids / sizeof *ids; j++)
-					ids[depth++] = fids[j];
+			uint64_t pcs[MAX_FRAMES];
+			size_t npc = n < MAX_FRAMES ? n : MAX_FRAMES;
+			for (size_t i = 0; i < npc; i++) {
+				memcpy(&pcs[i], r.p + 8 * i, 8);
+				pcs[i]--;
 			}
 			r.p += 8 * (size_t)n;
+			/* its Python frames, leaf first, where the thread ran Python */
+			uint32_t py[MAX_PY];
+			uint8_t entry[MAX_PY];
+			size_t npy = 0;
+			if (r.p < r.end && *r.p == 'P') {
+				uint32_t m;
+				r.p++;
+				if (rd(&r, &m, 4) || m > MAX_PY || (size_t)(r.end - r.p) / 9 < m)
+					break;
+				for (uint32_t i = 0; i < m; i++, r.p += 9) {
+					uint64_t code;
+					memcpy(&code, r.p, 8);
+					long id = pycode_get(&codes, code);
+					if (id >= 0) {
+						py[npy] = (uint32_t)id;
+						entry[npy++] = r.p[8];
+					} else if (r.p[8] && npy) {
+						entry[npy - 1] = 1;
+					}
+				}
+				P->py_samples += npy > 0;
+			}
+			if (npy) {
+				int approx, unmatched;
+				depth = pl_native_splice(syms, (pid_t)pid, pcs, npc, py, entry, npy, ids,
+							 sizeof ids / sizeof *ids, &approx, &unmatched);
+			} else {
+				for (size_t i = 0; i < npc; i++) {
+					const uint32_t *fids;
+					enum pl_native_kind k;
+					size_t m = pl_native_pc_frames(syms, (pid_t)pid, pcs[i], &fids, &k);
+					for (size_t j = 0; j < m && depth < sizeof ids / sizeof *ids; j++)
+						ids[depth++] = fids[j];
+				}
+			}
 			/* root first */
 			for (size_t i = 0; i < depth / 2; i++) {
 				uint32_t x = ids[i];
@@ -322,6 +433,18 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 				t0 = t;
 			tend = t > tend ? t : tend;
 			P->samples++;
+		} else if (kind == 'C') {
+			uint64_t code;
+			int32_t first;
+			static char name[4 * 4096 + 1], file[4 * 4096 + 1];
+			if (rd(&r, &code, 8) || rd(&r, &first, 4) || rd_pystr(&r, name) ||
+			    rd_pystr(&r, file))
+				break;
+			long id = pl_prof_frame(&a->prof, name, file, first, first, 0);
+			if (id < 0 || pycode_put(&codes, code, (uint32_t)id) < 0) {
+				rc = PL_ENOMEM;
+				break;
+			}
 		} else if (kind == 'F') {
 			uint64_t t, addr;
 			if (rd(&r, &t, 8) || rd(&r, &addr, 8))
@@ -344,6 +467,8 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 		}
 	}
 	free(maps);
+	free(codes.addr);
+	free(codes.id);
 	if (rc != PL_OK) {
 		free(ev);
 		return rc;
@@ -658,10 +783,11 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 		for (int k = 0; k < 10; k++)
 			json_array_append_new(g, json_real(p->growth[k]));
 		json_array_append_new(
-		    procs, json_pack("{s:i, s:i, s:b, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:o}",
+		    procs, json_pack("{s:i, s:i, s:b, s:I, s:I, s:I, s:I, s:f, s:f, s:f, s:f, s:f, s:o}",
 				     "pid", p->pid, "ppid", p->ppid, "finished", p->finished,
 				     "allocations", (json_int_t)p->calls, "allocated_bytes_exact",
 				     (json_int_t)p->bytes, "samples", (json_int_t)p->samples,
+				     "python_samples", (json_int_t)p->py_samples,
 				     "allocated_bytes", p->est_bytes, "peak_live_bytes", p->peak_live,
 				     "peak_t_s", p->peak_t, "live_at_exit_bytes", p->end_live,
 				     "duration_s", p->duration, "live_by_tenth", g));

@@ -30,6 +30,7 @@ struct pl_alloc_proc {
 	int pid, ppid;
 	uint64_t calls, bytes; /* exact: every allocation the sampler saw */
 	uint64_t samples, dropped;
+	uint64_t py_samples;   /* samples with Python frames */
 	double est_bytes;      /* the samples' estimate of bytes */
 	double peak_live, peak_t, end_live, duration;
 	int finished;	       /* its end record was written (not killed, not exec'd) */

@@ -1935,3 +1935,53 @@ int pl_native_is_entry(struct pl_native_syms *s, pid_t pid, uint64_t pc)
 	struct nat *N = (struct nat *)s;
 	return is_entry(N, proc_get(N, pid, 0), pc);
 }
+
+size_t pl_native_splice(struct pl_native_syms *s, pid_t pid, const uint64_t *pcs, size_t n,
+			const uint32_t *py, const uint8_t *entry, size_t npy, uint32_t *out,
+			size_t cap, int *approx, int *unmatched)
+{
+	size_t depth = 0, k = 0, boundary = n;
+	*approx = *unmatched = 0;
+	if (npy) {
+		int eval = 0;
+		for (size_t i = 0; i < n && !eval; i++) {
+			const uint32_t *ids;
+			enum pl_native_kind kind;
+			pl_native_pc_frames(s, pid, pcs[i], &ids, &kind);
+			eval = kind == PL_NATIVE_EVAL;
+			if (kind == PL_NATIVE_INTERP && boundary == n)
+				boundary = i;
+		}
+		if (eval)
+			boundary = n;
+		else if (boundary < n)
+			*approx = 1;
+	}
+	for (size_t i = 0; i < n && depth < cap; i++) {
+		const uint32_t *ids;
+		enum pl_native_kind kind;
+		size_t m = pl_native_pc_frames(s, pid, pcs[i], &ids, &kind);
+		if (kind == PL_NATIVE_UNMAPPED)
+			break;
+		if (i == boundary)
+			for (; k < npy && depth < cap; k++)
+				out[depth++] = py[k];
+		if (kind == PL_NATIVE_EVAL && k < npy) {
+			while (k < npy && depth < cap) {
+				out[depth++] = py[k];
+				if (entry[k++])
+					break;
+			}
+			continue;
+		}
+		if ((kind == PL_NATIVE_INTERP || kind == PL_NATIVE_EVAL) && npy)
+			continue; /* the interpreter's own code: its Python frames say it */
+		for (size_t j = 0; j < m && depth < cap; j++)
+			out[depth++] = ids[j];
+	}
+	if (k < npy)
+		*unmatched = 1;
+	for (; k < npy && depth < cap; k++)
+		out[depth++] = py[k];
+	return depth;
+}

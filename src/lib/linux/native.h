@@ -88,6 +88,19 @@ enum pl_native_kind {
 /* The frames of one pc (innermost first) and what it is. */
 size_t pl_native_pc_frames(struct pl_native_syms *s, pid_t pid, uint64_t pc, const uint32_t **ids,
 			   enum pl_native_kind *kind);
+/* One instant's stack as profile --mode mixed shows it, leaf first, into
+ * out (at most cap ids): the native frames of pcs (leaf first, as
+ * pl_native_pc_frames takes them) with CPython's own code replaced by the
+ * Python frames it was running: each _PyEval_EvalFrameDefault frame
+ * becomes py's frames (frame ids, leaf first) up to the first of its call
+ * (entry[i] set); the other interpreter frames (call machinery) are left
+ * out. Where the interpreter hides _PyEval_EvalFrameDefault (no symbol),
+ * all of py goes where its code meets the code it called, and *approx is
+ * set; Python frames left over (fewer eval frames unwound than calls) go
+ * at the root, and *unmatched is set. Returns the depth. */
+size_t pl_native_splice(struct pl_native_syms *s, pid_t pid, const uint64_t *pcs, size_t n,
+			const uint32_t *py, const uint8_t *entry, size_t npy, uint32_t *out,
+			size_t cap, int *approx, int *unmatched);
 /* Is pc the program's or a thread's entry (_start, start_thread...)? */
 int pl_native_is_entry(struct pl_native_syms *s, pid_t pid, uint64_t pc);
 
