@@ -145,7 +145,33 @@ for py in $(pythons311); do
 		fail "$py: no <module>;main;site_b stack in py.alloc.folded: $(grep site_b py.alloc.folded | head -3)"
 	grep -q 'Thread._bootstrap (.*;Thread.run (.*;site_a ([^;]*pysites.py:6) ' py.alloc.folded ||
 		fail "$py: no threading stack into site_a: $(grep site_a py.alloc.folded | head -3)"
+	# by Python function: the same three, site_a first
+	check py.alloc.json "d['python_sites'][0]['function'] == 'site_a' and abs(d['python_sites'][0]['allocated_bytes'] / (128 * $MiB) - 1) < 0.05"
+	valid alloc-1.schema.json py.alloc.json
 done
+
+# an extension allocating for Python code: numpy's np.empty (C, no Python
+# wrapper) called from arrays(); the site is numpy's C code, the Python
+# function is arrays, 32 MiB of 1 MiB blocks either way
+if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
+	cat >npsites.py <<'EOF'
+import numpy as np
+
+
+def arrays():
+    return [np.empty(1 << 17) for _ in range(32)]
+
+
+keep = arrays()
+EOF
+	run "$PERFLOOP" profile --alloc --alloc-rate 64K -o np -- /usr/bin/python3 npsites.py
+	expect_rc 0
+	check np.alloc.json "[s for s in d['python_sites'] if s['function'] == 'arrays.<locals>.<listcomp>' or s['function'] == 'arrays'][0]['allocated_bytes'] >= 32 * $MiB"
+	# (the list and the arrays' headers are the interpreter's, charged to
+	# arrays: a sample of those stands for about 64 KiB)
+	check np.alloc.json "sum(s['allocated_bytes'] for s in d['sites'] if s['function'].startswith('arrays')) < $MiB"
+	grep -q 'arrays' out || fail "no 'arrays' row in the python function table: $(cat out)"
+fi
 
 # refusals, one line each
 if cc -static -O1 -o static "$PERFLOOP_SRC/tests/cli/alloc_sites.c" 2>/dev/null; then

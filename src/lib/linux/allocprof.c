@@ -97,6 +97,12 @@ static long stack_intern(struct pl_alloc *a, struct intern *in, const uint32_t *
 	/* the site: innermost frame that is not an allocator's (root first,
 	 * so from the end) */
 	s->site = n ? ids[n - 1] : UINT32_MAX;
+	s->pysite = UINT32_MAX;
+	for (size_t i = n; i-- > 0;)
+		if (ids[i] < a->cap_is_py && a->is_py[ids[i]]) {
+			s->pysite = ids[i];
+			break;
+		}
 	for (size_t i = n; i-- > 0;)
 		if (!allocator_frame(a->prof.frames[ids[i]].name)) {
 			s->site = ids[i];
@@ -441,10 +447,14 @@ static int read_proc(struct pl_alloc *a, struct intern *in, struct pl_native_sym
 			    rd_pystr(&r, file))
 				break;
 			long id = pl_prof_frame(&a->prof, name, file, first, first, 0);
-			if (id < 0 || pycode_put(&codes, code, (uint32_t)id) < 0) {
+			size_t had = a->cap_is_py;
+			if (id < 0 || pycode_put(&codes, code, (uint32_t)id) < 0 ||
+			    pl_grow((void **)&a->is_py, &a->cap_is_py, (size_t)id + 1, 1, 1024) < 0) {
 				rc = PL_ENOMEM;
 				break;
 			}
+			memset(a->is_py + had, 0, a->cap_is_py - had);
+			a->is_py[id] = 1;
 		} else if (kind == 'F') {
 			uint64_t t, addr;
 			if (rd(&r, &t, 8) || rd(&r, &addr, 8))
@@ -644,7 +654,8 @@ static int cmp_site(const void *x, const void *y)
 	return a->alloc < b->alloc ? 1 : a->alloc > b->alloc ? -1 : (int)a->frame - (int)b->frame;
 }
 
-static struct site *sites(const struct pl_alloc *a, size_t *n)
+/* By allocating frame, or (python) by innermost Python frame. */
+static struct site *sites(const struct pl_alloc *a, int python, size_t *n)
 {
 	struct site *s = calloc(a->prof.nframes + 1, sizeof(*s));
 	if (!s)
@@ -653,9 +664,10 @@ static struct site *sites(const struct pl_alloc *a, size_t *n)
 		s[i].frame = (uint32_t)i;
 	for (size_t i = 0; i < a->nstacks; i++) {
 		const struct pl_alloc_stack *st = &a->stacks[i];
-		if (st->site >= a->prof.nframes)
+		uint32_t at = python ? st->pysite : st->site;
+		if (at >= a->prof.nframes)
 			continue;
-		struct site *x = &s[st->site];
+		struct site *x = &s[at];
 		x->alloc += st->alloc_bytes;
 		x->calls += st->calls;
 		x->live_end += st->live_end;
@@ -682,6 +694,24 @@ static json_t *frame_json(const struct pl_alloc *a, uint32_t id)
 			 pl_prof_shown_file(&a->prof, f->file), "line", f->line);
 }
 
+static json_t *sites_json(const struct pl_alloc *a, int python, size_t top)
+{
+	size_t ns = 0;
+	struct site *s = sites(a, python, &ns);
+	json_t *out = json_array();
+	for (size_t i = 0; s && i < ns && i < top; i++) {
+		json_t *f = frame_json(a, s[i].frame);
+		json_object_set_new(f, "allocated_bytes", json_real(s[i].alloc));
+		json_object_set_new(f, "allocations", json_real(s[i].calls));
+		json_object_set_new(f, "live_at_exit_bytes", json_real(s[i].live_end));
+		json_object_set_new(f, "live_at_peak_bytes", json_real(s[i].live_peak));
+		json_object_set_new(f, "samples", json_integer((json_int_t)s[i].samples));
+		json_array_append_new(out, f);
+	}
+	free(s);
+	return out;
+}
+
 /* Live bytes rising through a process's run: its live bytes at exit are
  * its peak (within 5%), at least 1 MiB, and rose in 6 or more of the 9
  * steps between tenths of the run. The process's index (message in msg),
@@ -703,7 +733,7 @@ static int growth(const struct pl_alloc *a, char *msg, size_t len)
 	const struct pl_alloc_proc *p = &a->procs[best];
 	/* the site holding most of it */
 	size_t ns = 0;
-	struct site *s = sites(a, &ns);
+	struct site *s = sites(a, 0, &ns);
 	size_t top = 0;
 	for (size_t i = 1; s && i < ns; i++)
 		if (s[i].live_end > s[top].live_end)
@@ -735,7 +765,7 @@ static size_t hot_sites(const struct pl_alloc *a, char msg[][600], size_t max)
 	for (size_t i = 0; i < a->nprocs; i++)
 		calls += (double)a->procs[i].calls;
 	size_t ns = 0, k = 0;
-	struct site *s = sites(a, &ns);
+	struct site *s = sites(a, 0, &ns);
 	for (size_t i = 0; s && i < ns; i++)
 		est += s[i].calls;
 	if (calls < est) /* no totals (killed): the estimates' sum */
@@ -792,19 +822,7 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 				     "peak_t_s", p->peak_t, "live_at_exit_bytes", p->end_live,
 				     "duration_s", p->duration, "live_by_tenth", g));
 	}
-	size_t ns = 0;
-	struct site *s = sites(a, &ns);
-	json_t *jsites = json_array();
-	for (size_t i = 0; s && i < ns && i < top; i++) {
-		json_t *f = frame_json(a, s[i].frame);
-		json_object_set_new(f, "allocated_bytes", json_real(s[i].alloc));
-		json_object_set_new(f, "allocations", json_real(s[i].calls));
-		json_object_set_new(f, "live_at_exit_bytes", json_real(s[i].live_end));
-		json_object_set_new(f, "live_at_peak_bytes", json_real(s[i].live_peak));
-		json_object_set_new(f, "samples", json_integer((json_int_t)s[i].samples));
-		json_array_append_new(jsites, f);
-	}
-	free(s);
+	json_t *jsites = sites_json(a, 0, top), *jpy = sites_json(a, 1, top);
 	/* live at exit by whole stack: the leak list */
 	json_t *leaks = json_array();
 	size_t *ord = malloc((a->nstacks + 1) * sizeof(*ord));
@@ -841,14 +859,41 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 		json_array_append_new(findings, json_pack("{s:s, s:s, s:i, s:s}", "rule",
 							  "hot-allocation-site", "severity",
 							  "medium", "level", 4, "message", hot[i]));
-	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:o, s:o, s:o}",
+	return json_pack("{s:s, s:s, s:I, s:I, s:I, s:f, s:f, s:I, s:I, s:I, s:o, s:o, s:o, s:o, s:o}",
 			 "schema", "perfloop.alloc/1", "command", command ? command : "", "rate_bytes",
 			 (json_int_t)a->rate, "allocations", (json_int_t)calls, "allocated_bytes_exact",
 			 (json_int_t)bytes,
 			 "allocated_bytes", est, "live_at_exit_bytes", live_end, "samples",
 			 (json_int_t)samples, "dropped", (json_int_t)dropped, "processes_without_data",
-			 (json_int_t)a->files_empty, "processes", procs, "sites", jsites, "live_at_exit",
+			 (json_int_t)a->files_empty, "processes", procs, "sites", jsites,
+			 "python_sites", jpy, "live_at_exit",
 			 leaks, "findings", findings);
+}
+
+/* One table, by allocating frame or (python) innermost Python frame; -1
+ * when it has no row. */
+static int print_sites(const struct pl_alloc *a, int python, size_t top, double est)
+{
+	size_t ns = 0;
+	struct site *s = sites(a, python, &ns);
+	if (!s || !ns) {
+		free(s);
+		return -1;
+	}
+	printf("\n  %-10s %6s %9s %-10s %-10s  %s\n", "allocated", "share", "calls", "at peak",
+	       "at exit", python ? "python function" : "site");
+	for (size_t i = 0; i < ns && i < top; i++) {
+		const struct pl_prof_frame *f = &a->prof.frames[s[i].frame];
+		char c1[32], c2[32], c3[32], n[32];
+		printf("  %-10s %5.1f%% %9s %-10s %-10s  %s (%s:%d)\n",
+		       pl_fmt_bytes(c1, sizeof c1, s[i].alloc), est > 0 ? 100 * s[i].alloc / est : 0,
+		       pl_fmt_count(n, sizeof n, round(s[i].calls)),
+		       pl_fmt_bytes(c2, sizeof c2, s[i].live_peak),
+		       pl_fmt_bytes(c3, sizeof c3, s[i].live_end), f->name,
+		       pl_prof_shown_file(&a->prof, f->file), f->line);
+	}
+	free(s);
+	return 0;
 }
 
 void pl_alloc_print(const struct pl_alloc *a, size_t top)
@@ -884,25 +929,10 @@ void pl_alloc_print(const struct pl_alloc *a, size_t top)
 	size_t nh = hot_sites(a, hot, 3);
 	for (size_t i = 0; i < nh; i++)
 		printf("  finding (memory): %s\n", hot[i]);
-	size_t ns = 0;
-	struct site *s = sites(a, &ns);
-	if (!s || !ns) {
-		free(s);
-		return;
-	}
-	printf("\n  %-10s %6s %9s %-10s %-10s  %s\n", "allocated", "share", "calls", "at peak",
-	       "at exit", "site");
-	for (size_t i = 0; i < ns && i < top; i++) {
-		const struct pl_prof_frame *f = &a->prof.frames[s[i].frame];
-		char c1[32], c2[32], c3[32], n[32];
-		printf("  %-10s %5.1f%% %9s %-10s %-10s  %s (%s:%d)\n",
-		       pl_fmt_bytes(c1, sizeof c1, s[i].alloc), est > 0 ? 100 * s[i].alloc / est : 0,
-		       pl_fmt_count(n, sizeof n, round(s[i].calls)),
-		       pl_fmt_bytes(c2, sizeof c2, s[i].live_peak),
-		       pl_fmt_bytes(c3, sizeof c3, s[i].live_end), f->name,
-		       pl_prof_shown_file(&a->prof, f->file), f->line);
-	}
-	free(s);
+	print_sites(a, 0, top, est);
+	/* a Python program's: what each Python function allocated, itself or
+	 * through the extensions it called (numpy, torch) */
+	print_sites(a, 1, top, est);
 }
 
 int pl_alloc_totals(const char *dir, uint64_t *calls, uint64_t *bytes)
@@ -1007,5 +1037,6 @@ void pl_alloc_release(struct pl_alloc *a)
 	free(a->ids);
 	free(a->stacks);
 	free(a->procs);
+	free(a->is_py);
 	memset(a, 0, sizeof(*a));
 }

@@ -18,6 +18,7 @@
 struct pl_alloc_stack {
 	size_t off, depth;   /* frame ids in pl_alloc.ids, root first */
 	uint32_t site;	     /* the allocating frame (allocator wrappers skipped) */
+	uint32_t pysite;     /* its innermost Python frame, or UINT32_MAX */
 	double alloc_bytes;  /* estimated */
 	double calls;	     /* estimated allocations */
 	double live_end;     /* estimated, live when its process exited */
@@ -47,6 +48,8 @@ struct pl_alloc {
 	struct pl_alloc_proc *procs;
 	size_t nprocs;
 	size_t files_empty; /* processes that wrote nothing (exec'd before a flush) */
+	uint8_t *is_py;	    /* per frame id: a Python function's (from a 'C' record) */
+	size_t cap_is_py;
 };
 
 /* Read every alloc.PID.N in dir. root: paths shown relative to it. */
