@@ -114,7 +114,9 @@ static size_t table_cap, table_used, table_tomb;
 
 static TLS int64_t left;
 static TLS uint64_t rng;
-static TLS int busy;
+/* volatile: set around calls (dlsym, backtrace) that come back into malloc
+ * here; GCC, not seeing that, dropped a busy = 1 before py_find's dlsym */
+static TLS volatile int busy;
 static TLS uint32_t t_tid; /* gettid(), once per thread */
 /* this thread's calls and bytes not yet added to the totals: added every
  * 256 calls, at its exit (a key's destructor) and at the process's, so
@@ -339,12 +341,21 @@ static struct {
 
 static inline uintptr_t ld(uintptr_t a) { return *(const uintptr_t *)a; }
 
+static void py_find_locked(void);
+
 /* Is this process a CPython we can read? At start and after a dlopen (an
  * embedding program may load libpython late). */
 static void py_find(void)
 {
-	if (atomic_load(&py_on))
+	if (atomic_load(&py_on) || busy)
 		return;
+	busy = 1; /* dlsym's failures allocate their messages: ours, not the program's */
+	py_find_locked();
+	busy = 0;
+}
+
+static void py_find_locked(void)
+{
 	const unsigned long *ver = dlsym(RTLD_DEFAULT, "Py_Version");
 	void *gs = dlsym(RTLD_DEFAULT, "PyGILState_GetThisThreadState");
 	void *ct = dlsym(RTLD_DEFAULT, "PyCode_Type");
