@@ -21,7 +21,8 @@ that moves HEAD); revert. Then:
 A revert refused because another process holds git's index lock must
 change nothing; the case then releases the lock and reverts again.
 
-usage: checkpoint_property.py PERFLOOP WORKDIR SEED CASES
+usage: checkpoint_property.py PERFLOOP WORKDIR SEED CASES [FIRST]
+(cases FIRST..CASES-1: t500 and t500b run the two halves side by side)
 """
 import json
 import os
@@ -32,6 +33,7 @@ import subprocess
 import sys
 
 PL, WORK, SEED, CASES = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+FIRST = int(sys.argv[5]) if len(sys.argv) > 5 else 0
 SKIP = {b".git", b".perfloop"}
 
 
@@ -332,6 +334,6 @@ def one_case(case):
     shutil.rmtree(outside)
 
 
-for case in range(CASES):
+for case in range(FIRST, CASES):
     one_case(case)
-print("%d cases passed (seed %d)" % (CASES, SEED))
+print("cases %d-%d passed (seed %d)" % (FIRST, CASES - 1, SEED))
