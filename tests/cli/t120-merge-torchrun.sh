@@ -55,10 +55,13 @@ assert fast[0] > 0.25 and fast[0] > 2 * slow[0], (fast, slow)
 assert slow[1] > 0.25 and fast[1] == 0, (fast, slow)
 PY
 
-# bench under torchrun: a summary per rank (the straggler found by merge)
+# bench under torchrun: a summary per rank (the straggler found by merge).
+# Rank 1 sleeps 0.3 s, rank 0 0.02 s: with 0.08 s, a loaded CI machine's
+# shell starts (tens of ms each) made the two ranks' runs overlap and the
+# U test could not tell them apart
 cat >step.sh <<'EOF'
 #!/bin/sh
-if [ "$RANK" = 1 ]; then sleep 0.08; else sleep 0.02; fi
+if [ "$RANK" = 1 ]; then sleep 0.3; else sleep 0.02; fi
 EOF
 chmod +x step.sh
 run torchrun --no_python "$PERFLOOP" bench -r 8 -w 1 --batch 1 -o b.%r.json -- ./step.sh
