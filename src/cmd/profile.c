@@ -1863,6 +1863,9 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
 	struct pl_error err = {{0}};
 	int status = 0;
+	char cwd[4096];
+	if (!o->full_paths && getcwd(cwd, sizeof cwd))
+		s->prof.root = cwd; /* the slowest calls' stacks' files, as profiles show them */
 	int rc = pl_syscalls_trace(o->argv, o->pid, o->duration, ctx->interrupted, s, &status, &err);
 	if (rc != PL_OK) {
 		pl_syscalls_release(s);

@@ -1,12 +1,20 @@
 /* profile --syscalls' known program (t614): 10000 getppid, 1000 more in a
  * forked child, 5000 one-byte writes to /dev/null, 2000 one-byte reads of
- * a file, 150 opens of one file (kept open), 120 write+fsync pairs; exits with argv[2]
- * (default 0). argv[1]: a scratch directory. */
+ * a file, 150 opens of one file (kept open), 120 write+fsync pairs, then
+ * a 60 ms sleep in nap() (the slowest call, with its stack); exits with
+ * argv[2] (default 0). argv[1]: a scratch directory. */
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
+
+__attribute__((noinline)) static void nap(void)
+{
+	struct timespec ts = {0, 60 * 1000 * 1000};
+	nanosleep(&ts, NULL);
+}
 
 int main(int argc, char **argv)
 {
@@ -46,5 +54,6 @@ int main(int argc, char **argv)
 			return 1;
 		fsync(l);
 	}
+	nap();
 	return argc > 2 ? atoi(argv[2]) : 0;
 }

@@ -30,6 +30,16 @@ for f in "many small writes: 5000 writes of 1 bytes on average to /dev/null" \
 	grep -q "finding (I/O): $f" "$T/out" || fail "no finding '$f': $(cat "$T/out")"
 done
 check s.syscalls.json "len(d['findings']) == 5"
+# the slowest call is nap()'s sleep, with the stack where it waited: the
+# program's functions found by unwinding the copy the switch tracepoint
+# took (where the kernel has one: stacks.enabled)
+if [ "$(j s.syscalls.json "d['stacks']['enabled']")" = True ]; then
+	check s.syscalls.json "d['slowest'][0]['name'] in ('nanosleep', 'clock_nanosleep') and d['slowest'][0]['seconds'] >= 0.06"
+	check s.syscalls.json "[f['function'] for f in d['slowest'][0]['stack'] if f['function'] in ('nap', 'main')] == ['nap', 'main']"
+	check s.syscalls.json "len(d['slowest']) == 10 and d['slowest'][0]['pid'] > 0"
+	grep -q "slowest calls, and where each waited:" "$T/out" || fail "no slowest calls: $(cat "$T/out")"
+	grep -q "at .*nap (.*) < main (" "$T/out" || fail "no stack through nap and main: $(cat "$T/out")"
+fi
 valid syscalls-1.schema.json s.syscalls.json
 # every call strace -c -f lists, counted the same (exit_group, which never
 # returns, is one strace leaves out)

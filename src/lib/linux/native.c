@@ -1840,10 +1840,15 @@ static uint64_t maps_hash(pid_t pid)
 		return 0;
 	uint64_t h = 1469598103934665603ULL;
 	ssize_t n;
-	while ((n = read(fd, buf, sizeof(buf))) > 0)
+	size_t total = 0;
+	while ((n = read(fd, buf, sizeof(buf))) > 0) {
 		h = pl_fnv1a_bytes(h, buf, (size_t)n);
+		total += (size_t)n;
+	}
 	close(fd);
-	return h;
+	/* nothing: a process that has exited (a zombie's maps are empty) is
+	 * not one that unmapped everything: what was read before stands */
+	return total ? h : 0;
 }
 
 void pl_native_syms_maps(struct pl_native_syms *s, pid_t pid)

@@ -23,6 +23,7 @@
 #include "../grow.h"
 #include "../render.h"
 #include "launch.h"
+#include "native.h"
 
 extern const char *const pl_syscall_names[];
 extern const int pl_syscall_names_n;
@@ -102,10 +103,18 @@ double pl_sys_p99(const struct pl_sys_stat *st)
 
 /* ---- the trace ---- */
 
+/* a traced thread's user registers and stack where it left its CPU */
+struct blk {
+	uint64_t regs[17]; /* native.c's order: rax..rsp, r8..r15, rip */
+	uint32_t len;
+	uint8_t stack[];
+};
+
 struct ev {
 	uint64_t t;
 	uint32_t pid, tid;
-	int exit; /* 0 enter, 1 exit */
+	int exit; /* 0 enter, 1 exit, 2 a switch (blk) */
+	struct blk *blk;
 	long id;
 	long ret;     /* exit */
 	uint64_t arg0; /* enter */
@@ -116,6 +125,7 @@ struct pend { /* a thread inside a call */
 	long id;
 	uint64_t t, arg0;
 	int used;
+	struct blk *blk; /* where it blocked in this call */
 };
 
 struct tracer {
@@ -131,12 +141,19 @@ struct tracer {
 	struct pend *pend;
 	size_t cappend, npend;
 	int oom;
+	/* the switch tracepoint's rings (per CPU) and the unwinder */
+	int *sringfd;
+	void **srings;
+	size_t sring_bytes;
+	uint8_t *srec; /* one record, unwrapped */
+	struct pl_native_syms *syms;
 };
 
+/* ev: "group/name" */
 static int read_id(const char *root, const char *ev)
 {
 	char p[512];
-	snprintf(p, sizeof p, "%s/events/raw_syscalls/%s/id", root, ev);
+	snprintf(p, sizeof p, "%s/events/%s/id", root, ev);
 	FILE *f = fopen(p, "r");
 	if (!f)
 		return -1;
@@ -206,6 +223,149 @@ static void drain(struct tracer *T, void *base, int enter_id)
 	}
 	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
 }
+
+#if defined(__x86_64__)
+/* PERF_SAMPLE_REGS_USER: ax bx cx dx si di bp sp ip (bits 0-8), r8-r15
+ * (16-23), delivered in bit order */
+#define STACK_REGS (0x1ffull | 0xffull << 16)
+#define SREC_MAX (PL_SYS_STACK + 512)
+
+/* records of one switch ring: TID | TIME | REGS_USER | STACK_USER */
+static void drain_stacks(struct tracer *T, void *base)
+{
+	struct perf_event_mmap_page *meta = base;
+	uint8_t *data = (uint8_t *)base + T->page;
+	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
+	uint64_t tail = meta->data_tail;
+	while (tail < head && !T->oom) {
+		size_t at = (size_t)(tail % T->sring_bytes);
+		struct perf_event_header h;
+		for (size_t i = 0; i < sizeof h; i++)
+			((uint8_t *)&h)[i] = data[(at + i) % T->sring_bytes];
+		if (h.size < sizeof h || tail + h.size > head)
+			break;
+		tail += h.size;
+		if (h.size > SREC_MAX)
+			continue;
+		uint8_t *rec = T->srec;
+		for (size_t i = 0; i < h.size; i++)
+			rec[i] = data[(at + i) % T->sring_bytes];
+		if (h.type == PERF_RECORD_LOST) {
+			uint64_t lost;
+			memcpy(&lost, rec + sizeof h + 8, 8);
+			T->s->switches_lost += lost;
+			continue;
+		}
+		const uint8_t *p = rec + sizeof h, *end = rec + h.size;
+		if (h.type != PERF_RECORD_SAMPLE || end - p < 8 + 8 + 8)
+			continue;
+		struct ev e = {0};
+		memcpy(&e.pid, p, 4);
+		memcpy(&e.tid, p + 4, 4);
+		memcpy(&e.t, p + 8, 8);
+		uint64_t abi, r[17], size, dyn = 0;
+		memcpy(&abi, p + 16, 8);
+		p += 24;
+		if (!abi || end - p < (ptrdiff_t)sizeof r + 8)
+			continue; /* no user registers (a kernel thread) */
+		memcpy(r, p, sizeof r);
+		p += sizeof r;
+		memcpy(&size, p, 8);
+		p += 8;
+		if (size > (uint64_t)(end - p) || (size && end - p < (ptrdiff_t)(size + 8)))
+			continue;
+		if (size)
+			memcpy(&dyn, p + size, 8);
+		if (dyn > size)
+			dyn = size;
+		struct blk *b = malloc(sizeof *b + dyn);
+		if (!b) {
+			T->oom = 1;
+			break;
+		}
+		/* ax bx cx dx si di bp sp ip r8..r15 -> rax..rsp r8..r15 rip */
+		memcpy(b->regs, r, 8 * sizeof *r);
+		memcpy(b->regs + 8, r + 9, 8 * sizeof *r);
+		b->regs[16] = r[8];
+		b->len = (uint32_t)dyn;
+		memcpy(b->stack, p, dyn);
+		e.exit = 2;
+		e.blk = b;
+		T->s->switches++;
+		if (push_ev(T, &e) < 0) {
+			free(b);
+			T->oom = 1;
+		}
+	}
+	__atomic_store_n(&meta->data_tail, tail, __ATOMIC_RELEASE);
+}
+
+/* A call of ns nanoseconds ended: kept among the slowest, with its stack
+ * copy (*b, taken), unwound at the end (unwinding loads the program's
+ * DWARF: done while the calls are counted, it delayed the counting past
+ * the program's exit, when its descriptors' paths could no longer be
+ * read). The maps were read when the copy was drained. */
+static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, uint32_t tid,
+			  struct blk **b)
+{
+	struct pl_syscalls *s = T->s;
+	size_t at = s->nslow;
+	if (at == PL_SYS_SLOW) {
+		if (ns <= s->slow[PL_SYS_SLOW - 1].ns)
+			return;
+		at = PL_SYS_SLOW - 1;
+		free(s->slow[at].copy);
+	} else {
+		s->nslow++;
+	}
+	while (at > 0 && s->slow[at - 1].ns < ns) {
+		s->slow[at] = s->slow[at - 1];
+		at--;
+	}
+	s->slow[at] = (struct pl_sys_slow){(int)id, (int)pid, (int)tid, ns, NULL, 0, *b};
+	*b = NULL;
+}
+
+/* The slowest calls' stacks, unwound and symbolized. */
+static void slow_unwind(struct tracer *T)
+{
+	struct pl_syscalls *s = T->s;
+	for (size_t i = 0; i < s->nslow; i++) {
+		struct pl_sys_slow *w = &s->slow[i];
+		struct blk *b = w->copy;
+		if (!b || !T->syms)
+			continue;
+		uint64_t pcs[128];
+		size_t n = pl_native_unwind(T->syms, (pid_t)w->pid, (pid_t)w->tid, b->regs, b->stack,
+					    b->len, pcs, sizeof pcs / sizeof *pcs);
+		uint32_t ids[512];
+		size_t d = 0;
+		for (size_t k = 0; k < n; k++) {
+			const uint32_t *fid;
+			enum pl_native_kind kind;
+			size_t m = pl_native_pc_frames(T->syms, (pid_t)w->pid, pcs[k], &fid, &kind);
+			if (kind == PL_NATIVE_UNMAPPED)
+				break;
+			for (size_t j = 0; j < m && d < sizeof ids / sizeof *ids; j++)
+				ids[d++] = fid[j];
+		}
+		if (d && (w->frames = malloc(d * sizeof *ids))) {
+			memcpy(w->frames, ids, d * sizeof *ids);
+			w->depth = d;
+		}
+		free(w->copy);
+		w->copy = NULL;
+	}
+}
+#else
+static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, uint32_t tid,
+			  struct blk **b)
+{
+	(void)T, (void)id, (void)ns, (void)pid, (void)tid, (void)b;
+}
+
+static void slow_unwind(struct tracer *T) { (void)T; }
+#endif
 
 static int cmp_ev(const void *a, const void *b)
 {
@@ -304,7 +464,16 @@ static void process(struct tracer *T, uint64_t wm)
 	size_t k = 0;
 	struct pl_syscalls *s = T->s;
 	for (; k < T->nev && T->evs[k].t <= wm; k++) {
-		const struct ev *e = &T->evs[k];
+		struct ev *e = &T->evs[k];
+		if (e->exit == 2) { /* left its CPU: inside a call, that call's stack */
+			struct pend *p = pend_slot(T, e->tid, 0);
+			if (p && p->used && p->id >= 0 && !p->blk)
+				p->blk = e->blk;
+			else
+				free(e->blk);
+			e->blk = NULL;
+			continue;
+		}
 		if (e->id < 0 || e->id >= PL_SYS_MAX)
 			continue;
 		if (!e->exit) {
@@ -316,6 +485,8 @@ static void process(struct tracer *T, uint64_t wm)
 			p->id = e->id;
 			p->t = e->t;
 			p->arg0 = e->arg0;
+			free(p->blk);
+			p->blk = NULL;
 			continue;
 		}
 		struct pl_sys_stat *st = &s->st[e->id];
@@ -336,6 +507,7 @@ static void process(struct tracer *T, uint64_t wm)
 			if (ns > st->max_ns)
 				st->max_ns = ns;
 			st->hist[bucket(ns)]++;
+			slow_consider(T, e->id, ns, e->pid, e->tid, &p->blk);
 		}
 		int io = kind == K_READ || kind == K_WRITE;
 		if (io && e->ret > 0) {
@@ -369,6 +541,8 @@ static void process(struct tracer *T, uint64_t wm)
 				}
 		if (p && p->used && p->tid == e->tid) { /* leaves the call */
 			p->id = -1;
+			free(p->blk);
+			p->blk = NULL;
 		}
 	}
 	/* the calls still inside at the end: exit and exit_group never return
@@ -393,8 +567,8 @@ int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mount
 	if (mounted)
 		*mounted = 0;
 	for (size_t i = 0; i < 2 && (*enter < 0 || *leave < 0); i++) {
-		*enter = read_id(roots[i], "sys_enter");
-		*leave = read_id(roots[i], "sys_exit");
+		*enter = read_id(roots[i], "raw_syscalls/sys_enter");
+		*leave = read_id(roots[i], "raw_syscalls/sys_exit");
 		if (root)
 			*root = roots[i];
 	}
@@ -405,8 +579,8 @@ int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mount
 			*root = roots[0];
 		if (mounted)
 			*mounted = 1;
-		*enter = read_id(roots[0], "sys_enter");
-		*leave = read_id(roots[0], "sys_exit");
+		*enter = read_id(roots[0], "raw_syscalls/sys_enter");
+		*leave = read_id(roots[0], "raw_syscalls/sys_exit");
 	}
 	if (*enter < 0 || *leave < 0)
 		return pl_error_set(err, PL_EINPUT,
@@ -433,6 +607,119 @@ static size_t task_ids(pid_t pid, pid_t *out, size_t max)
 }
 
 #define TRACE_TASKS_MAX 4096
+
+/* The switch tracepoint on every CPU for each task, into rings of its own; without it (no such
+ * tracepoint, not permitted, not x86-64) the calls are counted as before
+ * and the slowest have no stacks. Its fds join T->fds. */
+static void open_stacks(struct tracer *T, const pid_t *tasks, size_t ntasks, int launched)
+{
+#if defined(__x86_64__)
+	const char *root = T->s->tracefs ? T->s->tracefs : "/sys/kernel/tracing";
+	int id = read_id(root, "sched/sched_switch");
+	if (id < 0)
+		return;
+	/* 16 MiB in all, 512 KiB to 4 MiB a CPU (a power of two of pages):
+	 * 1 MiB a CPU lost a third of the stacks of 120 fsyncs in a row */
+	size_t per = (16u << 20) / (size_t)T->ncpu, pages = 1;
+	if (per > (4u << 20))
+		per = 4u << 20;
+	while (pages * 2 * T->page <= per)
+		pages *= 2;
+	if (pages * T->page < (512u << 10))
+		pages = (512u << 10) / T->page;
+	T->sring_bytes = pages * T->page;
+	T->sringfd = malloc((size_t)T->ncpu * sizeof(int));
+	T->srings = calloc((size_t)T->ncpu, sizeof(void *));
+	T->srec = malloc(SREC_MAX);
+	T->syms = pl_native_syms_new(&T->s->prof, 0);
+	int *fds = realloc(T->fds, (T->nfds + (size_t)T->ncpu * ntasks) * sizeof(int));
+	if (fds)
+		T->fds = fds;
+	if (!T->sringfd || !T->srings || !T->srec || !T->syms || !fds)
+		return;
+	for (long c = 0; c < T->ncpu; c++) {
+		T->sringfd[c] = -1;
+		for (size_t k = 0; k < ntasks; k++) {
+			struct perf_event_attr a;
+			memset(&a, 0, sizeof a);
+			a.size = sizeof a;
+			a.type = PERF_TYPE_TRACEPOINT;
+			a.config = (uint64_t)id;
+			a.sample_period = 1;
+			a.sample_type = PERF_SAMPLE_TID | PERF_SAMPLE_TIME | PERF_SAMPLE_REGS_USER |
+					PERF_SAMPLE_STACK_USER;
+			a.sample_regs_user = STACK_REGS;
+			a.sample_stack_user = PL_SYS_STACK;
+			a.disabled = launched;
+			a.enable_on_exec = launched;
+			a.inherit = 1;
+			a.use_clockid = 1;
+			a.clockid = CLOCK_MONOTONIC;
+			a.wakeup_events = 1;
+			a.watermark = 1;
+			a.wakeup_watermark = (uint32_t)(T->sring_bytes / 4);
+			int fd = (int)syscall(SYS_perf_event_open, &a, tasks[k], (int)c, -1,
+					      PERF_FLAG_FD_CLOEXEC);
+			if (fd < 0)
+				continue;
+			T->fds[T->nfds++] = fd;
+			if (T->sringfd[c] < 0) {
+				void *m = mmap(NULL, T->page + T->sring_bytes, PROT_READ | PROT_WRITE,
+					       MAP_SHARED, fd, 0);
+				if (m == MAP_FAILED)
+					continue;
+				T->srings[c] = m;
+				T->sringfd[c] = fd;
+				T->s->stacks = 1;
+			} else if (ioctl(fd, PERF_EVENT_IOC_SET_OUTPUT, T->sringfd[c]) != 0) {
+				continue;
+			}
+		}
+	}
+#else
+	(void)T, (void)tasks, (void)ntasks, (void)launched;
+#endif
+}
+
+static void drain_all_stacks(struct tracer *T)
+{
+#if defined(__x86_64__)
+	size_t from = T->nev;
+	for (long c = 0; T->srings && c < T->ncpu; c++)
+		if (T->srings[c])
+			drain_stacks(T, T->srings[c]);
+	/* the maps of the processes that waited, read now: by the time their
+	 * calls end and are processed the program may be gone (a program
+	 * exits sooner than perfloop catches up with its calls) */
+	uint32_t seen[16];
+	size_t ns = 0;
+	for (size_t i = from; i < T->nev; i++) {
+		uint32_t pid = T->evs[i].pid;
+		int dup = 0;
+		for (size_t k = 0; k < ns && !dup; k++)
+			dup = seen[k] == pid;
+		if (dup)
+			continue;
+		pl_native_syms_maps(T->syms, (pid_t)pid);
+		if (ns < sizeof seen / sizeof *seen)
+			seen[ns++] = pid;
+	}
+#else
+	(void)T;
+#endif
+}
+
+static void close_stacks(struct tracer *T)
+{
+	for (long c = 0; T->srings && c < T->ncpu; c++)
+		if (T->srings[c])
+			munmap(T->srings[c], T->page + T->sring_bytes);
+	free(T->srings);
+	free(T->sringfd);
+	free(T->srec);
+	if (T->syms)
+		pl_native_syms_free(T->syms);
+}
 
 int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 		      const volatile sig_atomic_t *interrupted, struct pl_syscalls *s, int *status,
@@ -534,6 +821,8 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 			}
 		}
 	}
+	if (rc == PL_OK)
+		open_stacks(&T, tasks, ntasks, argv != NULL);
 started:
 	if (rc != PL_OK) {
 		pl_launch_end(&L, status);
@@ -545,11 +834,14 @@ started:
 		child = -1;
 		goto out;
 	}
-	struct pollfd *pfd = calloc((size_t)T.ncpu, sizeof(*pfd));
+	struct pollfd *pfd = calloc(2 * (size_t)T.ncpu, sizeof(*pfd));
 	size_t np = 0;
-	for (long c = 0; pfd && c < T.ncpu; c++)
+	for (long c = 0; pfd && c < T.ncpu; c++) {
 		if (T.rings[c])
 			pfd[np++] = (struct pollfd){T.ringfd[c], POLLIN, 0};
+		if (T.srings && T.srings[c]) /* a quarter full wakes perfloop too */
+			pfd[np++] = (struct pollfd){T.sringfd[c], POLLIN, 0};
+	}
 	for (int done = 0; !done && !T.oom;) {
 		if (pfd)
 			poll(pfd, np, 10);
@@ -557,6 +849,7 @@ started:
 		for (long c = 0; c < T.ncpu; c++)
 			if (T.rings[c])
 				drain(&T, T.rings[c], enter);
+		drain_all_stacks(&T);
 		process(&T, wm);
 		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
@@ -580,7 +873,9 @@ started:
 	for (long c = 0; c < T.ncpu; c++)
 		if (T.rings[c])
 			drain(&T, T.rings[c], enter);
+	drain_all_stacks(&T);
 	process(&T, UINT64_MAX);
+	slow_unwind(&T);
 	/* calls entered and never left: exit and exit_group end the process */
 	for (size_t i = 0; i < T.cappend; i++)
 		if (T.pend[i].used && T.pend[i].id >= 0 && T.pend[i].id < PL_SYS_MAX)
@@ -597,12 +892,17 @@ out:
 	for (long c = 0; c < T.ncpu; c++)
 		if (T.rings[c])
 			munmap(T.rings[c], T.page + T.ring_bytes);
+	close_stacks(&T);
 	for (size_t i = 0; i < T.nfds; i++)
 		close(T.fds[i]);
 	free(T.fds);
 	free(T.ringfd);
 	free(T.rings);
+	for (size_t i = 0; i < T.nev; i++)
+		free(T.evs[i].blk);
 	free(T.evs);
+	for (size_t i = 0; i < T.cappend; i++)
+		free(T.pend[i].blk);
 	free(T.pend);
 	free(tasks);
 	return rc;
@@ -702,6 +1002,44 @@ static int cmp_file_bytes(const void *a, const void *b, void *ctx)
 	return u < v ? 1 : u > v ? -1 : 0;
 }
 
+static const char *slow_name(const struct pl_sys_slow *w, char *buf, size_t len)
+{
+	const char *nm = pl_syscall_name(w->id);
+	if (nm)
+		return nm;
+	snprintf(buf, len, "syscall_%d", w->id);
+	return buf;
+}
+
+/* The slowest calls, each with the first frames of where it waited. */
+static void print_slowest(const struct pl_syscalls *s)
+{
+	if (!s->nslow)
+		return;
+	printf("\n  slowest calls%s:\n", s->stacks ? ", and where each waited" : "");
+	for (size_t i = 0; i < s->nslow && i < 5; i++) {
+		const struct pl_sys_slow *w = &s->slow[i];
+		char nb[32], t[32];
+		printf("  %-16s %10s  pid %d", slow_name(w, nb, sizeof nb),
+		       pl_fmt_seconds(t, sizeof t, (double)w->ns * 1e-9), w->pid);
+		if (w->tid != w->pid)
+			printf(" thread %d", w->tid);
+		printf("\n");
+		if (!w->depth) {
+			if (s->stacks)
+				printf("      (no stack: it did not leave the CPU, or the copy was lost)\n");
+			continue;
+		}
+		printf("      at ");
+		for (size_t k = 0; k < w->depth && k < 6; k++) {
+			const struct pl_prof_frame *f = &s->prof.frames[w->frames[k]];
+			printf("%s%s (%s:%d)", k ? " < " : "", f->name,
+			       pl_prof_shown_file(&s->prof, f->file), f->line);
+		}
+		printf("%s\n", w->depth > 6 ? " < ..." : "");
+	}
+}
+
 void pl_syscalls_print(const struct pl_syscalls *s, size_t top)
 {
 	int ids[PL_SYS_MAX];
@@ -778,6 +1116,7 @@ void pl_syscalls_print(const struct pl_syscalls *s, size_t top)
 		printf("\n");
 	for (size_t i = 0; i < nf; i++)
 		printf("  finding (I/O): %s\n", fl[i]);
+	print_slowest(s);
 }
 
 json_t *pl_syscalls_json(const struct pl_syscalls *s, const char *command)
@@ -825,14 +1164,39 @@ json_t *pl_syscalls_json(const struct pl_syscalls *s, const char *command)
 		json_array_append_new(fj, json_pack("{s:s, s:s, s:i, s:s}", "category", "io",
 						    "severity", "medium", "level", 3, "message",
 						    fl[i]));
-	return json_pack("{s:s, s:s, s:f, s:I, s:I, s:o, s:o, s:o, s:o}", "schema",
-			 "perfloop.syscalls/1", "command", command, "elapsed_s", s->elapsed_s,
-			 "events", (json_int_t)s->events, "lost", (json_int_t)s->lost, "syscalls",
-			 calls, "files", files, "opened", opens, "findings", fj);
+	json_t *slow = json_array();
+	for (size_t i = 0; i < s->nslow; i++) {
+		const struct pl_sys_slow *w = &s->slow[i];
+		char nb[32];
+		json_t *st = json_array();
+		for (size_t k = 0; k < w->depth; k++) {
+			const struct pl_prof_frame *f = &s->prof.frames[w->frames[k]];
+			json_array_append_new(st, json_pack("{s:s, s:s, s:i}", "function", f->name,
+							    "file",
+							    pl_prof_shown_file(&s->prof, f->file),
+							    "line", f->line));
+		}
+		json_array_append_new(slow, json_pack("{s:s, s:i, s:f, s:i, s:i, s:o}", "name",
+						      slow_name(w, nb, sizeof nb), "nr", w->id,
+						      "seconds", (double)w->ns * 1e-9, "pid", w->pid,
+						      "tid", w->tid, "stack", st));
+	}
+	return json_pack("{s:s, s:s, s:f, s:I, s:I, s:o, s:o, s:o, s:o, s:o, s:{s:b, s:I, s:I}}",
+			 "schema", "perfloop.syscalls/1", "command", command, "elapsed_s",
+			 s->elapsed_s, "events", (json_int_t)s->events, "lost", (json_int_t)s->lost,
+			 "syscalls", calls, "files", files, "opened", opens, "findings", fj,
+			 "slowest", slow, "stacks", "enabled", s->stacks, "copied",
+			 (json_int_t)s->switches, "lost", (json_int_t)s->switches_lost);
 }
 
 void pl_syscalls_release(struct pl_syscalls *s)
 {
+	for (size_t i = 0; i < s->nslow; i++) {
+		free(s->slow[i].frames);
+		free(s->slow[i].copy);
+	}
+	s->nslow = 0;
+	pl_prof_release(&s->prof);
 	free(s->files);
 	s->files = NULL;
 	s->nfiles = s->capfiles = 0;

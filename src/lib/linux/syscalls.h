@@ -11,6 +11,16 @@
  * family; per file descriptor (its path read from /proc/PID/fd when first
  * seen): reads, writes and bytes. Findings: many small reads or writes on
  * one file, an fsync per write, one path opened again and again.
+ *
+ * The slowest calls (x86-64): the PL_SYS_SLOW longest, each with the user
+ * stack where it blocked. A third tracepoint, sched:sched_switch, fires
+ * when a traced thread leaves its CPU; it copies the thread's user
+ * registers and the top PL_SYS_STACK bytes of its stack into rings of
+ * their own (so that a lost stack never costs a count). A switch inside a
+ * call belongs to it; when the call ends among the slowest, its stack is
+ * unwound with the program's DWARF CFI (native.c) and symbolized while
+ * the process is there. Calls that never left the CPU (a long copy from
+ * the page cache) have no stack: they did not wait.
  */
 #ifndef PL_SYSCALLS_H
 #define PL_SYSCALLS_H
@@ -21,9 +31,12 @@
 #include <sys/types.h>
 
 #include "error.h"
+#include "profdata.h"
 
 #define PL_SYS_MAX 512
 #define PL_SYS_HIST 256 /* 4 buckets per power of two of nanoseconds */
+#define PL_SYS_SLOW 10	 /* the slowest calls kept */
+#define PL_SYS_STACK 8192 /* bytes of user stack copied where a call blocks */
 
 struct pl_sys_stat {
 	uint64_t calls, errors, timed; /* timed: calls whose entry was seen too */
@@ -38,6 +51,15 @@ struct pl_sys_file {
 	int unknown; /* closed before its path was read */
 };
 
+struct pl_sys_slow {
+	int id;	 /* the syscall */
+	int pid, tid;
+	uint64_t ns;
+	uint32_t *frames; /* frame ids in pl_syscalls.prof, innermost first */
+	size_t depth;	  /* 0: no stack (it did not block, or its copy was lost) */
+	void *copy;	  /* (the tracer's) its stack copy, until unwound at the end */
+};
+
 struct pl_syscalls {
 	struct pl_sys_stat st[PL_SYS_MAX];
 	struct pl_sys_file *files; /* one per descriptor opened or used (fd < 0: closed,
@@ -48,6 +70,11 @@ struct pl_syscalls {
 	const char *tracefs; /* where the tracepoints' ids were read */
 	int mounted;	     /* perfloop mounted tracefs there (it was not) */
 	int stopped;	     /* ended by the duration */
+	struct pl_sys_slow slow[PL_SYS_SLOW]; /* slowest first */
+	size_t nslow;
+	struct pl_prof prof;	   /* their stacks' frames (set prof.root for paths) */
+	uint64_t switches, switches_lost; /* stacks copied where calls blocked, and lost */
+	int stacks;		   /* the switch tracepoint was opened */
 };
 
 /* Trace argv until it exits, or (argv NULL) the running process pid and
