@@ -172,6 +172,26 @@ static int push_ev(struct tracer *T, const struct ev *e)
 	return 0;
 }
 
+/* The next whole record of a ring's data (bytes long) at *tail, before
+ * head: its header in *h, its first cap bytes unwrapped into rec (*n of
+ * them); *tail moves past it. 0 when there is none. */
+static int ring_next(const uint8_t *data, size_t bytes, uint64_t *tail, uint64_t head,
+		     struct perf_event_header *h, uint8_t *rec, size_t cap, size_t *n)
+{
+	if (*tail >= head)
+		return 0;
+	size_t at = (size_t)(*tail % bytes);
+	for (size_t i = 0; i < sizeof *h; i++)
+		((uint8_t *)h)[i] = data[(at + i) % bytes];
+	if (h->size < sizeof *h || *tail + h->size > head)
+		return 0;
+	*n = h->size < cap ? h->size : cap;
+	for (size_t i = 0; i < *n; i++)
+		rec[i] = data[(at + i) % bytes];
+	*tail += h->size;
+	return 1;
+}
+
 /* records of one ring: PERF_SAMPLE_TID | TIME | RAW */
 static void drain(struct tracer *T, void *base, int enter_id)
 {
@@ -180,17 +200,9 @@ static void drain(struct tracer *T, void *base, int enter_id)
 	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = meta->data_tail;
 	uint8_t rec[512];
-	while (tail < head && !T->oom) {
-		size_t at = (size_t)(tail % T->ring_bytes);
-		struct perf_event_header h;
-		for (size_t i = 0; i < sizeof h; i++)
-			((uint8_t *)&h)[i] = data[(at + i) % T->ring_bytes];
-		if (h.size < sizeof h || tail + h.size > head)
-			break;
-		size_t n = h.size < sizeof rec ? h.size : sizeof rec;
-		for (size_t i = 0; i < n; i++)
-			rec[i] = data[(at + i) % T->ring_bytes];
-		tail += h.size;
+	struct perf_event_header h;
+	size_t n;
+	while (!T->oom && ring_next(data, T->ring_bytes, &tail, head, &h, rec, sizeof rec, &n)) {
 		if (h.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 			memcpy(&lost, rec + sizeof h + 8, 8);
@@ -237,19 +249,12 @@ static void drain_stacks(struct tracer *T, void *base)
 	uint8_t *data = (uint8_t *)base + T->page;
 	uint64_t head = __atomic_load_n(&meta->data_head, __ATOMIC_ACQUIRE);
 	uint64_t tail = meta->data_tail;
-	while (tail < head && !T->oom) {
-		size_t at = (size_t)(tail % T->sring_bytes);
-		struct perf_event_header h;
-		for (size_t i = 0; i < sizeof h; i++)
-			((uint8_t *)&h)[i] = data[(at + i) % T->sring_bytes];
-		if (h.size < sizeof h || tail + h.size > head)
-			break;
-		tail += h.size;
-		if (h.size > SREC_MAX)
-			continue;
-		uint8_t *rec = T->srec;
-		for (size_t i = 0; i < h.size; i++)
-			rec[i] = data[(at + i) % T->sring_bytes];
+	uint8_t *rec = T->srec;
+	struct perf_event_header h;
+	size_t n;
+	while (!T->oom && ring_next(data, T->sring_bytes, &tail, head, &h, rec, SREC_MAX, &n)) {
+		if (n < h.size)
+			continue; /* longer than any record asked for */
 		if (h.type == PERF_RECORD_LOST) {
 			uint64_t lost;
 			memcpy(&lost, rec + sizeof h + 8, 8);
