@@ -11,10 +11,16 @@ SECONDS_EACH=$2
 SRC=$(cd "$(dirname "$0")" && pwd)
 W=$(mktemp -d)
 trap 'rm -rf "$W"' EXIT
+LSAN0=${LSAN_OPTIONS:-}
 status=0
 for t in "$BIN"/fuzz_*; do
 	name=$(basename "$t")
 	short=${name#fuzz_}
+	# leaks inside Debian's libraries, not ours: tests/fuzz/lsan-TARGET.supp
+	# (each with its reason)
+	LSAN_OPTIONS=$LSAN0
+	[ -f "$SRC/lsan-$short.supp" ] && LSAN_OPTIONS="suppressions=$SRC/lsan-$short.supp${LSAN0:+:$LSAN0}"
+	export LSAN_OPTIONS
 	if [ -d "$SRC/crashes/$short" ] && [ -n "$(ls "$SRC/crashes/$short")" ]; then
 		"$t" -runs=0 "$SRC/crashes/$short"/* >"$W/$short.regress" 2>&1 || {
 			echo "fuzz: $short: a regression input fails again:" >&2
