@@ -870,15 +870,15 @@ json_t *pl_alloc_json(const struct pl_alloc *a, const char *command, size_t top)
 			 leaks, "findings", findings);
 }
 
-/* One table, by allocating frame or (python) innermost Python frame; -1
- * when it has no row. */
-static int print_sites(const struct pl_alloc *a, int python, size_t top, double est)
+/* One table, by allocating frame or (python) innermost Python frame;
+ * nothing when it has no row. */
+static void print_sites(const struct pl_alloc *a, int python, size_t top, double est)
 {
 	size_t ns = 0;
 	struct site *s = sites(a, python, &ns);
 	if (!s || !ns) {
 		free(s);
-		return -1;
+		return;
 	}
 	printf("\n  %-10s %6s %9s %-10s %-10s  %s\n", "allocated", "share", "calls", "at peak",
 	       "at exit", python ? "python function" : "site");
@@ -893,7 +893,6 @@ static int print_sites(const struct pl_alloc *a, int python, size_t top, double 
 		       pl_prof_shown_file(&a->prof, f->file), f->line);
 	}
 	free(s);
-	return 0;
 }
 
 void pl_alloc_print(const struct pl_alloc *a, size_t top)

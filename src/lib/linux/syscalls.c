@@ -128,6 +128,8 @@ struct pend { /* a thread inside a call */
 	struct blk *blk; /* where it blocked in this call */
 };
 
+#define MAPS_SEEN 32
+
 struct tracer {
 	struct pl_syscalls *s;
 	int *ringfd; /* per CPU, the fd its ring is mapped from (-1 none) */
@@ -147,6 +149,10 @@ struct tracer {
 	size_t sring_bytes;
 	uint8_t *srec; /* one record, unwrapped */
 	struct pl_native_syms *syms;
+	struct {
+		uint32_t pid;
+		uint64_t t; /* its maps last read (mono_ns) */
+	} maps_seen[MAPS_SEEN];
 };
 
 /* ev: "group/name" */
@@ -695,19 +701,24 @@ static void drain_all_stacks(struct tracer *T)
 			drain_stacks(T, T->srings[c]);
 	/* the maps of the processes that waited, read now: by the time their
 	 * calls end and are processed the program may be gone (a program
-	 * exits sooner than perfloop catches up with its calls) */
-	uint32_t seen[16];
-	size_t ns = 0;
+	 * exits sooner than perfloop catches up with its calls). At most every
+	 * 100 ms a process: reading /proc/PID/maps takes the program's mmap
+	 * lock, and a torch process's runs to a hundred KiB */
+	uint64_t now = mono_ns();
 	for (size_t i = from; i < T->nev; i++) {
 		uint32_t pid = T->evs[i].pid;
-		int dup = 0;
-		for (size_t k = 0; k < ns && !dup; k++)
-			dup = seen[k] == pid;
-		if (dup)
+		size_t k = 0;
+		while (k < MAPS_SEEN && T->maps_seen[k].pid && T->maps_seen[k].pid != pid)
+			k++;
+		if (k == MAPS_SEEN) /* full: the oldest slot */
+			for (size_t j = k = 0; j < MAPS_SEEN; j++)
+				if (T->maps_seen[j].t < T->maps_seen[k].t)
+					k = j;
+		if (T->maps_seen[k].pid == pid && now - T->maps_seen[k].t < 100000000u)
 			continue;
 		pl_native_syms_maps(T->syms, (pid_t)pid);
-		if (ns < sizeof seen / sizeof *seen)
-			seen[ns++] = pid;
+		T->maps_seen[k].pid = pid;
+		T->maps_seen[k].t = now;
 	}
 #else
 	(void)T;
