@@ -134,7 +134,11 @@ for py in $(pythons311); do
 	site() { echo "[s for s in d['sites'] if s['function'] == '$1' and s['file'].endswith('pysites.py')][0]"; }
 	check py.alloc.json "$(site site_a)['line'] == 6 and $(site site_b)['line'] == 11 and $(site leak_c)['line'] == 16"
 	check py.alloc.json "abs($(site site_a)['allocated_bytes'] / (128 * $MiB) - 1) < 0.05"
-	check py.alloc.json "abs($(site site_b)['allocated_bytes'] / (16 * $MiB) - 1) < 0.05"
+	# site_b's truth is its 4096 objects whole, as the interpreter sizes them
+	# (header and buffer: 4153 bytes each on 3.11), not 16 MiB: against 16
+	# MiB the estimate sat 2% high by design and failed one run in twenty
+	b=$("$py" -c 'import sys; print(4096 * sys.getsizeof(bytearray(4096)))')
+	check py.alloc.json "abs($(site site_b)['allocated_bytes'] / $b - 1) < 0.05"
 	check py.alloc.json "abs($(site leak_c)['live_at_peak_bytes'] / (8 * $MiB) - 1) < 0.05"
 	check py.alloc.json "$(site site_a)['live_at_exit_bytes'] == 0"
 	check py.alloc.json "d['processes'][0]['python_samples'] > 0.5 * d['processes'][0]['samples']"
