@@ -52,10 +52,10 @@ struct nfile {
 	int state;	  /* 0 not loaded, 1 loaded, -1 unreadable */
 	int is_exec;	  /* ET_EXEC: addresses are absolute */
 	int is_interp;	  /* python3.x or libpython3.x */
-	int exec_known;	  /* is_exec was read */
+	int exec_known;	  /* the header was read (or tried) */
 	uint64_t entry;	  /* e_entry: where _start is, named or not */
 	struct {
-		uint64_t vaddr, offset, filesz;
+		uint64_t vaddr, offset, filesz, memsz;
 	} load[16]; /* PT_LOAD segments: a mapping's file offset -> address */
 	int nload;
 	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
@@ -75,6 +75,7 @@ struct nproc {
 	size_t n, cap;
 	Dwfl *dwfl; /* for DWARF unwinding: every mapped module at its address */
 	int attached, dirty;
+	int stale; /* a reported module was unmapped or mapped over: report all anew */
 	long frame; /* synthetic "process" frame, -1 none */
 	char comm[32];
 	char root[512]; /* where its "/" is on this host ("" for "/"), read once per exec */
@@ -344,8 +345,25 @@ static void read_header(struct nfile *f, Elf *e)
 		f->load[f->nload].vaddr = ph.p_vaddr;
 		f->load[f->nload].offset = ph.p_offset;
 		f->load[f->nload].filesz = ph.p_filesz;
+		f->load[f->nload].memsz = ph.p_memsz;
 		f->nload++;
 	}
+}
+
+static void file_header(struct nfile *f)
+{
+	if (f->exec_known)
+		return;
+	f->exec_known = 1;
+	elf_version(EV_CURRENT); /* libdwfl calls it, but this may come first */
+	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
+	read_header(f, e);
+	if (e)
+		elf_end(e);
+	close(fd);
 }
 
 /* The load bias of a mapping: runtime address - file address. The
@@ -367,14 +385,9 @@ static int file_load(struct nfile *f)
 	if (f->state)
 		return f->state;
 	f->state = -1;
-	int fd = open(f->path, O_RDONLY | O_CLOEXEC);
-	if (fd < 0)
+	file_header(f);
+	if (access(f->path, R_OK) != 0)
 		return -1;
-	Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-	read_header(f, e);
-	if (e)
-		elf_end(e);
-	close(fd);
 	f->dwfl = dwfl_begin(&offline_cb);
 	if (!f->dwfl)
 		return -1;
@@ -659,39 +672,110 @@ static void proc_reset(struct nproc *p)
 	proc_reset_after(p, UINT64_MAX);
 }
 
+/* Where a mapping's file lies once loaded: each PT_LOAD segment at the
+ * mapping's bias, page-rounded (the mapping alone for a file not read).
+ * The loader maps every segment, so no other file lies there while this
+ * one is loaded. Returns the count (at most 16). */
+static size_t map_segments(struct nat *N, const struct nmap *m, uint64_t lo[16], uint64_t hi[16])
+{
+	lo[0] = m->start;
+	hi[0] = m->end;
+	if (m->file < 0)
+		return 1;
+	struct nfile *f = &N->files[m->file];
+	file_header(f);
+	uint64_t b = map_bias(f, m);
+	size_t n = 0;
+	for (int i = 0; i < f->nload; i++) {
+		uint64_t a = b + f->load[i].vaddr, z = a + f->load[i].memsz;
+		if (a < b || z < a || f->load[i].memsz > (1ULL << 40))
+			return 1; /* not a real file's sizes */
+		lo[n] = a & ~(uint64_t)0xfff;
+		hi[n] = (z + 0xfff) & ~(uint64_t)0xfff;
+		n += hi[n] > lo[n];
+	}
+	return n ? n : 1;
+}
+
+static int segments_meet(const uint64_t *alo, const uint64_t *ahi, size_t an, const uint64_t *blo,
+			 const uint64_t *bhi, size_t bn)
+{
+	for (size_t i = 0; i < an; i++)
+		for (size_t j = 0; j < bn; j++)
+			if (alo[i] < bhi[j] && ahi[i] > blo[j])
+				return 1;
+	return 0;
+}
+
 static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len, uint64_t pgoff,
 		    int file, uint64_t t)
 {
 	uint64_t end = start + len;
-	/* drop or trim what the new mapping covers */
-	size_t w = 0;
+	struct nmap nm = {start, end, pgoff, file, 0, t};
+	uint64_t lo[16], hi[16], mlo[16], mhi[16];
+	size_t nseg = map_segments(N, &nm, lo, hi);
+	/* Unmapping leaves no record: a library unloaded is known gone only
+	 * when another is mapped where its file lay (Open MPI dlcloses the
+	 * components it does not pick, then loads others there). A mapping
+	 * the new one covers is trimmed; one whose file the new one's file
+	 * meets is dropped. One recorded later than this record stays, and
+	 * this record is dropped instead (the rings are read one CPU after
+	 * the other, so an older record can come after a newer one). */
 	struct nmap extra = {0};
 	int has_extra = 0;
-	for (size_t i = 0; i < p->n; i++) {
-		struct nmap m = p->maps[i];
-		if (m.end <= start || m.start >= end) {
-			p->maps[w++] = m;
-			continue;
+	for (size_t pass = 0; pass < 2; pass++) {
+		size_t w = 0;
+		for (size_t i = 0; i < p->n; i++) {
+			struct nmap m = p->maps[i];
+			int same = m.file == file &&
+				   (file < 0 || map_bias(&N->files[file], &m) ==
+							map_bias(&N->files[file], &nm));
+			int meet = m.start < end && m.end > start;
+			if (!meet && !same && m.file >= 0) {
+				size_t mn = map_segments(N, &m, mlo, mhi);
+				meet = segments_meet(lo, hi, nseg, mlo, mhi, mn);
+			}
+			if (pass == 0) {
+				if (meet && t && m.t > t)
+					return; /* this record is older than what is there */
+				continue;
+			}
+			if (!meet) {
+				p->maps[w++] = m;
+				continue;
+			}
+			if (m.start == start && m.end == end && m.pgoff == pgoff && m.file == file) {
+				nm.reported = m.reported; /* the same mapping told again */
+				continue;
+			}
+			/* the unwinder's Dwfl still has the old module there: it
+			 * is begun again (t119: the new module's frames ended
+			 * every stack through it) */
+			if (m.reported)
+				p->stale = 1;
+			if (m.end <= start || m.start >= end) /* another file's */
+				continue;
+			if (m.start < start && m.end > end) { /* split around the new one */
+				extra = m;
+				extra.pgoff += end - m.start;
+				extra.start = end;
+				has_extra = 1;
+				m.end = start;
+				p->maps[w++] = m;
+				continue;
+			}
+			if (m.start < start) {
+				m.end = start;
+				p->maps[w++] = m;
+			} else if (m.end > end) {
+				m.pgoff += end - m.start;
+				m.start = end;
+				p->maps[w++] = m;
+			}
 		}
-		if (m.start < start && m.end > end) { /* split around the new one */
-			extra = m;
-			extra.pgoff += end - m.start;
-			extra.start = end;
-			has_extra = 1;
-			m.end = start;
-			p->maps[w++] = m;
-			continue;
-		}
-		if (m.start < start) {
-			m.end = start;
-			p->maps[w++] = m;
-		} else if (m.end > end) {
-			m.pgoff += end - m.start;
-			m.start = end;
-			p->maps[w++] = m;
-		}
+		if (pass == 1)
+			p->n = w;
 	}
-	p->n = w;
 	for (int k = 0; k < 1 + has_extra; k++) {
 		if (p->n == p->cap) {
 			size_t cap = p->cap ? p->cap * 2 : 32;
@@ -703,13 +787,13 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 			p->maps = g;
 			p->cap = cap;
 		}
-		struct nmap nm = k == 0 ? (struct nmap){start, end, pgoff, file, 0, t} : extra;
+		struct nmap add = k == 0 ? nm : extra;
 		size_t i = p->n;
-		while (i > 0 && p->maps[i - 1].start > nm.start) {
+		while (i > 0 && p->maps[i - 1].start > add.start) {
 			p->maps[i] = p->maps[i - 1];
 			i--;
 		}
-		p->maps[i] = nm;
+		p->maps[i] = add;
 		p->n++;
 	}
 	p->dirty = 1;
@@ -841,6 +925,14 @@ static int proc_dwfl(struct nat *N, struct nproc *p)
 {
 	if (p->dwfl && !p->dirty)
 		return 0;
+	if (p->dwfl && p->stale) {
+		/* a module gone: begin again (libdwfl cannot take a module back,
+		 * nor be told again of one it has when it opens the file anew) */
+		dwfl_end(p->dwfl);
+		p->dwfl = NULL;
+		p->attached = 0;
+	}
+	p->stale = 0;
 	if (!p->dwfl) {
 		p->dwfl = dwfl_begin(&proc_cb);
 		if (!p->dwfl)
