@@ -67,6 +67,7 @@ struct nmap {
 	int file; /* index in files, NO_FILE for anonymous memory */
 	int reported; /* in the process's unwinding Dwfl */
 	uint64_t t;   /* its MMAP2 record's time (0: read from /proc) */
+	uint64_t ilo, ihi; /* where its file's segments lie, first to last */
 };
 
 struct nproc {
@@ -711,9 +712,13 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 		    int file, uint64_t t)
 {
 	uint64_t end = start + len;
-	struct nmap nm = {start, end, pgoff, file, 0, t};
+	struct nmap nm = {start, end, pgoff, file, 0, t, start, end};
 	uint64_t lo[16], hi[16], mlo[16], mhi[16];
 	size_t nseg = map_segments(N, &nm, lo, hi);
+	for (size_t i = 0; i < nseg; i++) {
+		nm.ilo = lo[i] < nm.ilo ? lo[i] : nm.ilo;
+		nm.ihi = hi[i] > nm.ihi ? hi[i] : nm.ihi;
+	}
 	/* Unmapping leaves no record: a library unloaded is known gone only
 	 * when another is mapped where its file lay (Open MPI dlcloses the
 	 * components it does not pick, then loads others there). A mapping
@@ -731,7 +736,7 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 				   (file < 0 || map_bias(&N->files[file], &m) ==
 							map_bias(&N->files[file], &nm));
 			int meet = m.start < end && m.end > start;
-			if (!meet && !same && m.file >= 0) {
+			if (!meet && !same && m.file >= 0 && m.ilo < nm.ihi && m.ihi > nm.ilo) {
 				size_t mn = map_segments(N, &m, mlo, mhi);
 				meet = segments_meet(lo, hi, nseg, mlo, mhi, mn);
 			}
