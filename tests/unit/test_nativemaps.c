@@ -123,6 +123,34 @@ static void a_library_loaded_where_another_lay_replaces_it(void **state)
 	pl_prof_release(&p);
 }
 
+/* anonymous executable memory inside a file's data (a program may make
+ * part of its own data executable): the file stays */
+static void anonymous_code_in_a_files_data_drops_nothing(void **state)
+{
+	(void)state;
+	char a[4096];
+	struct seg ax, alast;
+	if (mapped_library("libelf", a, sizeof a) || segments(a, &ax, &alast))
+		skip();
+	const uint64_t X = 0x7f0000000000ULL;
+	uint64_t as = X + PAGE(ax.vaddr), ae = X + PAGE_UP(ax.vaddr + ax.filesz);
+	uint64_t js = X + PAGE(alast.vaddr);
+	char maps[9000];
+	int n = snprintf(maps, sizeof maps,
+			 "%llx-%llx r-xp %08llx 00:00 1 %s\n%llx-%llx rwxp 00000000 00:00 0 \n",
+			 (unsigned long long)as, (unsigned long long)ae,
+			 (unsigned long long)PAGE(ax.offset), a, (unsigned long long)js,
+			 (unsigned long long)(js + 0x1000));
+	struct pl_prof p = {0};
+	struct pl_native_syms *s = pl_native_syms_new(&p, 0);
+	assert_non_null(s);
+	pl_native_syms_maps_text(s, getpid(), maps, (size_t)n);
+	assert_int_equal(kind_at(s, (as + ae) / 2), PL_NATIVE_OTHER);
+	assert_int_equal(kind_at(s, js + 0x800), PL_NATIVE_OTHER);
+	pl_native_syms_free(s);
+	pl_prof_release(&p);
+}
+
 static void every_mapping_of_a_real_process_stays(void **state)
 {
 	(void)state;
@@ -154,6 +182,7 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(a_library_loaded_where_another_lay_replaces_it),
+	    cmocka_unit_test(anonymous_code_in_a_files_data_drops_nothing),
 	    cmocka_unit_test(every_mapping_of_a_real_process_stays),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -56,10 +56,22 @@ struct nfile {
 	uint64_t entry;	  /* e_entry: where _start is, named or not */
 	struct {
 		uint64_t vaddr, offset, filesz, memsz;
+		uint32_t flags;
 	} load[16]; /* PT_LOAD segments: a mapping's file offset -> address */
 	int nload;
 	Dwfl *dwfl;	  /* offline, the file alone at its own addresses */
 	Dwfl_Module *mod;
+	/* its compile units by address, for a file without .debug_aranges
+	 * (clang and rustc write none by default, and libdw 0.188 finds no
+	 * unit for an address without them: no lines, no inlined frames) */
+	struct curange *cur;
+	size_t ncur;
+	int cur_built;
+};
+
+struct curange {
+	uint64_t lo, hi;
+	Dwarf_Off die; /* the unit's DIE */
 };
 
 struct nmap {
@@ -68,6 +80,7 @@ struct nmap {
 	int reported; /* in the process's unwinding Dwfl */
 	uint64_t t;   /* its MMAP2 record's time (0: read from /proc) */
 	uint64_t ilo, ihi; /* where its file's segments lie, first to last */
+	int segs;	   /* the file read is the one mapped: its segments say where it lies */
 };
 
 struct nproc {
@@ -347,6 +360,7 @@ static void read_header(struct nfile *f, Elf *e)
 		f->load[f->nload].offset = ph.p_offset;
 		f->load[f->nload].filesz = ph.p_filesz;
 		f->load[f->nload].memsz = ph.p_memsz;
+		f->load[f->nload].flags = ph.p_flags;
 		f->nload++;
 	}
 }
@@ -370,14 +384,19 @@ static void file_header(struct nfile *f)
 /* The load bias of a mapping: runtime address - file address. The
  * segment holding the mapping's file offset says which address that
  * offset has (lld puts code at p_vaddr = p_offset + 0x1000, so start -
- * pgoff alone would be a page off). */
+ * pgoff alone would be a page off). The mappings kept are executable, so
+ * an executable segment is asked first: lld's code starts inside the
+ * file page that ends its read-only segment, whose bias is a page off. */
 static uint64_t map_bias(const struct nfile *f, const struct nmap *m)
 {
-	for (int i = 0; i < f->nload; i++) {
-		uint64_t off = f->load[i].offset & ~(uint64_t)0xfff;
-		if (m->pgoff >= off && m->pgoff < f->load[i].offset + f->load[i].filesz)
+	for (int x = 1; x >= 0; x--)
+		for (int i = 0; i < f->nload; i++) {
+			uint64_t off = f->load[i].offset & ~(uint64_t)0xfff;
+			if ((x && !(f->load[i].flags & PF_X)) || m->pgoff < off ||
+			    m->pgoff >= f->load[i].offset + f->load[i].filesz)
+				continue;
 			return m->start - (f->load[i].vaddr - f->load[i].offset + m->pgoff);
-	}
+		}
 	return f->is_exec ? 0 : m->start - m->pgoff;
 }
 
@@ -462,6 +481,68 @@ static int proc_file_index(struct nat *N, struct nproc *p, const char *name)
 
 /* The frames an address in a file stands for, innermost first: the
  * functions inlined there (marked), then the function holding them. */
+static int cmp_curange(const void *a, const void *b)
+{
+	const struct curange *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo;
+}
+
+/* Every unit's address ranges, sorted, read once per file. */
+static void units_index(struct nfile *f)
+{
+	f->cur_built = 1;
+	Dwarf_Addr bias;
+	Dwarf *dw = dwfl_module_getdwarf(f->mod, &bias);
+	if (!dw)
+		return;
+	size_t cap = 0, hsize;
+	Dwarf_Off off = 0, next;
+	while (dwarf_nextcu(dw, off, &next, &hsize, NULL, NULL, NULL) == 0) {
+		Dwarf_Die die;
+		Dwarf_Addr base, lo, hi;
+		ptrdiff_t it = 0;
+		if (dwarf_offdie(dw, off + hsize, &die))
+			while ((it = dwarf_ranges(&die, it, &base, &lo, &hi)) > 0) {
+				if (hi <= lo)
+					continue;
+				if (f->ncur == cap) {
+					size_t c = cap ? cap * 2 : 64;
+					struct curange *g = realloc(f->cur, c * sizeof(*g));
+					if (!g)
+						return;
+					f->cur = g;
+					cap = c;
+				}
+				f->cur[f->ncur++] = (struct curange){lo, hi, off + hsize};
+			}
+		off = next;
+	}
+	qsort(f->cur, f->ncur, sizeof(*f->cur), cmp_curange);
+}
+
+/* The unit holding a file address where libdw's own lookup found none. */
+static Dwarf_Die *unit_at(struct nfile *f, uint64_t addr, Dwarf_Addr *bias, Dwarf_Die *mem)
+{
+	if (!f->cur_built)
+		units_index(f);
+	Dwarf *dw = f->ncur ? dwfl_module_getdwarf(f->mod, bias) : NULL;
+	if (!dw)
+		return NULL;
+	uint64_t a = addr - *bias;
+	size_t lo = 0, hi = f->ncur; /* the first range starting after a */
+	while (lo < hi) {
+		size_t mid = (lo + hi) / 2;
+		if (f->cur[mid].lo <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;) /* overlapping units: a few back */
+		if (a < f->cur[i].hi)
+			return dwarf_offdie(dw, f->cur[i].die, mem);
+	return NULL;
+}
+
 static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, size_t max)
 {
 	struct nfile *f = &N->files[fi];
@@ -486,7 +567,13 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 		src = dwfl_lineinfo(l, NULL, &line, NULL, NULL, NULL);
 
 	Dwarf_Addr bias = 0;
+	Dwarf_Die cu_mem;
 	Dwarf_Die *cu = dwfl_module_addrdie(f->mod, addr, &bias);
+	if (!cu && (cu = unit_at(f, addr, &bias, &cu_mem)) && !l) {
+		Dwarf_Line *dl = dwarf_getsrc_die(cu, addr - bias);
+		if (dl && (src = dwarf_linesrc(dl, NULL, NULL)))
+			dwarf_lineno(dl, &line);
+	}
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
 	Dwarf_Files *files = NULL;
@@ -679,23 +766,27 @@ static void proc_reset(struct nproc *p)
  * one is loaded. Returns the count (at most 16). */
 static size_t map_segments(struct nat *N, const struct nmap *m, uint64_t lo[16], uint64_t hi[16])
 {
-	lo[0] = m->start;
-	hi[0] = m->end;
-	if (m->file < 0)
-		return 1;
-	struct nfile *f = &N->files[m->file];
-	file_header(f);
-	uint64_t b = map_bias(f, m);
+	struct nfile *f = m->file >= 0 && m->segs ? &N->files[m->file] : NULL;
+	if (f)
+		file_header(f);
+	uint64_t b = f ? map_bias(f, m) : 0;
 	size_t n = 0;
-	for (int i = 0; i < f->nload; i++) {
+	for (int i = 0; f && i < f->nload; i++) {
 		uint64_t a = b + f->load[i].vaddr, z = a + f->load[i].memsz;
-		if (a < b || z < a || f->load[i].memsz > (1ULL << 40))
-			return 1; /* not a real file's sizes */
+		if (a < b || z < a || f->load[i].memsz > (1ULL << 40)) {
+			n = 0; /* not a real file's sizes */
+			break;
+		}
 		lo[n] = a & ~(uint64_t)0xfff;
 		hi[n] = (z + 0xfff) & ~(uint64_t)0xfff;
 		n += hi[n] > lo[n];
 	}
-	return n ? n : 1;
+	if (n == 0) {
+		lo[0] = m->start;
+		hi[0] = m->end;
+		n = 1;
+	}
+	return n;
 }
 
 static int segments_meet(const uint64_t *alo, const uint64_t *ahi, size_t an, const uint64_t *blo,
@@ -709,10 +800,10 @@ static int segments_meet(const uint64_t *alo, const uint64_t *ahi, size_t an, co
 }
 
 static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len, uint64_t pgoff,
-		    int file, uint64_t t)
+		    int file, uint64_t t, int segs)
 {
 	uint64_t end = start + len;
-	struct nmap nm = {start, end, pgoff, file, 0, t, start, end};
+	struct nmap nm = {start, end, pgoff, file, 0, t, start, end, segs};
 	uint64_t lo[16], hi[16], mlo[16], mhi[16];
 	size_t nseg = map_segments(N, &nm, lo, hi);
 	for (size_t i = 0; i < nseg; i++) {
@@ -723,12 +814,14 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 	 * when another is mapped where its file lay (Open MPI dlcloses the
 	 * components it does not pick, then loads others there). A mapping
 	 * the new one covers is trimmed; one whose file the new one's file
-	 * meets is dropped. One recorded later than this record stays, and
+	 * meets is dropped (an anonymous one drops no file: a program may
+	 * make part of its own data executable). One recorded later than
+	 * this record stays, and
 	 * this record is dropped instead (the rings are read one CPU after
 	 * the other, so an older record can come after a newer one). */
 	struct nmap extra = {0};
 	int has_extra = 0;
-	for (size_t pass = 0; pass < 2; pass++) {
+	for (size_t pass = t ? 0 : 1; pass < 2; pass++) {
 		size_t w = 0;
 		for (size_t i = 0; i < p->n; i++) {
 			struct nmap m = p->maps[i];
@@ -736,12 +829,13 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 				   (file < 0 || map_bias(&N->files[file], &m) ==
 							map_bias(&N->files[file], &nm));
 			int meet = m.start < end && m.end > start;
-			if (!meet && !same && m.file >= 0 && m.ilo < nm.ihi && m.ihi > nm.ilo) {
+			if (!meet && !same && file >= 0 && m.file >= 0 && m.ilo < nm.ihi &&
+			    m.ihi > nm.ilo) {
 				size_t mn = map_segments(N, &m, mlo, mhi);
 				meet = segments_meet(lo, hi, nseg, mlo, mhi, mn);
 			}
 			if (pass == 0) {
-				if (meet && t && m.t > t)
+				if (meet && m.t > t)
 					return; /* this record is older than what is there */
 				continue;
 			}
@@ -753,10 +847,10 @@ static void map_add(struct nat *N, struct nproc *p, uint64_t start, uint64_t len
 				nm.reported = m.reported; /* the same mapping told again */
 				continue;
 			}
-			/* the unwinder's Dwfl still has the old module there: it
-			 * is begun again (t119: the new module's frames ended
-			 * every stack through it) */
-			if (m.reported)
+			/* the unwinder's Dwfl still has another file there: it is
+			 * begun again (t119: the new module's frames ended every
+			 * stack through it) */
+			if (m.reported && !same)
 				p->stale = 1;
 			if (m.end <= start || m.start >= end) /* another file's */
 				continue;
@@ -856,10 +950,20 @@ static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f)
 		/* /proc/PID/maps shows paths as this process sees them (a
 		 * chrooted target's under its root already); another mount
 		 * namespace's may only make sense under /proc/PID/root */
-		int fi = strcmp(name, "[vdso]") == 0 ? VDSO_FILE : NO_FILE;
-		if (name[0] == '/')
+		int fi = strcmp(name, "[vdso]") == 0 ? VDSO_FILE : NO_FILE, segs = 1;
+		size_t len = strlen(name);
+		if (len > 10 && strcmp(name + len - 10, " (deleted)") == 0) {
+			/* whatever is at that path now is not the file mapped
+			 * (replaced by an upgrade, or gone): not read */
+			name[len - 10] = '\0';
+			char gone[4200];
+			snprintf(gone, sizeof(gone), "%s (not the mapped file)", name);
+			fi = file_index(N, gone);
+			segs = 0;
+		} else if (name[0] == '/') {
 			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
-		map_add(N, p, s, e - s, off, fi, 0);
+		}
+		map_add(N, p, s, e - s, off, fi, 0, segs);
 	}
 	return h ? h : 1;
 }
@@ -1395,7 +1499,7 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		uint64_t t = record_time(h);
 		if (t && t < p->exec_t)
 			break; /* the program before the latest exec, read late */
-		map_add(N, p, m.addr, m.len, m.pgoff, fi, t);
+		map_add(N, p, m.addr, m.len, m.pgoff, fi, t, 1);
 		break;
 	}
 	case PERF_RECORD_COMM: {
@@ -1434,10 +1538,25 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		if (!child || !parent || child == parent)
 			break;
 		snprintf(child->comm, sizeof(child->comm), "%s", parent->comm);
+		if (child->n == 0 && parent->n) { /* as the parent's, none reported yet */
+			struct nmap *g = malloc(parent->n * sizeof(*g));
+			if (!g) {
+				N->oom = 1;
+				break;
+			}
+			memcpy(g, parent->maps, parent->n * sizeof(*g));
+			for (size_t i = 0; i < parent->n; i++)
+				g[i].reported = 0;
+			free(child->maps);
+			child->maps = g;
+			child->n = child->cap = parent->n;
+			child->dirty = 1;
+			break;
+		}
 		for (size_t i = 0; i < parent->n; i++)
 			map_add(N, child, parent->maps[i].start,
 				parent->maps[i].end - parent->maps[i].start, parent->maps[i].pgoff,
-				parent->maps[i].file, parent->maps[i].t);
+				parent->maps[i].file, parent->maps[i].t, parent->maps[i].segs);
 		break;
 	}
 	case PERF_RECORD_EXIT: {
@@ -1728,6 +1847,7 @@ static void release(struct nat *N)
 	for (size_t i = 0; i < N->nfiles; i++) {
 		if (N->files[i].dwfl)
 			dwfl_end(N->files[i].dwfl);
+		free(N->files[i].cur);
 		free(N->files[i].path);
 	}
 	free(N->rings);
