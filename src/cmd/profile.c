@@ -920,6 +920,20 @@ static int write_text(const char *prefix, const char *ext, char *text, struct pl
 	return 0;
 }
 
+/* A folded output, written as it is made (never held whole). */
+static int write_folded(const char *prefix, const char *ext, const struct pl_prof *prof,
+			struct pl_strbuf *names)
+{
+	struct pl_error err = {{0}};
+	char path[4096];
+	snprintf(path, sizeof path, "%s%s", prefix, ext);
+	int rc = pl_prof_write_folded(prof, path, &err);
+	if (rc < 0)
+		return pl_die(pl_exit_code(rc), "%s", err.msg);
+	pl_strbuf_printf(names, "%s%s", names->len ? ", " : "", path);
+	return 0;
+}
+
 /* A JSON output, with the rank that wrote it (merge reads it back). */
 static int write_doc(const struct opts *o, const char *ext, json_t *doc, struct pl_strbuf *names)
 {
@@ -1005,7 +1019,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		 o->rate, o->lines ? ", by line" : "", who);
 	int rc = 0;
 	if (!rc && (o->formats & FMT_FOLDED))
-		rc = write_text(o->out, ".folded", pl_prof_folded(&P->prof), &names);
+		rc = write_folded(o->out, ".folded", &P->prof, &names);
 	if (!rc && (o->formats & FMT_SVG))
 		rc = write_text(o->out, ".svg", pl_prof_svg(&P->prof, title, sub), &names);
 	if (!rc && (o->formats & FMT_HTML))
@@ -1056,8 +1070,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		P->mem.growth.full_paths = P->prof.full_paths;
 		P->mem.growth.unit = "KiB";
 		if (o->formats & FMT_FOLDED)
-			rc = write_text(o->out, ".memory.folded", pl_prof_folded(&P->mem.growth),
-					&names);
+			rc = write_folded(o->out, ".memory.folded", &P->mem.growth, &names);
 		if (!rc && (o->formats & FMT_SVG))
 			rc = write_text(o->out, ".memory.svg", pl_prof_svg(&P->mem.growth, mtitle, sub),
 					&names);
@@ -1829,7 +1842,7 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 			 what[w], rate);
 		if (o->formats & FMT_FOLDED) {
 			snprintf(f, sizeof f, "%s.folded", ext[w]);
-			rc = write_text(o->out, f, pl_prof_folded(&pr), &names);
+			rc = write_folded(o->out, f, &pr, &names);
 		}
 		if (!rc && (o->formats & FMT_SVG)) {
 			snprintf(f, sizeof f, "%s.svg", ext[w]);

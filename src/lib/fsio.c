@@ -128,8 +128,26 @@ static char *final_target(const char *path)
 	return cur;
 }
 
+struct bytes {
+	const void *data;
+	size_t len;
+};
+
+static int write_bytes(int fd, void *ctx)
+{
+	const struct bytes *b = ctx;
+	return pl_fsio_write_all(fd, b->data, b->len);
+}
+
 int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio_staged *st,
 		  struct pl_error *err)
+{
+	struct bytes b = {data, len};
+	return pl_fsio_stage_with(path, write_bytes, &b, st, err);
+}
+
+int pl_fsio_stage_with(const char *path, pl_fsio_writer write, void *ctx,
+		       struct pl_fsio_staged *st, struct pl_error *err)
 {
 	memset(st, 0, sizeof(*st));
 	char *target = final_target(path);
@@ -161,7 +179,7 @@ int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio
 		mode = 0666 & ~um;
 	}
 	fchmod(fd, mode);
-	if (pl_fsio_write_all(fd, data, len) != 0 || fsync(fd) != 0) {
+	if (write(fd, ctx) != 0 || fsync(fd) != 0) {
 		int e = errno;
 		close(fd);
 		unlink(tmp);
@@ -210,6 +228,14 @@ int pl_fsio_write_atomic(const char *path, const void *data, size_t len, struct 
 {
 	struct pl_fsio_staged st;
 	int rc = pl_fsio_stage(path, data, len, &st, err);
+	return rc == PL_OK ? pl_fsio_commit(&st, err) : rc;
+}
+
+int pl_fsio_write_atomic_with(const char *path, pl_fsio_writer write, void *ctx,
+			      struct pl_error *err)
+{
+	struct pl_fsio_staged st;
+	int rc = pl_fsio_stage_with(path, write, ctx, &st, err);
 	return rc == PL_OK ? pl_fsio_commit(&st, err) : rc;
 }
 

@@ -23,6 +23,13 @@ struct pl_fsio_staged {
 };
 int pl_fsio_stage(const char *path, const void *data, size_t len, struct pl_fsio_staged *st,
 		  struct pl_error *err);
+/* The same for a file made as it is written: write(fd, ctx) writes all of
+ * it to fd, 0 or -1 with errno set. */
+typedef int (*pl_fsio_writer)(int fd, void *ctx);
+int pl_fsio_stage_with(const char *path, pl_fsio_writer write, void *ctx,
+		       struct pl_fsio_staged *st, struct pl_error *err);
+int pl_fsio_write_atomic_with(const char *path, pl_fsio_writer write, void *ctx,
+			      struct pl_error *err);
 int pl_fsio_commit(struct pl_fsio_staged *st, struct pl_error *err);
 void pl_fsio_discard(struct pl_fsio_staged *st);
 

@@ -243,45 +243,166 @@ static void folded_label(struct pl_strbuf *b, const struct pl_prof *p,
 	free(l);
 }
 
-static int cmp_str(const void *a, const void *b)
+/* Where folded text goes: a file descriptor (through a buffer) or a
+ * string. */
+struct folded_sink {
+	int fd;
+	struct pl_strbuf *sb;
+	char buf[1 << 16];
+	size_t n;
+	int failed;
+};
+
+static void sink_flush(struct folded_sink *s)
 {
-	return strcmp(*(char *const *)a, *(char *const *)b);
+	if (s->n && !s->failed && pl_fsio_write_all(s->fd, s->buf, s->n) != 0)
+		s->failed = 1;
+	s->n = 0;
+}
+
+static void sink_put(struct folded_sink *s, const char *d, size_t n)
+{
+	if (s->sb) {
+		pl_strbuf_append(s->sb, d, n);
+		return;
+	}
+	if (s->n + n > sizeof(s->buf))
+		sink_flush(s);
+	if (n > sizeof(s->buf)) {
+		if (!s->failed && pl_fsio_write_all(s->fd, d, n) != 0)
+			s->failed = 1;
+		return;
+	}
+	memcpy(s->buf + s->n, d, n);
+	s->n += n;
+}
+
+/* The lines are sorted as whole strings would be, without making them:
+ * a cursor reads a stack's line byte by byte from its frames' labels. */
+struct folded_order {
+	const struct pl_prof *p;
+	char **lab; /* each frame's folded label */
+};
+
+struct folded_cursor {
+	const struct pl_prof_stack *st;
+	const char *s;
+	size_t i;
+	int in_tail;
+	char tail[32]; /* " COUNT\n", read after the frames */
+};
+
+/* The line's next byte, -1 at its end. */
+static int cursor_next(const struct folded_order *o, struct folded_cursor *c)
+{
+	for (;;) {
+		if (c->s && *c->s)
+			return (unsigned char)*c->s++;
+		if (c->in_tail)
+			return -1;
+		if (c->i >= c->st->depth) {
+			snprintf(c->tail, sizeof c->tail, " %llu\n", (unsigned long long)c->st->count);
+			c->s = c->tail;
+			c->in_tail = 1;
+			continue;
+		}
+		int sep = c->s != NULL;
+		c->s = o->lab[o->p->ids[c->st->off + c->i++]];
+		if (sep)
+			return ';';
+	}
+}
+
+static int cmp_folded(const void *a, const void *b, void *arg)
+{
+	const struct folded_order *o = arg;
+	struct folded_cursor x = {.st = &o->p->stacks[*(const size_t *)a]};
+	struct folded_cursor y = {.st = &o->p->stacks[*(const size_t *)b]};
+	for (;;) {
+		int cx = cursor_next(o, &x), cy = cursor_next(o, &y);
+		if (cx != cy)
+			return cx - cy;
+		if (cx < 0)
+			return 0;
+	}
+}
+
+static int folded_write(const struct pl_prof *p, struct folded_sink *s)
+{
+	struct folded_order o = {p, calloc(p->nframes ? p->nframes : 1, sizeof(char *))};
+	size_t *ord = malloc((p->nstacks ? p->nstacks : 1) * sizeof *ord);
+	int rc = o.lab && ord ? 0 : -1;
+	for (size_t i = 0; i < p->nframes && rc == 0; i++) {
+		struct pl_strbuf b = {0};
+		folded_label(&b, p, &p->frames[i]);
+		if (!(o.lab[i] = pl_strbuf_take(&b)))
+			rc = -1;
+	}
+	if (rc == 0) {
+		for (size_t k = 0; k < p->nstacks; k++)
+			ord[k] = k;
+		qsort_r(ord, p->nstacks, sizeof *ord, cmp_folded, &o);
+		for (size_t k = 0; k < p->nstacks && !s->failed; k++) {
+			const struct pl_prof_stack *st = &p->stacks[ord[k]];
+			for (size_t i = 0; i < st->depth; i++) {
+				if (i)
+					sink_put(s, ";", 1);
+				const char *l = o.lab[p->ids[st->off + i]];
+				sink_put(s, l, strlen(l));
+			}
+			char n[32];
+			int len = snprintf(n, sizeof n, " %llu\n", (unsigned long long)st->count);
+			sink_put(s, n, (size_t)len);
+		}
+	}
+	for (size_t i = 0; o.lab && i < p->nframes; i++)
+		free(o.lab[i]);
+	free(o.lab);
+	free(ord);
+	if (rc < 0)
+		errno = ENOMEM;
+	return rc;
+}
+
+int pl_prof_folded_fd(const struct pl_prof *p, int fd)
+{
+	struct folded_sink *s = calloc(1, sizeof(*s));
+	if (!s) {
+		errno = ENOMEM;
+		return -1;
+	}
+	s->fd = fd;
+	int rc = folded_write(p, s);
+	if (rc == 0)
+		sink_flush(s);
+	if (rc == 0 && s->failed)
+		rc = -1; /* errno from the write */
+	free(s);
+	return rc;
+}
+
+static int folded_to(int fd, void *p)
+{
+	return pl_prof_folded_fd(p, fd);
+}
+
+int pl_prof_write_folded(const struct pl_prof *p, const char *path, struct pl_error *err)
+{
+	return pl_fsio_write_atomic_with(path, folded_to, (void *)p, err);
 }
 
 char *pl_prof_folded(const struct pl_prof *p)
 {
-	char **lines = calloc(p->nstacks ? p->nstacks : 1, sizeof *lines);
-	if (!lines)
-		return NULL;
-	int failed = 0;
-	for (size_t k = 0; k < p->nstacks && !failed; k++) {
-		struct pl_strbuf b = {0};
-		const struct pl_prof_stack *st = &p->stacks[k];
-		for (size_t i = 0; i < st->depth; i++) {
-			if (i)
-				pl_strbuf_puts(&b, ";");
-			folded_label(&b, p, &p->frames[p->ids[st->off + i]]);
-		}
-		pl_strbuf_printf(&b, " %llu\n", (unsigned long long)st->count);
-		lines[k] = pl_strbuf_take(&b);
-		failed = !lines[k];
-	}
 	struct pl_strbuf out = {0};
-	if (!failed) {
-		qsort(lines, p->nstacks, sizeof *lines, cmp_str);
-		for (size_t k = 0; k < p->nstacks; k++)
-			pl_strbuf_puts(&out, lines[k]);
-	}
-	for (size_t k = 0; k < p->nstacks; k++)
-		free(lines[k]);
-	free(lines);
-	if (failed) {
-		free(pl_strbuf_take(&out));
+	struct folded_sink s = {.fd = -1, .sb = &out};
+	int rc = folded_write(p, &s);
+	pl_strbuf_puts(&out, "");
+	char *text = pl_strbuf_take(&out);
+	if (rc < 0) {
+		free(text);
 		return NULL;
 	}
-	if (!out.s)
-		pl_strbuf_puts(&out, "");
-	return pl_strbuf_take(&out);
+	return text;
 }
 
 char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter)

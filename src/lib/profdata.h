@@ -100,6 +100,13 @@ int pl_prof_merge(struct pl_prof *dst, const struct pl_prof *src, const char *ro
 
 /* Writers: malloc'd text (NULL when out of memory). */
 char *pl_prof_folded(const struct pl_prof *p);
+/* The folded text written to fd as it is made, never held whole (a
+ * million distinct stacks make a gigabyte of it): 0, or -1 with errno set
+ * (ENOMEM included). */
+int pl_prof_folded_fd(const struct pl_prof *p, int fd);
+/* That, into path atomically (a temporary file, then rename). */
+struct pl_error;
+int pl_prof_write_folded(const struct pl_prof *p, const char *path, struct pl_error *err);
 char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter);
 char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle);
 /* The same without the frames narrower than min_px at full width (0.1:

@@ -139,8 +139,15 @@ struct ring {
 	size_t size; /* data area */
 };
 
+#define ENTRY_MEMO 256
+struct entry_memo {
+	uint64_t key;
+	int is, used;
+};
+
 struct nat {
 	const struct pl_native_opts *o;
+	struct entry_memo entry_memo[ENTRY_MEMO];
 	uint64_t last_hash; /* the raw stack raw_add() last counted */
 	uint32_t last_off;
 	int peak_has; /* --memory: the raw stack charged when the total RSS peaked */
@@ -576,6 +583,21 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 	}
 	Dwarf_Die *scopes = NULL;
 	int ns = cu ? dwarf_getscopes(cu, addr - bias, &scopes) : 0;
+	if (ns > 0) {
+		/* past an inlined subroutine, dwarf_getscopes goes on with the
+		 * scopes of its abstract definition (the unit), not with the
+		 * function it was inlined into: the innermost scope's own
+		 * parents are the concrete chain */
+		Dwarf_Die *chain = NULL;
+		int nc = dwarf_getscopes_die(&scopes[0], &chain);
+		if (nc > 0) {
+			free(scopes);
+			scopes = chain;
+			ns = nc;
+		} else {
+			free(chain);
+		}
+	}
 	Dwarf_Files *files = NULL;
 	size_t nfiles = 0;
 	if (cu)
@@ -1279,7 +1301,7 @@ static void mem_tick(struct nat *N, double t)
 
 /* Is a file address in the program's entry (_start) or libc's or a
  * thread's start routines: the bottom of a complete user stack? */
-static int entry_fileaddr(struct nat *N, int fi, uint64_t addr)
+static int entry_lookup(struct nat *N, int fi, uint64_t addr)
 {
 	struct nfile *f = &N->files[fi];
 	if (file_load(f) < 0)
@@ -1290,6 +1312,21 @@ static int entry_fileaddr(struct nat *N, int fi, uint64_t addr)
 	return (strcmp(s, "_start") == 0 || strcmp(s, "__libc_start_main") == 0 ||
 		     strcmp(s, "__libc_start_call_main") == 0 || strcmp(s, "clone3") == 0 ||
 		     strcmp(s, "clone") == 0 || strcmp(s, "start_thread") == 0);
+}
+
+/* entry_lookup, remembered: libdw 0.188 looks a name up by scanning the
+ * symbol table, and every distinct stack asks for its root (66,000 stacks
+ * rooted in libc took 20 s of symbol scans) */
+static int entry_fileaddr(struct nat *N, int fi, uint64_t addr)
+{
+	uint64_t key = ((uint64_t)(fi + 1) << 48) ^ addr;
+	struct entry_memo *e = &N->entry_memo[mix64(key) & (ENTRY_MEMO - 1)];
+	if (!e->used || e->key != key) {
+		e->key = key;
+		e->is = entry_lookup(N, fi, addr);
+		e->used = 1;
+	}
+	return e->is;
 }
 
 static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
