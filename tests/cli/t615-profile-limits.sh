@@ -50,11 +50,16 @@ python3 "$PERFLOOP_SRC/tests/cli/check_profile.py" killed >/dev/null || fail "ki
 
 # a full disk (a file-size limit of 4 blocks: every output is larger):
 # one line naming the file, exit 2, no output and no temporary file left
+# (40 distinct stacks up to 40 frames deep: a folded file of tens of KiB
+# however few samples a slowed perfloop takes; one of 8 lines fitted in
+# the limit under ASan, and the next output failed instead)
 cat >full.py <<'EOF'
-def f(n):
-    return sum(i * i for i in range(n))
+def rec(d, n):
+    if d == 0:
+        return sum(i * i for i in range(n))
+    return rec(d - 1, n)
 for k in range(300):
-    f(20000)
+    rec(k % 40, 20000)
 EOF
 run sh -c 'ulimit -f 4; exec "$0" profile -o full -- "$1" full.py' "$PERFLOOP" "$py"
 expect_rc 2
