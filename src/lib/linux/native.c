@@ -524,7 +524,8 @@ static void units_index(struct nfile *f)
 			}
 		off = next;
 	}
-	qsort(f->cur, f->ncur, sizeof(*f->cur), cmp_curange);
+	if (f->ncur) /* a file whose units have no ranges: nothing to sort (found by fuzz/elf) */
+		qsort(f->cur, f->ncur, sizeof(*f->cur), cmp_curange);
 }
 
 /* The unit holding a file address where libdw's own lookup found none. */
