@@ -318,6 +318,16 @@ static int cmp_folded(const void *a, const void *b, void *arg)
 	const struct folded_order *o = arg;
 	struct folded_cursor x = {.st = &o->p->stacks[*(const size_t *)a]};
 	struct folded_cursor y = {.st = &o->p->stacks[*(const size_t *)b]};
+	/* the same frames make the same text: skip them whole (a million
+	 * stacks sharing 20-frame prefixes took minutes byte by byte) */
+	size_t i = 0;
+	while (i < x.st->depth && i < y.st->depth &&
+	       o->p->ids[x.st->off + i] == o->p->ids[y.st->off + i])
+		i++;
+	if (i) { /* both go on after the same ';' */
+		x.i = y.i = i;
+		x.s = y.s = "";
+	}
 	for (;;) {
 		int cx = cursor_next(o, &x), cy = cursor_next(o, &y);
 		if (cx != cy)
