@@ -1,8 +1,8 @@
 #!/bin/sh
 # profile --mode native on a program whose samples fall in about a million
 # distinct stacks (issue #18's limit): bench/manystacks.c walks every path
-# of a BITS-deep binary tree of calls (2^BITS stacks), ITERS spins at each
-# leaf, sampled at RATE a second with frame pointers. Reports perfloop's
+# of a BITS-deep binary tree of calls (2^BITS stacks), ITERS spins in the
+# last call of each, sampled at RATE a second with frame pointers. Reports perfloop's
 # wall time, CPU and peak RSS (GNU time), the samples it counted against
 # the folded file's total, the distinct stacks in the folded file, and
 # whether the SVG and speedscope files are whole; then, for scale, `perf
@@ -12,7 +12,7 @@
 set -eu
 PL=$(cd "$(dirname "${1:-build/perfloop}")" && pwd)/$(basename "${1:-build/perfloop}")
 BITS=${2:-21}
-ITERS=${3:-400}
+ITERS=${3:-65000}
 RATE=${4:-50000}
 SRC=$(cd "$(dirname "$0")" && pwd)/manystacks.c
 W=$(mktemp -d)
@@ -28,6 +28,7 @@ echo "== perfloop profile --mode native --unwind fp --rate $RATE"
 	exit 1
 }
 grep -E "^perfloop profile|samples in" out
+tail -1 err
 
 python3 - <<'PY'
 import json, re
