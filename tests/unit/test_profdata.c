@@ -7,6 +7,7 @@
 
 #include <math.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "findings.h"
 #include "profdata.h"
@@ -65,6 +66,72 @@ static void folded_is_sorted_root_first_and_escapes_semicolons(void **state)
 			       "main (/src/app.py:1);r (/src/app.py:30);r (/src/app.py:30);r "
 			       "(/src/app.py:30) 5\n");
 	free(f);
+	pl_prof_release(&p);
+}
+
+static int cmp_line(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The folded writer sorts through cursors over the frames' labels, never
+ * making the lines: its order must be that of the lines themselves, with
+ * labels that hold spaces, one label a prefix of another, two frames
+ * whose labels are equal once ';' is escaped, stacks prefixes of others
+ * and counts that differ; the file written and the string the same. */
+static void folded_order_is_the_lines_order(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	memset(&p, 0, sizeof p);
+	/* synthetic frames are labelled by name alone: "a" ends where "a !"
+	 * goes on with a byte below the count's digits; "a;b" and "a,b" are
+	 * one label once escaped */
+	const char *names[] = {"a", "a !", "ab", "a;b", "a,b", "b [inlined]", "~", " "};
+	const int synthetic[] = {1, 1, 0, 1, 1, 0, 1, 0};
+	long id[8];
+	for (int i = 0; i < 8; i++)
+		id[i] = pl_prof_frame(&p, names[i], "f.c", i % 3, 1, synthetic[i]);
+	unsigned seed = 7;
+	for (int k = 0; k < 3000; k++) {
+		uint32_t st[6];
+		seed = seed * 1103515245u + 12345u;
+		size_t depth = 1 + (seed >> 16) % 6;
+		for (size_t i = 0; i < depth; i++) {
+			seed = seed * 1103515245u + 12345u;
+			st[i] = (uint32_t)id[(seed >> 16) % 8];
+		}
+		assert_int_equal(pl_prof_add(&p, st, depth, 1 + (seed >> 8) % 20), 0);
+	}
+	char *text = pl_prof_folded(&p);
+	assert_non_null(text);
+	size_t n = 0;
+	char **lines = malloc((p.nstacks + 1) * sizeof *lines);
+	for (char *l = strtok(strdup(text), "\n"); l; l = strtok(NULL, "\n"))
+		lines[n++] = l;
+	assert_int_equal(n, p.nstacks);
+	char **sorted = malloc(n * sizeof *sorted);
+	memcpy(sorted, lines, n * sizeof *sorted);
+	qsort(sorted, n, sizeof *sorted, cmp_line);
+	for (size_t i = 0; i < n; i++)
+		assert_string_equal(lines[i], sorted[i]);
+	char path[] = "/tmp/perfloop-folded-XXXXXX";
+	int fd = mkstemp(path);
+	assert_true(fd >= 0);
+	assert_int_equal(pl_prof_folded_fd(&p, fd), 0);
+	off_t size = lseek(fd, 0, SEEK_END);
+	assert_int_equal((size_t)size, strlen(text));
+	char *back = malloc((size_t)size + 1);
+	assert_int_equal(pread(fd, back, (size_t)size, 0), size);
+	back[size] = '\0';
+	assert_string_equal(back, text);
+	close(fd);
+	unlink(path);
+	free(back);
+	free(lines[0]);
+	free(lines);
+	free(sorted);
+	free(text);
 	pl_prof_release(&p);
 }
 
@@ -154,6 +221,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(frames_intern_and_stacks_merge),
 	    cmocka_unit_test(folded_is_sorted_root_first_and_escapes_semicolons),
+	    cmocka_unit_test(folded_order_is_the_lines_order),
 	    cmocka_unit_test(speedscope_samples_index_frames),
 	    cmocka_unit_test(svg_has_one_frame_per_tree_node),
 	    cmocka_unit_test(findings_above_the_share_threshold),
