@@ -17,7 +17,8 @@
 #define PL_CHECKPOINT_SCHEMA "perfloop.checkpoint/2"
 
 struct pl_git {
-	char top[4096]; /* the work tree's top directory */
+	char top[4096];	  /* the work tree's top directory */
+	char index[4200]; /* git's index file, absolute ("" where not known yet) */
 };
 
 /* Find the repository containing dir; refuse a bare repository, one without

@@ -523,6 +523,7 @@ static int open_here(const char *dir, struct pl_git *g, struct pl_history **h,
 		     struct pl_error *err)
 {
 	*h = NULL;
+	g->index[0] = '\0';
 	if (pl_git_toplevel(dir, g->top, sizeof(g->top)) != 0)
 		return PL_OK;
 	char pdir[4300], db[4400];

@@ -55,4 +55,45 @@ expect_err "middle of a merge"
 run "$PERFLOOP" revert
 expect_rc 2
 expect_err "middle of a merge"
+git merge --abort
+
+# where git's answers need care: a repository whose path has a newline in it
+# (each answer then takes more than a line: perfloop asks one at a time), a
+# linked work tree (its index lies under the main .git/worktrees), a
+# subdirectory given with -C, and a rebase stopped half-way
+git worktree add -q "$T/wt" 2>/dev/null
+cd "$T/wt"
+echo "wt edit" >>a.txt
+mkdir -p sub
+run "$PERFLOOP" checkpoint -C sub
+expect_rc 0
+echo "wt change" >>a.txt
+git add a.txt
+run "$PERFLOOP" revert
+expect_rc 0
+[ "$(tail -n 1 a.txt)" = "wt edit" ] || fail "linked work tree: not reverted: $(cat a.txt)"
+[ -z "$(git diff --cached --name-only)" ] || fail "linked work tree: index not restored"
+[ -z "$(git -C "$T/repo" diff --cached --name-only)" ] || fail "the main work tree's index touched"
+nl="$T/new
+line"
+new_repo "$nl"
+echo one >a.txt
+git add a.txt
+git commit -qm one
+echo two >>a.txt
+run "$PERFLOOP" checkpoint
+expect_rc 0
+echo three >>a.txt
+run "$PERFLOOP" revert
+expect_rc 0
+[ "$(cat a.txt)" = "$(printf 'one\ntwo')" ] || fail "path with a newline: $(cat a.txt)"
+mkdir "$(git rev-parse --git-path rebase-merge)"
+run "$PERFLOOP" checkpoint
+expect_rc 2
+expect_err "middle of a rebase"
+cd "$T/repo"
+mkdir "$(git rev-parse --git-path rebase-apply)"
+run "$PERFLOOP" revert
+expect_rc 2
+expect_err "middle of a rebase or am"
 echo ok
