@@ -49,16 +49,16 @@ const char cmd_merge_usage[] =
 
 enum { OPT_BY_RANK = 256, OPT_FORMAT };
 
-/* text (taken), or prof's folded stacks written as they are made */
+/* text (taken), or prof's output (how) written as it is made */
 static int write_out(const char *prefix, const char *ext, char *text, const struct pl_prof *prof,
-		     struct pl_strbuf *names)
+		     const struct pl_prof_out *how, struct pl_strbuf *names)
 {
 	char path[4096];
 	struct pl_error err = {{0}};
 	snprintf(path, sizeof path, "%s%s", prefix, ext);
 	if (!text && !prof)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory writing %s", path);
-	int rc = prof ? pl_prof_write_folded(prof, path, &err)
+	int rc = prof ? pl_prof_write(prof, how, path, &err)
 		      : pl_fsio_write_atomic(path, text, strlen(text), &err);
 	free(text);
 	if (rc != PL_OK)
@@ -84,13 +84,15 @@ static int write_all(const struct pl_merge *m, const char *prefix, struct pl_str
 		snprintf(title, sizeof title, "%zu ranks merged%s", m->nprofs,
 			 m->by_rank ? ", by rank" : "");
 		snprintf(sub, sizeof sub, "%llu samples", (unsigned long long)m->prof.samples);
-		rc = write_out(prefix, ".folded", NULL, &m->prof, &names);
+		struct pl_prof_out folded = {.kind = PL_OUT_FOLDED};
+		struct pl_prof_out svg = {
+		    .kind = PL_OUT_SVG, .title = title, .subtitle = sub, .min_px = 0.1};
+		rc = write_out(prefix, ".folded", NULL, &m->prof, &folded, &names);
 		if (!rc)
-			rc = write_out(prefix, ".svg", pl_prof_svg_min(&m->prof, title, sub, 0.1),
-				       NULL, &names);
+			rc = write_out(prefix, ".svg", NULL, &m->prof, &svg, &names);
 	}
 	if (!rc)
-		rc = write_out(prefix, ".json", doc_text(pl_merge_json(m)), NULL, &names);
+		rc = write_out(prefix, ".json", doc_text(pl_merge_json(m)), NULL, NULL, &names);
 	if (!rc) {
 		struct pl_findings f = {0};
 		if (pl_merge_findings(m, &f) < 0) {
@@ -100,7 +102,7 @@ static int write_all(const struct pl_merge *m, const char *prefix, struct pl_str
 		}
 		json_t *doc = pl_findings_doc("perfloop merge " PERFLOOP_VERSION, &f);
 		pl_findings_release(&f);
-		rc = write_out(prefix, ".findings.json", doc_text(doc), NULL, &names);
+		rc = write_out(prefix, ".findings.json", doc_text(doc), NULL, NULL, &names);
 	}
 	*names_out = names;
 	return rc;

@@ -920,18 +920,32 @@ static int write_text(const char *prefix, const char *ext, char *text, struct pl
 	return 0;
 }
 
-/* A folded output, written as it is made (never held whole). */
-static int write_folded(const char *prefix, const char *ext, const struct pl_prof *prof,
-			struct pl_strbuf *names)
+/* A folded, SVG or speedscope output, written as it is made (never held
+ * whole). */
+static int write_prof(const char *prefix, const char *ext, const struct pl_prof *prof,
+		      const struct pl_prof_out *how, struct pl_strbuf *names)
 {
 	struct pl_error err = {{0}};
 	char path[4096];
 	snprintf(path, sizeof path, "%s%s", prefix, ext);
-	int rc = pl_prof_write_folded(prof, path, &err);
+	int rc = pl_prof_write(prof, how, path, &err);
 	if (rc < 0)
 		return pl_die(pl_exit_code(rc), "%s", err.msg);
 	pl_strbuf_printf(names, "%s%s", names->len ? ", " : "", path);
 	return 0;
+}
+
+static int write_folded(const char *prefix, const char *ext, const struct pl_prof *prof,
+			struct pl_strbuf *names)
+{
+	return write_prof(prefix, ext, prof, &(struct pl_prof_out){.kind = PL_OUT_FOLDED}, names);
+}
+
+static int write_svg(const char *prefix, const char *ext, const struct pl_prof *prof,
+		     const char *title, const char *subtitle, struct pl_strbuf *names)
+{
+	struct pl_prof_out how = {.kind = PL_OUT_SVG, .title = title, .subtitle = subtitle};
+	return write_prof(prefix, ext, prof, &how, names);
 }
 
 /* A JSON output, with the rank that wrote it (merge reads it back). */
@@ -1021,15 +1035,16 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 	if (!rc && (o->formats & FMT_FOLDED))
 		rc = write_folded(o->out, ".folded", &P->prof, &names);
 	if (!rc && (o->formats & FMT_SVG))
-		rc = write_text(o->out, ".svg", pl_prof_svg(&P->prof, title, sub), &names);
+		rc = write_svg(o->out, ".svg", &P->prof, title, sub, &names);
 	if (!rc && (o->formats & FMT_HTML))
 		rc = write_text(o->out, ".html", pl_prof_html_page(&P->prof, title, sub), &names);
 	if (!rc && (o->formats & FMT_SPEEDSCOPE)) {
 		/* its name carries the rank (speedscope keeps no other field) */
 		char named[1000];
 		snprintf(named, sizeof named, "%s%s", title, who);
-		rc = write_text(o->out, ".speedscope.json",
-				pl_prof_speedscope(&P->prof, named, exporter), &names);
+		struct pl_prof_out how = {
+		    .kind = PL_OUT_SPEEDSCOPE, .title = named, .subtitle = exporter};
+		rc = write_prof(o->out, ".speedscope.json", &P->prof, &how, &names);
 	}
 	if (!rc && (o->formats & FMT_FINDINGS)) {
 		struct pl_findings f = {0};
@@ -1072,8 +1087,7 @@ static int write_outputs(struct profiler *P, const char *title, const char *cwd,
 		if (o->formats & FMT_FOLDED)
 			rc = write_folded(o->out, ".memory.folded", &P->mem.growth, &names);
 		if (!rc && (o->formats & FMT_SVG))
-			rc = write_text(o->out, ".memory.svg", pl_prof_svg(&P->mem.growth, mtitle, sub),
-					&names);
+			rc = write_svg(o->out, ".memory.svg", &P->mem.growth, mtitle, sub, &names);
 		if (!rc) {
 			json_t *doc = pl_memtrack_json(
 			    &P->mem, child_ru_set ? (double)child_ru.ru_maxrss * 1024 : -1, title);
@@ -1846,7 +1860,7 @@ static int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const cha
 		}
 		if (!rc && (o->formats & FMT_SVG)) {
 			snprintf(f, sizeof f, "%s.svg", ext[w]);
-			rc = write_text(o->out, f, pl_prof_svg(&pr, t, sub), &names);
+			rc = write_svg(o->out, f, &pr, t, sub, &names);
 		}
 		pl_prof_release(&pr);
 	}

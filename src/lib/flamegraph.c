@@ -219,6 +219,8 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 		size_t d, double height, uint64_t minw, const struct diff *df, long bi)
 {
 	const struct node *n = &t->v[i];
+	if (b->failed)
+		return -1;
 	if (n->count < minw)
 		return 0;
 	const struct pl_prof_frame *f = n->frame == UINT32_MAX ? NULL : &p->frames[n->frame];
@@ -274,6 +276,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	free(cut);
 	pl_strbuf_puts(b, "</text></g>\n");
 	free(label);
+	pl_strbuf_spill(b, PL_STRBUF_CHUNK);
 
 	size_t nc = 0;
 	for (long c = n->child; c >= 0; c = t->v[c].next)
@@ -354,37 +357,43 @@ char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtit
 	return pl_prof_svg_min(p, title, subtitle, 0);
 }
 
-char *pl_prof_svg_min(const struct pl_prof *p, const char *title, const char *subtitle,
-		      double min_px)
+int pl_prof_svg_to(const struct pl_prof *p, const char *title, const char *subtitle,
+		   double min_px, struct pl_strbuf *b)
 {
 	struct tree t = {0};
 	if (build(&t, p) < 0) {
 		free(t.v);
-		return NULL;
+		return -1;
 	}
 	double height = TOP + (double)(t.maxdepth + 1) * FH + 40;
-	struct pl_strbuf b = {0};
-	pl_strbuf_printf(&b,
+	pl_strbuf_printf(b,
 			 "<?xml version=\"1.0\" standalone=\"no\"?>\n"
 			 "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" "
 			 "height=\"%.0f\" viewBox=\"0 0 %d %.0f\" onload=\"init()\">\n",
 			 (int)W, height, (int)W, height);
-	pl_strbuf_puts(&b, "<style>text{font-family:monospace;font-size:12px;fill:#000}"
-			   "g.f:hover rect{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
-			   ".ui{cursor:pointer;fill:#336}</style>\n");
-	pl_strbuf_puts(&b, script);
-	pl_strbuf_printf(&b,
-			 "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
+	pl_strbuf_puts(b, "<style>text{font-family:monospace;font-size:12px;fill:#000}"
+			  "g.f:hover rect{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
+			  ".ui{cursor:pointer;fill:#336}</style>\n");
+	pl_strbuf_puts(b, script);
+	pl_strbuf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
 			 (int)W, height);
-	titles(&b, title, subtitle);
-	pl_strbuf_puts(&b, "<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
-			   "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
-			   "y=\"20\">Search</text>\n");
-	pl_strbuf_printf(&b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
+	titles(b, title, subtitle);
+	pl_strbuf_puts(b, "<text id=\"reset\" class=\"ui\" x=\"10\" y=\"20\">Reset "
+			  "Zoom</text>\n<text id=\"search\" class=\"ui\" x=\"1100\" "
+			  "y=\"20\">Search</text>\n");
+	pl_strbuf_printf(b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
 	uint64_t minw = (uint64_t)((double)t.v[0].count * min_px / (W - 2 * PAD));
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height, minw, NULL, -1) : 0;
-	pl_strbuf_puts(&b, "</svg>\n");
+	int rc = t.v[0].count ? emit(b, p, &t, 0, 0, 0, height, minw, NULL, -1) : 0;
+	pl_strbuf_puts(b, "</svg>\n");
 	free(t.v);
+	return rc < 0 || b->failed ? -1 : 0;
+}
+
+char *pl_prof_svg_min(const struct pl_prof *p, const char *title, const char *subtitle,
+		      double min_px)
+{
+	struct pl_strbuf b = {0};
+	int rc = pl_prof_svg_to(p, title, subtitle, min_px, &b);
 	char *out = pl_strbuf_take(&b);
 	if (rc < 0) {
 		free(out);

@@ -245,38 +245,6 @@ static void folded_label(struct pl_strbuf *b, const struct pl_prof *p,
 
 /* Where folded text goes: a file descriptor (through a buffer) or a
  * string. */
-struct folded_sink {
-	int fd;
-	struct pl_strbuf *sb;
-	char buf[1 << 16];
-	size_t n;
-	int failed;
-};
-
-static void sink_flush(struct folded_sink *s)
-{
-	if (s->n && !s->failed && pl_fsio_write_all(s->fd, s->buf, s->n) != 0)
-		s->failed = 1;
-	s->n = 0;
-}
-
-static void sink_put(struct folded_sink *s, const char *d, size_t n)
-{
-	if (s->sb) {
-		pl_strbuf_append(s->sb, d, n);
-		return;
-	}
-	if (s->n + n > sizeof(s->buf))
-		sink_flush(s);
-	if (n > sizeof(s->buf)) {
-		if (!s->failed && pl_fsio_write_all(s->fd, d, n) != 0)
-			s->failed = 1;
-		return;
-	}
-	memcpy(s->buf + s->n, d, n);
-	s->n += n;
-}
-
 /* The lines are sorted as whole strings would be, without making them:
  * a cursor reads a stack's line byte by byte from its frames' labels. */
 struct folded_order {
@@ -337,7 +305,7 @@ static int cmp_folded(const void *a, const void *b, void *arg)
 	}
 }
 
-static int folded_write(const struct pl_prof *p, struct folded_sink *s)
+static int folded_write(const struct pl_prof *p, struct pl_strbuf *s)
 {
 	struct folded_order o = {p, calloc(p->nframes ? p->nframes : 1, sizeof(char *))};
 	size_t *ord = malloc((p->nstacks ? p->nstacks : 1) * sizeof *ord);
@@ -356,13 +324,11 @@ static int folded_write(const struct pl_prof *p, struct folded_sink *s)
 			const struct pl_prof_stack *st = &p->stacks[ord[k]];
 			for (size_t i = 0; i < st->depth; i++) {
 				if (i)
-					sink_put(s, ";", 1);
-				const char *l = o.lab[p->ids[st->off + i]];
-				sink_put(s, l, strlen(l));
+					pl_strbuf_append(s, ";", 1);
+				pl_strbuf_puts(s, o.lab[p->ids[st->off + i]]);
 			}
-			char n[32];
-			int len = snprintf(n, sizeof n, " %llu\n", (unsigned long long)st->count);
-			sink_put(s, n, (size_t)len);
+			pl_strbuf_printf(s, " %llu\n", (unsigned long long)st->count);
+			pl_strbuf_spill(s, PL_STRBUF_CHUNK);
 		}
 	}
 	for (size_t i = 0; o.lab && i < p->nframes; i++)
@@ -376,36 +342,18 @@ static int folded_write(const struct pl_prof *p, struct folded_sink *s)
 
 int pl_prof_folded_fd(const struct pl_prof *p, int fd)
 {
-	struct folded_sink *s = calloc(1, sizeof(*s));
-	if (!s) {
+	struct pl_strbuf b = pl_strbuf_to_fd(fd);
+	int rc = folded_write(p, &b);
+	int wrc = pl_strbuf_finish_fd(&b);
+	if (rc < 0)
 		errno = ENOMEM;
-		return -1;
-	}
-	s->fd = fd;
-	int rc = folded_write(p, s);
-	if (rc == 0)
-		sink_flush(s);
-	if (rc == 0 && s->failed)
-		rc = -1; /* errno from the write */
-	free(s);
-	return rc;
-}
-
-static int folded_to(int fd, void *p)
-{
-	return pl_prof_folded_fd(p, fd);
-}
-
-int pl_prof_write_folded(const struct pl_prof *p, const char *path, struct pl_error *err)
-{
-	return pl_fsio_write_atomic_with(path, folded_to, (void *)p, err);
+	return rc < 0 ? rc : wrc;
 }
 
 char *pl_prof_folded(const struct pl_prof *p)
 {
 	struct pl_strbuf out = {0};
-	struct folded_sink s = {.fd = -1, .sb = &out};
-	int rc = folded_write(p, &s);
+	int rc = folded_write(p, &out);
 	pl_strbuf_puts(&out, "");
 	char *text = pl_strbuf_take(&out);
 	if (rc < 0) {
@@ -415,38 +363,86 @@ char *pl_prof_folded(const struct pl_prof *p)
 	return text;
 }
 
-char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter)
+/* speedscope's "sampled" file, compact: the frames, then each distinct
+ * stack once with its count as weight */
+static int speedscope_write(const struct pl_prof *p, const char *name, const char *exporter,
+			    struct pl_strbuf *b)
 {
-	json_t *frames = json_array(), *samples = json_array(), *weights = json_array();
+	pl_strbuf_puts(b, "{\"$schema\":\"https://www.speedscope.app/file-format-schema.json\","
+			  "\"shared\":{\"frames\":[");
 	for (size_t i = 0; i < p->nframes; i++) {
 		const struct pl_prof_frame *f = &p->frames[i];
-		json_t *o = json_pack("{s:s}", "name", f->name);
-		if (o && !f->synthetic) {
-			json_object_set_new(o, "file", json_string(pl_prof_shown_file(p, f->file)));
-			json_object_set_new(o, "line", json_integer(f->line));
+		pl_strbuf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
+		pl_strbuf_json(b, f->name);
+		if (!f->synthetic) {
+			pl_strbuf_puts(b, ",\"file\":");
+			pl_strbuf_json(b, pl_prof_shown_file(p, f->file));
+			pl_strbuf_printf(b, ",\"line\":%d", f->line);
 		}
-		json_array_append_new(frames, o);
+		pl_strbuf_puts(b, "}");
+		pl_strbuf_spill(b, PL_STRBUF_CHUNK);
 	}
+	pl_strbuf_puts(b, "]},\"profiles\":[{\"type\":\"sampled\",\"name\":");
+	pl_strbuf_json(b, name);
+	pl_strbuf_printf(b, ",\"unit\":\"none\",\"startValue\":0,\"endValue\":%llu,\"samples\":[",
+			 (unsigned long long)p->samples);
 	for (size_t k = 0; k < p->nstacks; k++) {
 		const struct pl_prof_stack *st = &p->stacks[k];
-		json_t *s = json_array();
+		pl_strbuf_puts(b, k ? ",\n[" : "\n[");
 		for (size_t i = 0; i < st->depth; i++)
-			json_array_append_new(s, json_integer(p->ids[st->off + i]));
-		json_array_append_new(samples, s);
-		json_array_append_new(weights, json_integer((json_int_t)st->count));
+			pl_strbuf_printf(b, i ? ",%u" : "%u", p->ids[st->off + i]);
+		pl_strbuf_puts(b, "]");
+		pl_strbuf_spill(b, PL_STRBUF_CHUNK);
 	}
-	json_t *prof = json_pack("{s:s, s:s, s:s, s:i, s:I, s:o, s:o}", "type", "sampled", "name",
-				 name, "unit", "none", "startValue", 0, "endValue",
-				 (json_int_t)p->samples, "samples", samples, "weights", weights);
-	json_t *doc = json_pack("{s:s, s:{s:o}, s:[o], s:s, s:i, s:s}", "$schema",
-				"https://www.speedscope.app/file-format-schema.json", "shared",
-				"frames", frames, "profiles", prof, "name", name,
-				"activeProfileIndex", 0, "exporter", exporter);
-	if (!doc)
-		return NULL;
-	char *text = pl_json_text(doc);
-	json_decref(doc);
-	return text;
+	pl_strbuf_puts(b, "],\n\"weights\":[");
+	for (size_t k = 0; k < p->nstacks; k++) {
+		pl_strbuf_printf(b, k ? ",%llu" : "%llu", (unsigned long long)p->stacks[k].count);
+		if (k % 4096 == 4095)
+			pl_strbuf_spill(b, PL_STRBUF_CHUNK);
+	}
+	pl_strbuf_puts(b, "]}],\"name\":");
+	pl_strbuf_json(b, name);
+	pl_strbuf_puts(b, ",\"activeProfileIndex\":0,\"exporter\":");
+	pl_strbuf_json(b, exporter);
+	pl_strbuf_puts(b, "}\n");
+	return b->failed ? -1 : 0;
+}
+
+char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter)
+{
+	struct pl_strbuf b = {0};
+	speedscope_write(p, name, exporter, &b);
+	return pl_strbuf_take(&b);
+}
+
+struct out_ctx {
+	const struct pl_prof *p;
+	const struct pl_prof_out *o;
+};
+
+static int out_to(int fd, void *ctx)
+{
+	const struct out_ctx *c = ctx;
+	if (c->o->kind == PL_OUT_FOLDED)
+		return pl_prof_folded_fd(c->p, fd);
+	struct pl_strbuf b = pl_strbuf_to_fd(fd);
+	if (c->o->kind == PL_OUT_SVG)
+		pl_prof_svg_to(c->p, c->o->title, c->o->subtitle, c->o->min_px, &b);
+	else
+		speedscope_write(c->p, c->o->title, c->o->subtitle, &b);
+	return pl_strbuf_finish_fd(&b);
+}
+
+int pl_prof_write(const struct pl_prof *p, const struct pl_prof_out *o, const char *path,
+		  struct pl_error *err)
+{
+	struct out_ctx c = {p, o};
+	return pl_fsio_write_atomic_with(path, out_to, &c, err);
+}
+
+int pl_prof_write_folded(const struct pl_prof *p, const char *path, struct pl_error *err)
+{
+	return pl_prof_write(p, &(struct pl_prof_out){.kind = PL_OUT_FOLDED}, path, err);
 }
 
 struct rank {

@@ -107,6 +107,21 @@ int pl_prof_folded_fd(const struct pl_prof *p, int fd);
 /* That, into path atomically (a temporary file, then rename). */
 struct pl_error;
 int pl_prof_write_folded(const struct pl_prof *p, const char *path, struct pl_error *err);
+/* One of the outputs, written to path (atomically) as it is made, never
+ * held whole: a million distinct stacks make gigabytes of SVG. */
+struct pl_prof_out {
+	enum { PL_OUT_FOLDED, PL_OUT_SVG, PL_OUT_SPEEDSCOPE } kind;
+	/* SVG: its title and subtitle; speedscope: its name and exporter */
+	const char *title, *subtitle;
+	double min_px; /* SVG: the frames narrower than this left out */
+};
+int pl_prof_write(const struct pl_prof *p, const struct pl_prof_out *o, const char *path,
+		  struct pl_error *err);
+struct pl_strbuf;
+/* The SVG appended to b (spilled as it goes where b writes to a file):
+ * 0, -1 out of memory or a failed write. */
+int pl_prof_svg_to(const struct pl_prof *p, const char *title, const char *subtitle,
+		   double min_px, struct pl_strbuf *b);
 char *pl_prof_speedscope(const struct pl_prof *p, const char *name, const char *exporter);
 char *pl_prof_svg(const struct pl_prof *p, const char *title, const char *subtitle);
 /* The same without the frames narrower than min_px at full width (0.1:

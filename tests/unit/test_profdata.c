@@ -5,12 +5,16 @@
  */
 #include "testutil.h"
 
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "error.h"
 #include "findings.h"
 #include "profdata.h"
+#include "strbuf.h"
 
 /* main -> a -> b (3 samples), main -> a (2), main -> r -> r -> r (5) */
 static void build(struct pl_prof *p, long id[5])
@@ -195,6 +199,113 @@ static void svg_has_one_frame_per_tree_node(void **state)
 	pl_prof_release(&p);
 }
 
+static char *read_all(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	assert_non_null(f);
+	fseek(f, 0, SEEK_END);
+	long n = ftell(f);
+	rewind(f);
+	char *s = malloc((size_t)n + 1);
+	assert_int_equal(fread(s, 1, (size_t)n, f), (size_t)n);
+	s[n] = '\0';
+	fclose(f);
+	return s;
+}
+
+/* The outputs written as they are made (pl_prof_write, spilled every
+ * 64 KiB) are the texts made whole, byte for byte, over many more bytes
+ * than one spill; speedscope's stays valid JSON whatever the names hold
+ * (quotes, backslashes, control characters, bytes that are not UTF-8). */
+static void streamed_outputs_are_the_texts(void **state)
+{
+	(void)state;
+	struct pl_prof p;
+	memset(&p, 0, sizeof p);
+	const char *names[] = {"plain", "q\"uote", "back\\slash", "tab\there", "bad\xff\xfe" "byte",
+			       "caf\xc3\xa9 \xf0\x9f\x94\xa5", "cut\xe2\x82", "<&>"};
+	long id[8];
+	for (int i = 0; i < 8; i++)
+		id[i] = pl_prof_frame(&p, names[i], i % 2 ? "/src/a\"b.py" : "/src/x.c", i, 1, i == 7);
+	unsigned seed = 11;
+	for (int k = 0; k < 12000; k++) {
+		uint32_t st[12];
+		seed = seed * 1103515245u + 12345u;
+		size_t depth = 1 + (seed >> 16) % 12;
+		for (size_t i = 0; i < depth; i++) {
+			seed = seed * 1103515245u + 12345u;
+			st[i] = (uint32_t)id[(seed >> 16) % 8];
+		}
+		assert_int_equal(pl_prof_add(&p, st, depth, 1 + (seed >> 8) % 9), 0);
+	}
+	char dir[] = "/tmp/perfloop-out-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	char path[64];
+	snprintf(path, sizeof path, "%s/out", dir);
+	struct pl_error err;
+	struct pl_prof_out how[] = {
+	    {.kind = PL_OUT_FOLDED},
+	    {.kind = PL_OUT_SVG, .title = "t <1>", .subtitle = "s"},
+	    {.kind = PL_OUT_SVG, .title = "t", .subtitle = "s", .min_px = 0.1},
+	    {.kind = PL_OUT_SPEEDSCOPE, .title = "n\"ame", .subtitle = "perfloop test"},
+	};
+	for (size_t k = 0; k < sizeof how / sizeof how[0]; k++) {
+		char *want = how[k].kind == PL_OUT_FOLDED ? pl_prof_folded(&p)
+			     : how[k].kind == PL_OUT_SVG
+				 ? pl_prof_svg_min(&p, how[k].title, how[k].subtitle, how[k].min_px)
+				 : pl_prof_speedscope(&p, how[k].title, how[k].subtitle);
+		assert_non_null(want);
+		assert_true(strlen(want) > PL_STRBUF_CHUNK); /* more than one spill */
+		assert_int_equal(pl_prof_write(&p, &how[k], path, &err), 0);
+		char *got = read_all(path);
+		assert_string_equal(got, want);
+		free(got);
+		free(want);
+	}
+	/* the speedscope file read back: names as given, the bytes that are
+	 * not UTF-8 as U+FFFD */
+	json_error_t je;
+	json_t *d = json_load_file(path, 0, &je);
+	assert_non_null(d);
+	json_t *frames = json_object_get(json_object_get(d, "shared"), "frames");
+	assert_int_equal(json_array_size(frames), 8);
+	const char *want[] = {"plain", "q\"uote", "back\\slash", "tab\there",
+			      "bad\xef\xbf\xbd\xef\xbf\xbd" "byte", "caf\xc3\xa9 \xf0\x9f\x94\xa5",
+			      "cut\xef\xbf\xbd\xef\xbf\xbd", "<&>"};
+	for (size_t i = 0; i < 8; i++) {
+		json_t *f = json_array_get(frames, (size_t)id[i]);
+		assert_string_equal(json_string_value(json_object_get(f, "name")), want[i]);
+		assert_true(i == 7 ? !json_object_get(f, "file")
+				   : json_integer_value(json_object_get(f, "line")) == (json_int_t)i);
+	}
+	json_t *prof = json_array_get(json_object_get(d, "profiles"), 0);
+	assert_string_equal(json_string_value(json_object_get(prof, "name")), "n\"ame");
+	assert_int_equal(json_array_size(json_object_get(prof, "samples")), p.nstacks);
+	json_decref(d);
+	unlink(path);
+	rmdir(dir);
+	pl_prof_release(&p);
+}
+
+/* A spilled buffer whose write fails says so, with the write's errno. */
+static void spill_failure_is_reported(void **state)
+{
+	(void)state;
+	int fd = open("/dev/full", O_WRONLY);
+	if (fd < 0)
+		skip();
+	struct pl_strbuf b = pl_strbuf_to_fd(fd);
+	for (int i = 0; i < 20000; i++)
+		pl_strbuf_puts(&b, "0123456789");
+	pl_strbuf_spill(&b, PL_STRBUF_CHUNK);
+	assert_true(b.failed);
+	pl_strbuf_puts(&b, "more"); /* a no-op now */
+	errno = 0;
+	assert_int_equal(pl_strbuf_finish_fd(&b), -1);
+	assert_int_equal(errno, ENOSPC);
+	close(fd);
+}
+
 static void findings_above_the_share_threshold(void **state)
 {
 	(void)state;
@@ -224,6 +335,8 @@ int main(void)
 	    cmocka_unit_test(folded_order_is_the_lines_order),
 	    cmocka_unit_test(speedscope_samples_index_frames),
 	    cmocka_unit_test(svg_has_one_frame_per_tree_node),
+	    cmocka_unit_test(streamed_outputs_are_the_texts),
+	    cmocka_unit_test(spill_failure_is_reported),
 	    cmocka_unit_test(findings_above_the_share_threshold),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
