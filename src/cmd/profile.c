@@ -941,10 +941,15 @@ static int write_folded(const char *prefix, const char *ext, const struct pl_pro
 	return write_prof(prefix, ext, prof, &(struct pl_prof_out){.kind = PL_OUT_FOLDED}, names);
 }
 
+/* The flame graph without the frames narrower than 0.1 px at full width,
+ * as flamegraph.pl and inferno draw by default: no one sees them, and a
+ * million distinct stacks drew 2.1 GB of them (the folded and speedscope
+ * files keep every stack). Nothing is left out under 23,600 samples. */
 static int write_svg(const char *prefix, const char *ext, const struct pl_prof *prof,
 		     const char *title, const char *subtitle, struct pl_strbuf *names)
 {
-	struct pl_prof_out how = {.kind = PL_OUT_SVG, .title = title, .subtitle = subtitle};
+	struct pl_prof_out how = {
+	    .kind = PL_OUT_SVG, .title = title, .subtitle = subtitle, .min_px = 0.1};
 	return write_prof(prefix, ext, prof, &how, names);
 }
 

@@ -3,7 +3,8 @@
     check_profile.py PREFIX
 - PREFIX.folded: 'frame;frame count' lines;
 - PREFIX.svg: well-formed; one <g class="f"> per node of the tree the
-  folded stacks make (plus the root), each node's width (data-w) its
+  folded stacks make (plus the root) but those narrower than 0.1 px at the
+  graph's full width (1180 px: left out, as flamegraph.pl does), each node's width (data-w) its
   samples, children within their parent and summing to at most it, the
   root holding every sample, rect widths proportional to data-w;
 - PREFIX.speedscope.json: valid against docs/schemas/speedscope.schema.json
@@ -37,6 +38,10 @@ tree = {(): total}
 for st, n in stacks.items():
     for d in range(1, len(st) + 1):
         tree[st[:d]] = tree.get(st[:d], 0) + n
+
+# what the graph draws: nodes of 0.1 px or more at 1180 px for the root
+minw = int(total * 0.1 / 1180)
+tree = {k: v for k, v in tree.items() if v >= minw}
 
 ns = {"s": "http://www.w3.org/2000/svg"}
 root = ET.parse(prefix + ".svg").getroot()
