@@ -222,7 +222,7 @@ static void streamed_outputs_are_the_texts(void **state)
 	(void)state;
 	struct pl_prof p;
 	memset(&p, 0, sizeof p);
-	const char *names[] = {"plain", "q\"uote", "back\\slash", "tab\there", "bad\xff\xfe" "byte",
+	const char *names[] = {"plain", "q\"uote", "back\\slash", "tab\there", "bad\xff\376byte",
 			       "caf\xc3\xa9 \xf0\x9f\x94\xa5", "cut\xe2\x82", "<&>"};
 	long id[8];
 	for (int i = 0; i < 8; i++)
@@ -270,7 +270,7 @@ static void streamed_outputs_are_the_texts(void **state)
 	json_t *frames = json_object_get(json_object_get(d, "shared"), "frames");
 	assert_int_equal(json_array_size(frames), 8);
 	const char *want[] = {"plain", "q\"uote", "back\\slash", "tab\there",
-			      "bad\xef\xbf\xbd\xef\xbf\xbd" "byte", "caf\xc3\xa9 \xf0\x9f\x94\xa5",
+			      "bad\xef\xbf\xbd\xef\xbf\275byte", "caf\xc3\xa9 \xf0\x9f\x94\xa5",
 			      "cut\xef\xbf\xbd\xef\xbf\xbd", "<&>"};
 	for (size_t i = 0; i < 8; i++) {
 		json_t *f = json_array_get(frames, (size_t)id[i]);
