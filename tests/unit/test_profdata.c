@@ -78,6 +78,23 @@ static int cmp_line(const void *a, const void *b)
 	return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* n seeded random stacks of 1 to maxdepth (at most 12) of the 8 frames
+ * id, each counted 1 to maxcount times */
+static void add_random_stacks(struct pl_prof *p, const long id[8], int n, size_t maxdepth,
+			      unsigned maxcount, unsigned seed)
+{
+	for (int k = 0; k < n; k++) {
+		uint32_t st[12];
+		seed = seed * 1103515245u + 12345u;
+		size_t depth = 1 + (seed >> 16) % maxdepth;
+		for (size_t i = 0; i < depth; i++) {
+			seed = seed * 1103515245u + 12345u;
+			st[i] = (uint32_t)id[(seed >> 16) % 8];
+		}
+		assert_int_equal(pl_prof_add(p, st, depth, 1 + (seed >> 8) % maxcount), 0);
+	}
+}
+
 /* The folded writer sorts through cursors over the frames' labels, never
  * making the lines: its order must be that of the lines themselves, with
  * labels that hold spaces, one label a prefix of another, two frames
@@ -96,17 +113,7 @@ static void folded_order_is_the_lines_order(void **state)
 	long id[8];
 	for (int i = 0; i < 8; i++)
 		id[i] = pl_prof_frame(&p, names[i], "f.c", i % 3, 1, synthetic[i]);
-	unsigned seed = 7;
-	for (int k = 0; k < 3000; k++) {
-		uint32_t st[6];
-		seed = seed * 1103515245u + 12345u;
-		size_t depth = 1 + (seed >> 16) % 6;
-		for (size_t i = 0; i < depth; i++) {
-			seed = seed * 1103515245u + 12345u;
-			st[i] = (uint32_t)id[(seed >> 16) % 8];
-		}
-		assert_int_equal(pl_prof_add(&p, st, depth, 1 + (seed >> 8) % 20), 0);
-	}
+	add_random_stacks(&p, id, 3000, 6, 20, 7);
 	char *text = pl_prof_folded(&p);
 	assert_non_null(text);
 	size_t n = 0;
@@ -227,17 +234,7 @@ static void streamed_outputs_are_the_texts(void **state)
 	long id[8];
 	for (int i = 0; i < 8; i++)
 		id[i] = pl_prof_frame(&p, names[i], i % 2 ? "/src/a\"b.py" : "/src/x.c", i, 1, i == 7);
-	unsigned seed = 11;
-	for (int k = 0; k < 12000; k++) {
-		uint32_t st[12];
-		seed = seed * 1103515245u + 12345u;
-		size_t depth = 1 + (seed >> 16) % 12;
-		for (size_t i = 0; i < depth; i++) {
-			seed = seed * 1103515245u + 12345u;
-			st[i] = (uint32_t)id[(seed >> 16) % 8];
-		}
-		assert_int_equal(pl_prof_add(&p, st, depth, 1 + (seed >> 8) % 9), 0);
-	}
+	add_random_stacks(&p, id, 12000, 12, 9, 11);
 	char dir[] = "/tmp/perfloop-out-XXXXXX";
 	assert_non_null(mkdtemp(dir));
 	char path[64];
