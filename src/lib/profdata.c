@@ -243,8 +243,6 @@ static void folded_label(struct pl_strbuf *b, const struct pl_prof *p,
 	free(l);
 }
 
-/* Where folded text goes: a file descriptor (through a buffer) or a
- * string. */
 /* The lines are sorted as whole strings would be, without making them:
  * a cursor reads a stack's line byte by byte from its frames' labels. */
 struct folded_order {
@@ -426,11 +424,15 @@ static int out_to(int fd, void *ctx)
 	if (c->o->kind == PL_OUT_FOLDED)
 		return pl_prof_folded_fd(c->p, fd);
 	struct pl_strbuf b = pl_strbuf_to_fd(fd);
-	if (c->o->kind == PL_OUT_SVG)
-		pl_prof_svg_to(c->p, c->o->title, c->o->subtitle, c->o->min_px, &b);
-	else
-		speedscope_write(c->p, c->o->title, c->o->subtitle, &b);
-	return pl_strbuf_finish_fd(&b);
+	int rc = c->o->kind == PL_OUT_SVG
+		     ? pl_prof_svg_to(c->p, c->o->title, c->o->subtitle, c->o->min_px, &b)
+		     : speedscope_write(c->p, c->o->title, c->o->subtitle, &b);
+	int wrc = pl_strbuf_finish_fd(&b);
+	if (rc < 0 && wrc == 0) {
+		errno = ENOMEM; /* the SVG's tree or a label, not the buffer */
+		return -1;
+	}
+	return wrc;
 }
 
 int pl_prof_write(const struct pl_prof *p, const struct pl_prof_out *o, const char *path,
