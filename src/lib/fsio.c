@@ -185,7 +185,9 @@ int pl_fsio_stage_with(const char *path, pl_fsio_writer write, void *ctx,
 		unlink(tmp);
 		free(tmp);
 		free(target);
-		return pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+		/* a writer out of memory is perfloop's fault, not the path's */
+		return pl_error_set(err, e == ENOMEM ? PL_ENOMEM : PL_EINPUT, "cannot write '%s': %s",
+				    path, strerror(e));
 	}
 	if (close(fd) != 0) {
 		int e = errno;
