@@ -4,12 +4,13 @@
  */
 #include "strbuf.h"
 
+#include "fsio.h"
+
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 static int reserve(struct pl_strbuf *b, size_t more)
 {
@@ -106,16 +107,10 @@ void pl_strbuf_spill(struct pl_strbuf *b, size_t min)
 {
 	if (!b->spill || b->failed || b->len < min || !b->len)
 		return;
-	for (size_t off = 0; off < b->len;) {
-		ssize_t w = write(b->fd, b->s + off, b->len - off);
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			b->err = w < 0 ? errno : EIO;
-			b->failed = 1;
-			return;
-		}
-		off += (size_t)w;
+	if (pl_fsio_write_all(b->fd, b->s, b->len) != 0) {
+		b->err = errno;
+		b->failed = 1;
+		return;
 	}
 	b->len = 0;
 }
