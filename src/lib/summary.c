@@ -371,6 +371,78 @@ static int bad(struct pl_error *err, const char *path, const char *where, const 
 	return pl_error_set(err, PL_EINPUT, "%s: %s: %s", path, where, what);
 }
 
+static size_t batch_means(json_t *b, double *x);
+
+/* Equal as far as a summary can tell: perfloop writes 12 significant
+ * digits, and the samples a figure is recomputed from were rounded too.
+ * A CV's rounding is absolute (nearly equal samples: a tiny stdev). A
+ * figure the samples do not define (NaN) is not checked. */
+static int same_figure(double stored, double computed, double abs_tol)
+{
+	return computed != computed ||
+	       fabs(stored - computed) <= 1e-9 * fmax(fabs(stored), fabs(computed)) + abs_tol;
+}
+
+/* A summary's wall-time statistics (stats.wall_s: n, p50, cv) and its
+ * timing dimension (value, cv) are figures of its samples. verify counts
+ * and tests the samples but takes the gain and the noise from these
+ * figures, and report shows them: a file whose figures are not its
+ * samples' (edited by hand, or pieced together from two runs) would give a
+ * verdict that no measurement made. It is refused, naming the field. Other
+ * dimensions (memory, counters) are taken as they are stored. */
+static int agrees(const char *path, size_t i, json_t *b, struct pl_error *err)
+{
+	json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
+	json_t *t = json_object_get(json_object_get(b, "dimensions"), "timing");
+	if (!json_is_object(w) && !json_is_object(t))
+		return PL_OK;
+	double *x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(*x));
+	if (!x)
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	size_t n = batch_means(b, x);
+	struct pl_describe d;
+	int have = n > 0 && pl_stats_describe(x, n, &d) == PL_OK;
+	free(x);
+	struct {
+		json_t *obj;
+		const char *field, *what;
+		double want, tol;
+		int check;
+	} f[] = {
+	    {w, "stats.wall_s.n", "the number of its samples", (double)n, 0, 1},
+	    {w, "stats.wall_s.p50", "the median of its samples", have ? d.p50 : NAN, 0, have},
+	    {w, "stats.wall_s.cv", "the CV of its samples", have ? d.cv : NAN, 1e-6,
+	     have && n >= 2},
+	    {t, "dimensions.timing.value", "the median of its samples", have ? d.p50 : NAN, 0,
+	     have},
+	    {t, "dimensions.timing.cv", "the CV of its samples", have ? d.cv : NAN, 1e-6,
+	     have && n >= 2},
+	};
+	for (size_t k = 0; k < sizeof(f) / sizeof(f[0]); k++) {
+		if (!json_is_object(f[k].obj))
+			continue;
+		const char *key = strrchr(f[k].field, '.') + 1;
+		json_t *v = json_object_get(f[k].obj, key);
+		if (!v)
+			continue; /* a figure the writer left out is not a wrong one */
+		char where[160], what[200];
+		snprintf(where, sizeof(where), "benchmarks[%zu].%s", i, f[k].field);
+		if (!json_is_number(v)) {
+			snprintf(what, sizeof(what), "expected a number");
+			return bad(err, path, where, what);
+		}
+		if (!f[k].check)
+			continue;
+		if (!same_figure(json_number_value(v), f[k].want, f[k].tol)) {
+			snprintf(what, sizeof(what),
+				 "%.9g is not %s (%.9g): the file was edited or pieced together",
+				 json_number_value(v), f[k].what, f[k].want);
+			return bad(err, path, where, what);
+		}
+	}
+	return PL_OK;
+}
+
 int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 {
 	*out = NULL;
@@ -441,6 +513,11 @@ int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 			}
 		}
 	}
+	json_array_foreach(benches, i, b)
+	{
+		if ((rc = agrees(path, i, b, err)) != PL_OK)
+			goto out;
+	}
 out:
 	if (rc != PL_OK)
 		json_decref(doc);
@@ -455,6 +532,29 @@ size_t pl_summary_batch(json_t *bench)
 	return k > 1 ? (size_t)k : 1;
 }
 
+/* A benchmark's wall-time samples: the mean of each batch of its counted
+ * runs, into x (room for every run); returns how many. */
+static size_t batch_means(json_t *b, double *x)
+{
+	size_t batch = pl_summary_batch(b), in = 0, n = 0;
+	double sum = 0;
+	size_t j;
+	json_t *s;
+	json_array_foreach(json_object_get(b, "samples"), j, s)
+	{
+		json_t *c = json_object_get(s, "counted");
+		if (c && !json_is_true(c))
+			continue;
+		sum += json_number_value(json_object_get(s, "wall_s"));
+		if (++in == batch) {
+			x[n++] = sum / (double)batch;
+			in = 0;
+			sum = 0;
+		}
+	}
+	return n;
+}
+
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
 {
 	*x = NULL;
@@ -465,26 +565,10 @@ int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n
 	{
 		if (strcmp(json_string_value(json_object_get(b, "name")), name) != 0)
 			continue;
-		json_t *samples = json_object_get(b, "samples");
-		*x = malloc((json_array_size(samples) + 1) * sizeof(**x));
+		*x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(**x));
 		if (!*x)
 			return PL_ENOMEM;
-		size_t batch = pl_summary_batch(b), in = 0;
-		double sum = 0;
-		size_t j;
-		json_t *s;
-		json_array_foreach(samples, j, s)
-		{
-			json_t *c = json_object_get(s, "counted");
-			if (c && !json_is_true(c))
-				continue;
-			sum += json_number_value(json_object_get(s, "wall_s"));
-			if (++in == batch) {
-				(*x)[(*n)++] = sum / (double)batch;
-				in = 0;
-				sum = 0;
-			}
-		}
+		*n = batch_means(b, *x);
 		return PL_OK;
 	}
 	return PL_EINPUT;

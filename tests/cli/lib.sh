@@ -48,6 +48,33 @@ check() {
 		fail "$1: expected $2"
 }
 
+# refigure FILE...: a summary whose samples a test made up gets the wall-time
+# figures perfloop's reader checks against them (stats.wall_s n, p50, cv;
+# dimensions.timing value, cv): the median and CV of the means of each
+# benchmark's batches of counted runs
+refigure() {
+	python3 - "$@" <<'PY' || fail "refigure $*"
+import json, statistics, sys
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    for b in d["benchmarks"]:
+        k = max(b.get("batch") or 1, 1)
+        runs = [s["wall_s"] for s in b["samples"] if s.get("counted", True)]
+        x = [sum(runs[i:i + k]) / k for i in range(0, len(runs) - k + 1, k)]
+        if not x:
+            continue
+        mean = statistics.fmean(x)
+        cv = statistics.stdev(x) / abs(mean) if len(x) > 1 and mean else 0.0
+        w = (b.get("stats") or {}).get("wall_s")
+        if w:
+            w.update(n=len(x), p50=statistics.median(x), cv=cv)
+        t = (b.get("dimensions") or {}).get("timing")
+        if t:
+            t.update(value=statistics.median(x), cv=cv)
+    json.dump(d, open(path, "w"))
+PY
+}
+
 # new_repo DIR: create an empty git repository with an identity and enter it
 new_repo() {
 	git init -q "$1"

@@ -68,6 +68,7 @@ for r in range(4):
     write(f"ab.{r}.json", r, 1.05 if r == 3 else 1.0)
     write(f"ac.{r}.json", r, 1.30 if r == 3 else 1.0)
 PY
+refigure aa.*.json ab.*.json ac.*.json
 for k in aa ab; do
 	run "$PERFLOOP" merge -o "$k" $k.*.json
 	expect_rc 0

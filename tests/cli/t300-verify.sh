@@ -63,13 +63,16 @@ n = json.loads(json.dumps(d)); n['benchmarks'][0]['dimensions']['timing']['score
 json.dump(n, open('noisy.json', 'w'))
 k = json.loads(json.dumps(d)); k['fingerprint']['kernel'] = '9.9.9'; k['fingerprint']['governor'] = 'powersave'
 json.dump(k, open('kernel.json', 'w'))
-f = json.loads(json.dumps(d)); f['benchmarks'][0]['samples'] = f['benchmarks'][0]['samples'][:2]
+# two samples (of batch runs each), equal: only enough_samples can fail
+f = json.loads(json.dumps(d)); fb = f['benchmarks'][0]
+fb['samples'] = [next(s for s in fb['samples'] if s['counted'])] * (2 * fb.get('batch', 1))
 json.dump(f, open('few.json', 'w'))
 m = json.loads(json.dumps(d)); mem = m['benchmarks'][0]['dimensions']['memory']; mem['value'] *= 1.5; mem['scored'] = True
 json.dump(m, open('mem.json', 'w'))
 o = json.loads(json.dumps(d)); o['benchmarks'][0]['name'] = 'other'
 json.dump(o, open('other.json', 'w'))
 PY
+refigure few.json
 run "$PERFLOOP" verify -b slow.json -a noisy.json --suite true --json
 expect_rc 1
 check out "d['failed_rules'] == ['timing_not_noisy']"
@@ -140,6 +143,24 @@ json.dump(d, open('neg.json', 'w'))"
 run "$PERFLOOP" verify -b slow.json -a neg.json --suite true
 expect_rc 2
 expect_err "neg.json: benchmarks\[0\].samples\[1\].wall_s"
+# a summary whose figures are not its samples' (the after's timing halved by
+# hand; a slow run's samples pasted under the fast run's statistics): verify
+# takes the gain from the figures, so it would report a win nothing measured
+python3 -c "
+import json; d = json.load(open('slow.json')); d['benchmarks'][0]['dimensions']['timing']['value'] /= 2
+json.dump(d, open('halved.json', 'w'))
+f = json.load(open('fast.json')); f['benchmarks'][0]['samples'] = d['benchmarks'][0]['samples']
+f['benchmarks'][0]['batch'] = d['benchmarks'][0]['batch']
+json.dump(f, open('pieced.json', 'w'))"
+run "$PERFLOOP" verify -b slow.json -a halved.json --suite true
+expect_rc 2
+expect_err "halved.json: benchmarks\[0\].dimensions.timing.value: .* is not the median of its samples"
+run "$PERFLOOP" verify -b slow.json -a pieced.json --suite true
+expect_rc 2
+expect_err "pieced.json: benchmarks\[0\].stats.wall_s"
+run "$PERFLOOP" report halved.json
+expect_rc 2
+expect_err "halved.json: benchmarks\[0\].dimensions.timing.value"
 run "$PERFLOOP" verify -b slow.json -a fast.json --target nosuch --suite true
 expect_rc 2
 expect_err "dimensions.nosuch: missing"

@@ -134,6 +134,7 @@ b["samples"] = [dict(b["samples"][0], wall_s=0.01 + random.random() * 0.002, cou
 b.pop("batch", None)
 json.dump(d, open("many.json", "w"))
 PY
+refigure many.json
 run "$PERFLOOP" report --format html -o many.html many.json
 expect_rc 0
 [ "$(wc -c <many.html)" -lt 1000000 ] || fail "20,000 runs make a $(wc -c <many.html)-byte page"

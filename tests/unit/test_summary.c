@@ -166,6 +166,106 @@ static void test_load_errors(void **state)
 	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"schema\": \"x\"}", "duplicate");
 }
 
+/* write run's summary to a fresh file; returns its path (static) */
+static const char *written(struct pl_bench_run *run)
+{
+	static char path[64];
+	snprintf(path, sizeof(path), "/tmp/perfloop-fig-XXXXXX");
+	int fd = mkstemp(path);
+	close(fd);
+	json_t *doc = pl_summary_build(run, NULL);
+	assert_non_null(doc);
+	struct pl_error err;
+	assert_int_equal(pl_summary_write(path, doc, &err), 0);
+	json_decref(doc);
+	return path;
+}
+
+/* load path after setting benchmarks[0]'s field (a path of object keys, or
+ * "samples" for the first sample's wall time) to value; expect the error
+ * to name the field, or success where want is NULL */
+static void expect_figure(const char *path, const char *obj, const char *key, double value,
+			  const char *want)
+{
+	struct pl_error err;
+	json_t *doc;
+	assert_int_equal(pl_summary_load(path, &doc, &err), 0);
+	json_t *b0 = json_array_get(json_object_get(doc, "benchmarks"), 0);
+	json_t *o = strcmp(obj, "samples") == 0
+			? json_array_get(json_object_get(b0, "samples"), 0)
+			: json_object_get(json_object_get(b0, obj),
+					  strcmp(obj, "stats") == 0 ? "wall_s" : "timing");
+	assert_non_null(o);
+	if (isnan(value))
+		json_object_del(o, key);
+	else
+		json_object_set_new(o, key, json_real(value));
+	char edited[] = "/tmp/perfloop-edited-XXXXXX";
+	close(mkstemp(edited));
+	assert_int_equal(pl_summary_write(edited, doc, &err), 0);
+	json_decref(doc);
+	json_t *back = NULL;
+	int rc = pl_summary_load(edited, &back, &err);
+	if (!want) {
+		if (rc != 0)
+			fail_msg("%s", err.msg);
+	} else {
+		assert_int_equal(rc, PL_EINPUT);
+		assert_null(back);
+		if (!strstr(err.msg, want))
+			fail_msg("error '%s' lacks '%s'", err.msg, want);
+	}
+	json_decref(back);
+	unlink(edited);
+}
+
+/* verify takes the gain and the noise from a summary's figures and counts
+ * the samples; the reader refuses a file whose wall-time figures are not
+ * its samples', whatever the batching, the runs left uncounted, or how
+ * nearly equal the samples are */
+static void test_figures_are_the_samples(void **state)
+{
+	(void)state;
+	const double noises[] = {0.01, 0, 1e-12};
+	for (size_t k = 0; k < sizeof(noises) / sizeof(noises[0]); k++) {
+		struct pl_bench_run run;
+		make_run(&run, noises[k]);
+		for (size_t i = 0; i < run.nbench; i++)
+			run.bench[i].batch = 2;
+		run.bench[0].samples[3].counted = 0;
+		run.bench[0].samples[8].wall_s *= 7;
+		assert_int_equal(pl_bench_finish(&run), 0);
+		const char *path = written(&run);
+		pl_bench_run_release(&run);
+		struct pl_error err;
+		json_t *doc;
+		if (pl_summary_load(path, &doc, &err) != 0)
+			fail_msg("noise %g: %s", noises[k], err.msg);
+		json_t *w = json_object_get(
+		    json_object_get(json_array_get(json_object_get(doc, "benchmarks"), 0), "stats"),
+		    "wall_s");
+		assert_int_equal(json_integer_value(json_object_get(w, "n")), 9);
+		json_decref(doc);
+		if (k > 0) {
+			unlink(path);
+			continue;
+		}
+		expect_figure(path, "stats", "n", 10, "benchmarks[0].stats.wall_s.n: 10 is not");
+		expect_figure(path, "stats", "p50", 0.05, "benchmarks[0].stats.wall_s.p50");
+		expect_figure(path, "stats", "cv", 0.5, "benchmarks[0].stats.wall_s.cv");
+		expect_figure(path, "dimensions", "value", 0.05,
+			      "benchmarks[0].dimensions.timing.value: 0.05 is not the median");
+		expect_figure(path, "dimensions", "cv", 0.001, "benchmarks[0].dimensions.timing.cv");
+		expect_figure(path, "dimensions", "value", -1, "dimensions.timing.value");
+		/* a sample changed under its figures: the file pieced together */
+		expect_figure(path, "samples", "wall_s", 30, "benchmarks[0].stats.wall_s.p50");
+		/* a figure left out is not a wrong one (hand-written, older) */
+		expect_figure(path, "stats", "p50", NAN, NULL);
+		expect_figure(path, "dimensions", "cv", NAN, NULL);
+		unlink(path);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -173,6 +273,7 @@ int main(void)
 	    cmocka_unit_test(test_noise_gate),
 	    cmocka_unit_test(test_memory_floor_and_diagnostics),
 	    cmocka_unit_test(test_load_errors),
+	    cmocka_unit_test(test_figures_are_the_samples),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

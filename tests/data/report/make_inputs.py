@@ -6,6 +6,7 @@ format change and regenerate the expected outputs with
     tests/cli/t400-report.sh --update   (see that script)
 """
 import json
+import statistics
 
 def finding(fid, leaf, signal, severity, status, path, line, fn, metric, value, unit,
             text, ratio, confidence, level, action, advisory=False):
@@ -45,9 +46,14 @@ prof = {"schema": "perfloop.findings/1", "tool": "test", "created": "2026-12-02T
 json.dump(prof, open("findings-profiling.json", "w"), indent=1)
 
 def summary(p50, n, cv, cmd):
-    samples = [{"wall_s": p50, "user_s": p50, "sys_s": 0.0, "max_rss_bytes": 2097152,
+    # n (even) runs half below, half above p50 by the same step: their median
+    # is p50 and their CV cv, as perfloop's reader checks (stdev over n - 1)
+    step = p50 * cv * ((n - 1) / n) ** 0.5
+    walls = [p50 - step if i % 2 else p50 + step for i in range(n)]
+    cv = statistics.stdev(walls) / statistics.mean(walls)
+    samples = [{"wall_s": w, "user_s": w, "sys_s": 0.0, "max_rss_bytes": 2097152,
                 "exit_code": 0, "signal": None, "timed_out": False, "counted": True,
-                "outlier": False} for _ in range(n)]
+                "outlier": False} for w in walls]
     return {"schema": "perfloop.bench/1", "tool": {"name": "perfloop", "version": "0.1.0"},
             "created": "2026-12-02T00:00:00Z", "interrupted": False,
             "fingerprint": {"cpu_model": "Test CPU", "logical_cores": 2, "physical_cores": 2,
@@ -58,9 +64,10 @@ def summary(p50, n, cv, cmd):
             "benchmarks": [{"name": "export", "command": cmd, "argv": cmd.split(),
                             "parameters": {}, "status": "ok", "failure": None,
                             "samples": samples,
-                            "stats": {"wall_s": {"n": n, "min": p50, "p50": p50, "mean": p50,
-                                                 "stdev": p50 * cv, "cv": cv, "mad": 0.0,
-                                                 "p90": p50, "p99": p50, "max": p50,
+                            "stats": {"wall_s": {"n": n, "min": min(walls), "p50": p50,
+                                                 "mean": p50, "stdev": p50 * cv, "cv": cv,
+                                                 "mad": step, "p90": max(walls),
+                                                 "p99": max(walls), "max": max(walls),
                                                  "ci95_median": [p50, p50], "outliers": []}},
                             "counters": {},
                             "dimensions": {"timing": {"value": p50, "unit": "s", "cv": cv,
