@@ -94,8 +94,16 @@ sstacks = {}
 for s, wt in zip(p["samples"], p["weights"]):
     if any(i >= len(frames) for i in s):
         die("speedscope sample indexes a missing frame")
-    key = tuple(label(frames[i]).replace(";", ",") for i in s)
+    # as the folded writer makes a label safe in a line
+    key = tuple(label(frames[i]).replace(";", ",").replace("\n", " ").replace("\r", " ")
+                for i in s)
     sstacks[key] = sstacks.get(key, 0) + wt
 if sstacks != stacks:
-    die("speedscope and folded stacks differ")
+    only_s = [k for k in sstacks if sstacks[k] != stacks.get(k)]
+    only_f = [k for k in stacks if stacks[k] != sstacks.get(k)]
+    def show(k, d):
+        return f"{d.get(k)} x {len(k)} frames {';'.join(k[:2])} .. {';'.join(k[-2:])}"
+    die("speedscope and folded stacks differ: speedscope " +
+        " | ".join(show(k, sstacks) for k in only_s[:3]) + "; folded " +
+        " | ".join(show(k, stacks) for k in only_f[:3]))
 print(f"checked {len(gs)} frames, {total} samples")
