@@ -371,7 +371,34 @@ static int bad(struct pl_error *err, const char *path, const char *where, const 
 	return pl_error_set(err, PL_EINPUT, "%s: %s: %s", path, where, what);
 }
 
-static size_t batch_means(json_t *b, double *x);
+size_t pl_summary_batch(json_t *bench)
+{
+	json_int_t k = json_integer_value(json_object_get(bench, "batch"));
+	return k > 1 ? (size_t)k : 1;
+}
+
+/* A benchmark's wall-time samples: the mean of each batch of its counted
+ * runs, into x (room for every run); returns how many. */
+static size_t batch_means(json_t *b, double *x)
+{
+	size_t batch = pl_summary_batch(b), in = 0, n = 0;
+	double sum = 0;
+	size_t j;
+	json_t *s;
+	json_array_foreach(json_object_get(b, "samples"), j, s)
+	{
+		json_t *c = json_object_get(s, "counted");
+		if (c && !json_is_true(c))
+			continue;
+		sum += json_number_value(json_object_get(s, "wall_s"));
+		if (++in == batch) {
+			x[n++] = sum / (double)batch;
+			in = 0;
+			sum = 0;
+		}
+	}
+	return n;
+}
 
 /* Equal as far as a summary can tell: perfloop writes 12 significant
  * digits, and the samples a figure is recomputed from were rounded too.
@@ -524,35 +551,6 @@ out:
 	else
 		*out = doc;
 	return rc;
-}
-
-size_t pl_summary_batch(json_t *bench)
-{
-	json_int_t k = json_integer_value(json_object_get(bench, "batch"));
-	return k > 1 ? (size_t)k : 1;
-}
-
-/* A benchmark's wall-time samples: the mean of each batch of its counted
- * runs, into x (room for every run); returns how many. */
-static size_t batch_means(json_t *b, double *x)
-{
-	size_t batch = pl_summary_batch(b), in = 0, n = 0;
-	double sum = 0;
-	size_t j;
-	json_t *s;
-	json_array_foreach(json_object_get(b, "samples"), j, s)
-	{
-		json_t *c = json_object_get(s, "counted");
-		if (c && !json_is_true(c))
-			continue;
-		sum += json_number_value(json_object_get(s, "wall_s"));
-		if (++in == batch) {
-			x[n++] = sum / (double)batch;
-			in = 0;
-			sum = 0;
-		}
-	}
-	return n;
 }
 
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)

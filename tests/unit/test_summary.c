@@ -164,6 +164,9 @@ static void test_load_errors(void **state)
 			  "\"samples\": [{\"wall_s\": 1}, {\"wall_s\": \"x\"}]}]}",
 			  "benchmarks[0].samples[1].wall_s");
 	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"schema\": \"x\"}", "duplicate");
+	expect_load_error("{\"schema\": \"perfloop.bench/1\", \"benchmarks\": [{\"name\": \"a\", "
+			  "\"samples\": [{\"wall_s\": 1}], \"stats\": {\"wall_s\": {\"p50\": \"1\"}}}]}",
+			  "benchmarks[0].stats.wall_s.p50: expected a number");
 }
 
 /* write run's summary to a fresh file; returns its path (static) */
