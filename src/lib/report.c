@@ -29,6 +29,7 @@ void pl_report_input_init(struct pl_report_input *in)
 	in->ledger = json_array();
 	in->series = json_array();
 	in->merges = json_array();
+	in->refused = json_array();
 }
 
 void pl_report_input_release(struct pl_report_input *in)
@@ -42,6 +43,7 @@ void pl_report_input_release(struct pl_report_input *in)
 	json_decref(in->ledger);
 	json_decref(in->series);
 	json_decref(in->merges);
+	json_decref(in->refused);
 	memset(in, 0, sizeof(*in));
 }
 
@@ -305,18 +307,33 @@ double pl_report_confidence(const struct pl_findings *f, int nverdicts, const ch
 	return 0.95 + 0.03 * conf / (double)n;
 }
 
-static json_t *summary_doc(const struct pl_report_input *in, const char *file)
+/* The summary a verdict names, read once; a file that cannot be read or is
+ * refused is remembered with the reason (under "refused", so that the
+ * Benchmarks section, which lists "doc"s, passes over it). */
+static json_t *summary_doc(const struct pl_report_input *in, const char *file, const char **refused)
 {
 	size_t i;
 	json_t *s;
+	*refused = NULL;
+	json_array_foreach(in->refused, i, s)
+	{
+		if (strcmp(json_string_value(json_object_get(s, "file")), file) == 0) {
+			*refused = json_string_value(json_object_get(s, "reason"));
+			return NULL;
+		}
+	}
 	json_array_foreach(in->summaries, i, s)
 	{
 		if (strcmp(json_string_value(json_object_get(s, "file")), file) == 0)
 			return json_object_get(s, "doc");
 	}
 	json_t *loaded;
-	if (pl_summary_load(file, &loaded, NULL) != PL_OK)
-		return NULL;
+	struct pl_error err = {{0}};
+	if (pl_summary_load(file, &loaded, &err) != PL_OK) {
+		json_array_append_new(in->refused,
+				      json_pack("{s:s, s:s}", "file", file, "reason", err.msg));
+		return summary_doc(in, file, refused);
+	}
 	json_array_append_new(in->summaries, json_pack("{s:s, s:o}", "file", file, "doc", loaded));
 	return loaded;
 }
@@ -333,12 +350,18 @@ static json_t *bench_of(json_t *summary, const char *name)
 	return NULL;
 }
 
-static void describe_run(char *buf, size_t len, json_t *summary, const char *file,
-			 const char *bench, const char *target)
+static void describe_run(char *buf, size_t len, json_t *summary, const char *refused,
+			 const char *file, const char *bench, const char *target)
 {
 	json_t *b = summary ? bench_of(summary, bench) : NULL;
 	if (!b) {
-		snprintf(buf, len, "unmeasured (%s not readable)", file);
+		if (summary)
+			snprintf(buf, len, "unmeasured (%s has no benchmark `%s`)", file,
+				 bench ? bench : "?");
+		else if (refused) /* the reason names the file */
+			snprintf(buf, len, "unmeasured (%s)", refused);
+		else
+			snprintf(buf, len, "unmeasured (the verdict names no summary)");
 		return;
 	}
 	json_t *w = json_object_get(json_object_get(b, "stats"), "wall_s");
@@ -372,8 +395,9 @@ static void review_block(struct out *o, const struct pl_report_input *in, json_t
 	for (size_t i = 0; i < in->findings.n; i++)
 		if (strcmp(in->findings.v[i].metric_name, target) == 0)
 			f = &in->findings.v[i];
-	json_t *before = bfile ? summary_doc(in, bfile) : NULL;
-	json_t *after = afile ? summary_doc(in, afile) : NULL;
+	const char *brefused = NULL, *arefused = NULL;
+	json_t *before = bfile ? summary_doc(in, bfile, &brefused) : NULL;
+	json_t *after = afile ? summary_doc(in, afile, &arefused) : NULL;
 	json_t *bb = before ? bench_of(before, bench) : NULL;
 	if (f)
 		field(o, "Path", "%s%s%ld (%s)", f->path, f->line ? ":" : "", f->line, f->id);
@@ -382,7 +406,7 @@ static void review_block(struct out *o, const struct pl_report_input *in, json_t
 		      json_string_value(json_object_get(bb, "command")));
 	else
 		field(o, "Path", "unmeasured");
-	describe_run(buf, sizeof(buf), before, bfile ? bfile : "?", bench, target);
+	describe_run(buf, sizeof(buf), before, brefused, bfile, bench, target);
 	field(o, "Baseline", "%s", buf);
 	/* the intake written for this benchmark (or the one with none named) */
 	const struct pl_intake *ik = NULL;
@@ -421,7 +445,7 @@ static void review_block(struct out *o, const struct pl_report_input *in, json_t
 		field(o, "Change", "%s", f->suggested_action);
 	else
 		field(o, "Change", "unmeasured (no finding describes the change)");
-	describe_run(buf, sizeof(buf), after, afile ? afile : "?", bench, target);
+	describe_run(buf, sizeof(buf), after, arefused, afile, bench, target);
 	json_t *failed = json_object_get(v, "failed_rules");
 	struct pl_strbuf fl = {0};
 	json_array_foreach(failed, i, r)

@@ -25,6 +25,8 @@ struct pl_report_input {
 				    * perfloop.steps/1 documents (drawn by the HTML page) */
 	json_t *merges;		   /* array of {file, doc}: perfloop.merge/1 (the HTML page's
 				    * per-rank tables) */
+	json_t *refused;	   /* array of {file, reason}: summaries a verdict names
+				    * that could not be read (filled while rendering) */
 	struct pl_intake *intakes; /* cost models (docs/perf/intake-*.yaml) */
 	size_t nintakes;
 };

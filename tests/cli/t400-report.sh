@@ -42,9 +42,26 @@ json.dump(d, open('static.json', 'w'))"
 # review says unmeasured where there is no measurement
 "$PERFLOOP" report --style review verdict.json >r2.txt
 grep -q '\[Cost model\] unmeasured' r2.txt || fail "review invents a cost model"
+# a summary the reader refuses is unmeasured, with the reader's reason
+python3 -c "
+import json; d = json.load(open('after.json'))
+d['benchmarks'][0]['dimensions']['timing']['value'] /= 2
+json.dump(d, open('after.json', 'w'))"
+"$PERFLOOP" report --style review verdict.json >r3.txt
+grep -q '\[Result\] unmeasured (after.json: benchmarks\[0\].dimensions.timing.value: .* is not the median of its samples' r3.txt ||
+	fail "refused after-run not said: $(grep Result r3.txt)"
 rm after.json
 "$PERFLOOP" report --style review verdict.json >r3.txt
-grep -q '\[Result\] unmeasured (after.json not readable)' r3.txt || fail "missing after-run not said"
+grep -q '\[Result\] unmeasured (after.json: unable to open after.json' r3.txt ||
+	fail "missing after-run not said: $(grep Result r3.txt)"
+# a summary without the verdict's benchmark
+python3 -c "
+import json; d = json.load(open('before.json'))
+d['benchmarks'][0]['name'] = 'other'
+json.dump(d, open('before.json', 'w'))"
+"$PERFLOOP" report --style review verdict.json >r3.txt
+grep -q '\[Baseline\] unmeasured (before.json has no benchmark `' r3.txt ||
+	fail "benchmark missing from the baseline not said: $(grep Baseline r3.txt)"
 # written atomically with --out
 run "$PERFLOOP" report --format md -o out.md findings.json
 expect_rc 0
