@@ -622,6 +622,22 @@ static size_t task_ids(pid_t pid, pid_t *out, size_t max)
 /* The switch tracepoint on every CPU for each task, into rings of its own; without it (no such
  * tracepoint, not permitted, not x86-64) the calls are counted as before
  * and the slowest have no stacks. Its fds join T->fds. */
+/* A ring's size: total bytes shared by the CPUs, each given from lo to hi,
+ * a power of two of pages (as perf_event_open's mmap wants). Root (or
+ * perf_event_paranoid -1, which these tracepoints need) locks it without
+ * the per-user limit. */
+static size_t ring_size(const struct tracer *T, size_t total, size_t lo, size_t hi)
+{
+	size_t per = total / (size_t)T->ncpu, pages = 1;
+	if (per > hi)
+		per = hi;
+	while (pages * 2 * T->page <= per)
+		pages *= 2;
+	if (pages * T->page < lo)
+		pages = lo / T->page;
+	return pages * T->page;
+}
+
 static void open_stacks(struct tracer *T, const pid_t *tasks, size_t ntasks, int launched)
 {
 #if defined(__x86_64__)
@@ -629,16 +645,9 @@ static void open_stacks(struct tracer *T, const pid_t *tasks, size_t ntasks, int
 	int id = read_id(root, "sched/sched_switch");
 	if (id < 0)
 		return;
-	/* 16 MiB in all, 512 KiB to 4 MiB a CPU (a power of two of pages):
-	 * 1 MiB a CPU lost a third of the stacks of 120 fsyncs in a row */
-	size_t per = (16u << 20) / (size_t)T->ncpu, pages = 1;
-	if (per > (4u << 20))
-		per = 4u << 20;
-	while (pages * 2 * T->page <= per)
-		pages *= 2;
-	if (pages * T->page < (512u << 10))
-		pages = (512u << 10) / T->page;
-	T->sring_bytes = pages * T->page;
+	/* 16 MiB in all, 512 KiB to 4 MiB a CPU: 1 MiB a CPU lost a third of
+	 * the stacks of 120 fsyncs in a row */
+	T->sring_bytes = ring_size(T, 16u << 20, 512u << 10, 4u << 20);
 	T->sringfd = malloc((size_t)T->ncpu * sizeof(int));
 	T->srings = calloc((size_t)T->ncpu, sizeof(void *));
 	T->srec = malloc(SREC_MAX);
@@ -748,10 +757,14 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 	kinds_init();
 	struct tracer T = {.s = s};
 	T.page = (size_t)sysconf(_SC_PAGESIZE);
-	T.ring_bytes = 512 * T.page; /* 2 MiB per CPU */
 	T.ncpu = sysconf(_SC_NPROCESSORS_CONF);
 	if (T.ncpu < 1)
 		T.ncpu = 1;
+	/* 32 MiB in all, 2 to 8 MiB a CPU: a program's burst of 5,000 writes to
+	 * /dev/null (about 750 KB of records in a few ms) filled 2 MiB when the
+	 * reader fell behind, under ASan 2 runs in 15 on an idle machine
+	 * (5,400 events lost) */
+	T.ring_bytes = ring_size(&T, 32u << 20, 2u << 20, 8u << 20);
 	/* -p: every thread of the process now (each event inherited by the
 	 * threads and children it starts later), on every CPU, into one ring
 	 * per CPU */
