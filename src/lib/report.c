@@ -330,9 +330,10 @@ static json_t *summary_doc(const struct pl_report_input *in, const char *file, c
 	json_t *loaded;
 	struct pl_error err = {{0}};
 	if (pl_summary_load(file, &loaded, &err) != PL_OK) {
-		json_array_append_new(in->refused,
-				      json_pack("{s:s, s:s}", "file", file, "reason", err.msg));
-		return summary_doc(in, file, refused);
+		json_t *r = json_pack("{s:s, s:s}", "file", file, "reason", err.msg);
+		*refused = json_string_value(json_object_get(r, "reason"));
+		json_array_append_new(in->refused, r);
+		return NULL;
 	}
 	json_array_append_new(in->summaries, json_pack("{s:s, s:o}", "file", file, "doc", loaded));
 	return loaded;

@@ -619,9 +619,6 @@ static size_t task_ids(pid_t pid, pid_t *out, size_t max)
 
 #define TRACE_TASKS_MAX 4096
 
-/* The switch tracepoint on every CPU for each task, into rings of its own; without it (no such
- * tracepoint, not permitted, not x86-64) the calls are counted as before
- * and the slowest have no stacks. Its fds join T->fds. */
 /* A ring's size: total bytes shared by the CPUs, each given from lo to hi,
  * a power of two of pages (as perf_event_open's mmap wants). Root (or
  * perf_event_paranoid -1, which these tracepoints need) locks it without
@@ -638,6 +635,9 @@ static size_t ring_size(const struct tracer *T, size_t total, size_t lo, size_t 
 	return pages * T->page;
 }
 
+/* The switch tracepoint on every CPU for each task, into rings of its own; without it (no such
+ * tracepoint, not permitted, not x86-64) the calls are counted as before
+ * and the slowest have no stacks. Its fds join T->fds. */
 static void open_stacks(struct tracer *T, const pid_t *tasks, size_t ntasks, int launched)
 {
 #if defined(__x86_64__)
