@@ -459,15 +459,63 @@ static void record_history(json_t *doc)
 		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
 }
 
-/* Compare each benchmark with the same-named one in a saved summary. */
+/* Why a comparison with a saved baseline may show more than the commands
+ * did: its two sides are separate invocations, and a machine that ran
+ * slower through one of them (a contended CPU, a host's slow phase) moves
+ * all of that side's times together, which no interval from within each
+ * side can see. Written into buf; NULL where both sides' timing passed the
+ * noise gate and the speed probe held. *speed is how much slower the
+ * probe ran now (0 where within PL_SPEED_CHANGE_MAX, faster, or unknown). */
+static const char *baseline_doubt(const struct pl_bench_run *run, const struct pl_bench *b,
+				  json_t *base, json_t *bb, const char *file, char *buf,
+				  size_t len, double *speed)
+{
+	size_t n = 0;
+	*speed = 0;
+	buf[0] = 0;
+#define DOUBT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	if (b->wall.d.cv > PL_NOISE_CV_MAX)
+		DOUBT("this run's timing is N/A (CV %.1f%% > %.0f%%)", b->wall.d.cv * 100,
+		      PL_NOISE_CV_MAX * 100);
+	double bcv = json_number_value(
+	    json_object_get(json_object_get(json_object_get(bb, "dimensions"), "timing"), "cv"));
+	if (bcv > PL_NOISE_CV_MAX)
+		DOUBT("%s%s's timing is N/A (CV %.1f%% > %.0f%%)", n ? "; " : "", file, bcv * 100,
+		      PL_NOISE_CV_MAX * 100);
+	json_t *now = run->probe_fast.lat_s > 0
+			  ? json_pack("{s:f, s:f}", "chain_fast_s", run->probe_fast.lat_s,
+				      "ports_fast_s", run->probe_fast.thr_s)
+			  : NULL;
+	double sb = 0, sa = 0, d = 0;
+	if (now &&
+	    pl_summary_speed_change(
+		json_object_get(json_object_get(base, "fingerprint"), "speed_probe"), now, &sb,
+		&sa, &d) &&
+	    d > PL_SPEED_CHANGE_MAX) {
+		*speed = d;
+		DOUBT("%sthe machine ran slower now: its speed probe took %.3f ms in %s, %.3f ms "
+		      "now (%+.1f%%)",
+		      n ? "; " : "", sb * 1e3, file, sa * 1e3, d * 100);
+	}
+#undef DOUBT
+	json_decref(now);
+	return n ? buf : NULL;
+}
+
+/* Compare each benchmark with the same-named one in a saved summary: the
+ * wall time's verdict, why it may be in doubt (above), and, for a command
+ * that was mostly CPU time in the baseline, how its CPU time changed
+ * (contention stretches a run's wall time much more than the CPU time it
+ * uses, so a doubtful slowdown can stand on it: see regressions()). */
 static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, const char *file)
 {
 	json_t *cmps = json_array();
 	for (size_t i = 0; i < run->nbench; i++) {
 		const struct pl_bench *b = &run->bench[i];
-		double *ref;
-		size_t nr;
-		if (pl_summary_wall_samples(base, b->name, &ref, &nr) != PL_OK || nr == 0 ||
+		json_t *bb = pl_summary_bench(base, b->name, NULL);
+		double *ref = NULL;
+		size_t nr = 0;
+		if (!bb || pl_summary_wall_samples(base, b->name, &ref, &nr) != PL_OK || nr == 0 ||
 		    !b->wall.present) {
 			free(ref);
 			continue;
@@ -476,20 +524,46 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 		size_t nc = cand ? pl_bench_values(b, -1, b->batch, cand) : 0;
 		struct pl_comparison c;
 		if (cand && pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed,
-					     &c) == PL_OK)
+					     &c) == PL_OK) {
+			char why[600];
+			double speed;
+			const char *doubt = baseline_doubt(run, b, base, bb, file, why, sizeof why,
+							   &speed);
+			json_t *dims = json_object_get(bb, "dimensions");
+			double bwall = json_number_value(
+			    json_object_get(json_object_get(dims, "timing"), "value"));
+			double bcpu = json_number_value(
+			    json_object_get(json_object_get(dims, "cpu"), "value"));
+			json_t *cpu_ratio = b->cpu.present && bcpu > 0 && bcpu >= 0.5 * bwall
+						? json_real(b->cpu.d.p50 / bcpu)
+						: json_null();
 			json_array_append_new(
-			    cmps, json_pack("{s:s, s:f, s:[f,f], s:f, s:s}", "name", b->name,
-					    "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi, "p_value",
-					    c.p, "verdict", pl_change_name(c.change)));
+			    cmps,
+			    json_pack("{s:s, s:f, s:[f,f], s:f, s:s, s:s?, s:o, s:o}", "name",
+				      b->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
+				      "p_value", c.p, "verdict", pl_change_name(c.change), "doubt",
+				      doubt, "cpu_ratio", cpu_ratio, "speed_change",
+				      speed > 0 ? json_real(speed) : json_null()));
+		}
 		free(cand);
 		free(ref);
 	}
 	return json_pack("{s:s, s:o}", "file", file, "comparisons", cmps);
 }
 
+/* Under doubt, a slowdown stands only on the CPU time, and only where it
+ * grew by more than contention alone adds to it: with three busy loops
+ * beside it on this 2-CPU VM, a CPU-bound command's wall time grew 2.8x
+ * (95% CI 2.5-3.7, p 0.0002) while its CPU time grew 1.21-1.24x (user +
+ * sys; task-clock 1.15x): the cache and TLB refills after each switch. */
+#define PL_DOUBT_CPU_MIN 1.5
+
 /* --fail-on-regression: each comparison that says "slower" by more than
  * pct percent (the ratio's median) gets one line; returns how many. With
- * --baseline, against it; otherwise each command against the reference. */
+ * --baseline, against it; otherwise each command against the reference.
+ * A baseline comparison in doubt is a regression only where the CPU time
+ * grew past the threshold, PL_DOUBT_CPU_MIN and what a slower machine can
+ * explain too; else it gets a warning line and is not counted. */
 static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const char *base_path,
 		       double pct)
 {
@@ -500,18 +574,45 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 		json_t *c;
 		json_array_foreach(json_object_get(base_cmp, "comparisons"), i, c)
 		{
+			const char *name = json_string_value(json_object_get(c, "name"));
 			double ratio = json_number_value(json_object_get(c, "ratio"));
 			json_t *ci = json_object_get(c, "ci95");
 			if (strcmp(json_string_value(json_object_get(c, "verdict")), "slower") ||
 			    ratio <= limit)
 				continue;
+			const char *doubt = json_string_value(json_object_get(c, "doubt"));
+			json_t *cr = json_object_get(c, "cpu_ratio");
+			double need = fmax(limit, PL_DOUBT_CPU_MIN) +
+				      PL_SPEED_EXPLAINS *
+					  json_number_value(json_object_get(c, "speed_change"));
+			if (doubt && !(json_is_number(cr) && json_number_value(cr) > need)) {
+				char cpu[160];
+				if (json_is_number(cr))
+					snprintf(cpu, sizeof cpu,
+						 "its CPU time changed %+.1f%%, not past the %.0f%% "
+						 "that would tell",
+						 (json_number_value(cr) - 1) * 100, (need - 1) * 100);
+				else
+					snprintf(cpu, sizeof cpu,
+						 "it is not mostly CPU time, which would tell");
+				fprintf(stderr,
+					"perfloop: warning: '%s' looks %.1f%% slower than in %s, "
+					"but %s, and %s: not called a regression; measure both "
+					"again on a quieter machine\n",
+					name, (ratio - 1) * 100, base_path, doubt, cpu);
+				continue;
+			}
 			fprintf(stderr,
 				"perfloop: regression: '%s' is %.1f%% slower than in %s "
-				"(95%% CI %.3f-%.3f, p %.2g)\n",
-				json_string_value(json_object_get(c, "name")), (ratio - 1) * 100,
-				base_path, json_number_value(json_array_get(ci, 0)),
+				"(95%% CI %.3f-%.3f, p %.2g",
+				name, (ratio - 1) * 100, base_path,
+				json_number_value(json_array_get(ci, 0)),
 				json_number_value(json_array_get(ci, 1)),
 				json_number_value(json_object_get(c, "p_value")));
+			if (doubt)
+				fprintf(stderr, "; %s, but its CPU time grew %.1f%% too",
+					doubt, (json_number_value(cr) - 1) * 100);
+			fprintf(stderr, ")\n");
 			n++;
 		}
 		return n;

@@ -275,6 +275,12 @@ void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
 			     json_number_value(json_array_get(ci, 0)),
 			     json_number_value(json_array_get(ci, 1)),
 			     json_number_value(json_object_get(c, "p_value")), ch);
+		const char *doubt = json_string_value(json_object_get(c, "doubt"));
+		if (doubt)
+			fprintf(f,
+				"    %snote: in doubt: %s; a slowdown stands only where the CPU "
+				"time grew too (--fail-on-regression)%s\n",
+				pl_c(st, PL_YELLOW), doubt, pl_c(st, PL_RESET));
 	}
 }
 

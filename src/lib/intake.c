@@ -10,6 +10,7 @@
 
 #include "render.h"
 #include "strbuf.h"
+#include "summary.h"
 #include "yamlread.h"
 
 static const char *const count_keys[PL_IN_NCOUNTS] = {"bytes_moved",	    "allocations",
@@ -43,18 +44,6 @@ static void yaml_quoted(struct pl_strbuf *b, const char *s)
 	pl_strbuf_puts(b, "\"");
 }
 
-static json_t *bench_in(json_t *summary, const char *name)
-{
-	size_t i;
-	json_t *b;
-	json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
-	{
-		if (!name || !strcmp(json_string_value(json_object_get(b, "name")) ?: "", name))
-			return b;
-	}
-	return NULL;
-}
-
 static void measured_of(json_t *b, double *m)
 {
 	for (int i = 0; i < PL_IM_N; i++)
@@ -79,7 +68,7 @@ static void measured_of(json_t *b, double *m)
 char *pl_intake_template(const char *name, json_t *summary, const char *summary_path,
 			 const char *bench)
 {
-	json_t *b = summary ? bench_in(summary, bench) : NULL;
+	json_t *b = summary ? pl_summary_bench(summary, bench, NULL) : NULL;
 	const char *bname = b ? json_string_value(json_object_get(b, "name")) : bench;
 	double m[PL_IM_N];
 	measured_of(b, m);

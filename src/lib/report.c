@@ -339,22 +339,10 @@ static json_t *summary_doc(const struct pl_report_input *in, const char *file, c
 	return loaded;
 }
 
-static json_t *bench_of(json_t *summary, const char *name)
-{
-	size_t i;
-	json_t *b;
-	json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
-	{
-		if (strcmp(json_string_value(json_object_get(b, "name")), name) == 0)
-			return b;
-	}
-	return NULL;
-}
-
 static void describe_run(char *buf, size_t len, json_t *summary, const char *refused,
 			 const char *file, const char *bench, const char *target)
 {
-	json_t *b = summary ? bench_of(summary, bench) : NULL;
+	json_t *b = summary ? pl_summary_bench(summary, bench, NULL) : NULL;
 	if (!b) {
 		if (summary)
 			snprintf(buf, len, "unmeasured (%s has no benchmark `%s`)", file,
@@ -399,7 +387,7 @@ static void review_block(struct out *o, const struct pl_report_input *in, json_t
 	const char *brefused = NULL, *arefused = NULL;
 	json_t *before = bfile ? summary_doc(in, bfile, &brefused) : NULL;
 	json_t *after = afile ? summary_doc(in, afile, &arefused) : NULL;
-	json_t *bb = before ? bench_of(before, bench) : NULL;
+	json_t *bb = before ? pl_summary_bench(before, bench, NULL) : NULL;
 	if (f)
 		field(o, "Path", "%s%s%ld (%s)", f->path, f->line ? ":" : "", f->line, f->id);
 	else if (bb)

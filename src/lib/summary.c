@@ -553,21 +553,54 @@ out:
 	return rc;
 }
 
-int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
+json_t *pl_summary_bench(json_t *doc, const char *name, size_t *index)
 {
-	*x = NULL;
-	*n = 0;
 	size_t i;
 	json_t *b;
 	json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
 	{
-		if (strcmp(json_string_value(json_object_get(b, "name")), name) != 0)
-			continue;
-		*x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(**x));
-		if (!*x)
-			return PL_ENOMEM;
-		*n = batch_means(b, *x);
-		return PL_OK;
+		if (!name || !strcmp(json_string_value(json_object_get(b, "name")) ?: "", name)) {
+			if (index)
+				*index = i;
+			return b;
+		}
 	}
-	return PL_EINPUT;
+	return NULL;
+}
+
+int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
+{
+	*x = NULL;
+	*n = 0;
+	json_t *b = pl_summary_bench(doc, name, NULL);
+	if (!b)
+		return PL_EINPUT;
+	*x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(**x));
+	if (!*x)
+		return PL_ENOMEM;
+	*n = batch_means(b, *x);
+	return PL_OK;
+}
+
+/* The larger change between two summaries' speed probes, over the loops
+ * both recorded (older summaries have one loop, "p25_s";
+ * loops of other lengths are never compared). */
+int pl_summary_speed_change(json_t *pb, json_t *pa, double *b, double *a, double *d)
+{
+	static const char *keys[] = {"chain_fast_s", "ports_fast_s", "p25_s"};
+	int any = 0;
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		double x = json_number_value(json_object_get(pb, keys[i]));
+		double y = json_number_value(json_object_get(pa, keys[i]));
+		if (!(x > 0 && y > 0))
+			continue;
+		double c = y / x - 1;
+		if (!any || fabs(c) > fabs(*d)) {
+			*b = x;
+			*a = y;
+			*d = c;
+		}
+		any = 1;
+	}
+	return any;
 }

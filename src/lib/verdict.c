@@ -26,20 +26,6 @@ const char *pl_verdict_name(enum pl_verdict_kind k)
 	return k == PL_ACCEPT ? "accept" : k == PL_REJECT ? "reject" : "no_feasible_win";
 }
 
-static json_t *find_bench(json_t *doc, const char *name, size_t *index)
-{
-	size_t i;
-	json_t *b;
-	json_array_foreach(json_object_get(doc, "benchmarks"), i, b)
-	{
-		if (!name || strcmp(json_string_value(json_object_get(b, "name")), name) == 0) {
-			*index = i;
-			return b;
-		}
-	}
-	return NULL;
-}
-
 static size_t counted_samples(json_t *b)
 {
 	size_t n = 0, i;
@@ -146,35 +132,6 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
 
-/* the most two measurements' speed probes may differ: the probe's lower
- * quartile varied by up to 3.3% between twelve quiet runs here (sd about
- * 1%); the host's slow phases move it by 10% and more */
-#define PL_SPEED_CHANGE_MAX 0.04
-#define PL_SPEED_EXPLAINS 3.0
-
-/* The larger change between two summaries' speed probes, over the loops
- * both recorded (older summaries have one loop, "p25_s";
- * loops of other lengths are never compared). */
-static int probe_change(json_t *pb, json_t *pa, double *b, double *a, double *d)
-{
-	static const char *keys[] = {"chain_fast_s", "ports_fast_s", "p25_s"};
-	int any = 0;
-	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
-		double x = json_number_value(json_object_get(pb, keys[i]));
-		double y = json_number_value(json_object_get(pa, keys[i]));
-		if (!(x > 0 && y > 0))
-			continue;
-		double c = y / x - 1;
-		if (!any || fabs(c) > fabs(*d)) {
-			*b = x;
-			*a = y;
-			*d = c;
-		}
-		any = 1;
-	}
-	return any;
-}
-
 static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after)
 {
 	struct pl_rule *r = rule(v, "fingerprint_match");
@@ -209,7 +166,7 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	 * host can slow a CPU for seconds, and a before and an after taken in
 	 * different such phases differ by the phase */
 	double sb = 0, sa = 0, d = 0;
-	int speed = probe_change(json_object_get(fb, "speed_probe"),
+	int speed = pl_summary_speed_change(json_object_get(fb, "speed_probe"),
 				 json_object_get(fa, "speed_probe"), &sb, &sa, &d);
 	if (speed) {
 		json_object_set_new(r->numbers, "speed_change", json_real(d));
@@ -379,7 +336,7 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	snprintf(v->target, sizeof(v->target), "%s", target);
 	v->min_gain = in->min_gain;
 	size_t bi = 0, ai = 0;
-	json_t *bb = find_bench(in->before, in->bench, &bi);
+	json_t *bb = pl_summary_bench(in->before, in->bench, &bi);
 	if (!bb) {
 		if (in->bench)
 			return pl_error_set(err, PL_EINPUT, "%s: no benchmark named '%s'",
@@ -387,7 +344,7 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 		return pl_error_set(err, PL_EINPUT, "%s: benchmarks: empty", in->before_path);
 	}
 	const char *name = json_string_value(json_object_get(bb, "name"));
-	json_t *ab = find_bench(in->after, name, &ai);
+	json_t *ab = pl_summary_bench(in->after, name, &ai);
 	if (!ab) {
 		json_t *first = json_array_get(json_object_get(in->after, "benchmarks"), 0);
 		return pl_error_set(err, PL_EINPUT,
