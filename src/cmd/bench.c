@@ -502,13 +502,36 @@ static const char *baseline_doubt(const struct pl_bench_run *run, const struct p
 	return n ? buf : NULL;
 }
 
+/* The CPU time (user + sys) of b's samples against the baseline's, by the
+ * same comparison as the wall time's: {ratio, ci95, added}, added being
+ * the CPU time gained (medians) as a share of the baseline's fastest run,
+ * which contention stretched least. JSON null where either side lacks it. */
+static json_t *compare_cpu(const struct pl_bench_run *run, const struct pl_bench *b, json_t *base,
+			   json_t *bb)
+{
+	double fast = json_number_value(
+	    json_object_get(json_object_get(json_object_get(bb, "stats"), "wall_s"), "min"));
+	double *ref = NULL, *cand = malloc((b->n + 1) * sizeof(*cand));
+	size_t nr = 0, nc = cand ? pl_bench_values(b, -4, b->batch, cand) : 0;
+	struct pl_comparison c;
+	json_t *out = NULL;
+	if (cand && fast > 0 && pl_summary_cpu_samples(base, b->name, &ref, &nr) == PL_OK &&
+	    nr > 0 && nc > 0 &&
+	    pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed, &c) == PL_OK) {
+		double mb = pl_stats_median_inplace(ref, nr), ma = pl_stats_median_inplace(cand, nc);
+		if (mb > 0 && isfinite(c.ratio) && isfinite(c.ci_lo) && isfinite(c.ci_hi))
+			out = json_pack("{s:f, s:[f,f], s:f}", "ratio", c.ratio, "ci95", c.ci_lo,
+					c.ci_hi, "added", (ma - mb) / fast);
+	}
+	free(cand);
+	free(ref);
+	return out ? out : json_null();
+}
+
 /* Compare each benchmark with the same-named one in a saved summary: the
  * wall time's verdict, why it may be in doubt (above), and how the CPU time
  * changed (contention stretches a run's wall time much more than the CPU
- * time it uses, so a doubtful slowdown can stand on it: see regressions()):
- * cpu_ratio, this run's median over the baseline's, and cpu_added, the CPU
- * time added as a share of the baseline's fastest run (which contention
- * stretched least). */
+ * time it uses, so a doubtful slowdown can stand on it: see regressions()). */
 static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, const char *file)
 {
 	json_t *cmps = json_array();
@@ -531,21 +554,13 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 			double speed;
 			const char *doubt = baseline_doubt(run, b, base, bb, file, why, sizeof why,
 							   &speed);
-			double bfast = json_number_value(json_object_get(
-			    json_object_get(json_object_get(bb, "stats"), "wall_s"), "min"));
-			double bcpu = json_number_value(json_object_get(
-			    json_object_get(json_object_get(bb, "dimensions"), "cpu"), "value"));
-			int cpu = b->cpu.present && bcpu > 0 && bfast > 0;
 			json_array_append_new(
-			    cmps,
-			    json_pack("{s:s, s:f, s:[f,f], s:f, s:s, s:s?, s:o, s:o, s:o}", "name",
-				      b->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
-				      "p_value", c.p, "verdict", pl_change_name(c.change), "doubt",
-				      doubt, "cpu_ratio",
-				      cpu ? json_real(b->cpu.d.p50 / bcpu) : json_null(),
-				      "cpu_added",
-				      cpu ? json_real((b->cpu.d.p50 - bcpu) / bfast) : json_null(),
-				      "speed_change", speed > 0 ? json_real(speed) : json_null()));
+			    cmps, json_pack("{s:s, s:f, s:[f,f], s:f, s:s, s:s?, s:o, s:o}", "name",
+					    b->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
+					    "p_value", c.p, "verdict", pl_change_name(c.change),
+					    "doubt", doubt, "cpu", compare_cpu(run, b, base, bb),
+					    "speed_change",
+					    speed > 0 ? json_real(speed) : json_null()));
 		}
 		free(cand);
 		free(ref);
@@ -558,17 +573,19 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
  * beside it on this 2-CPU VM, a CPU-bound command's wall time grew 2.8x
  * (95% CI 2.5-3.7, p 0.0002) while its CPU time grew 1.21-1.24x (user +
  * sys; task-clock 1.15x): the cache and TLB refills after each switch; a
- * shell's and sleep's CPU time, 1.35-1.38x. Twice is past all of these. */
+ * shell's and sleep's CPU time, a few milliseconds, moved 0.65-1.5x from
+ * one bench of 6 runs to the next under that load. So the whole 95%
+ * interval of the CPU time's ratio must lie past twice. */
 #define PL_DOUBT_CPU_MIN 2.0
 
 /* --fail-on-regression: each comparison that says "slower" by more than
  * pct percent (the ratio's median) gets one line; returns how many. With
  * --baseline, against it; otherwise each command against the reference.
  * A baseline comparison in doubt is a regression where, whatever the wall
- * time's verdict, the CPU time grew past PL_DOUBT_CPU_MIN times plus what
- * a slower machine can explain, and the CPU time added alone is a slowdown
- * past the threshold; else a slowdown gets a warning line and is not
- * counted. */
+ * time's verdict, the CPU time's 95% interval lies past PL_DOUBT_CPU_MIN
+ * times plus what a slower machine can explain, and the CPU time added
+ * alone is a slowdown past the threshold; else a slowdown gets a warning
+ * line and is not counted. */
 static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const char *base_path,
 		       double pct)
 {
@@ -584,28 +601,30 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 			json_t *ci = json_object_get(c, "ci95");
 			int slower = !strcmp(json_string_value(json_object_get(c, "verdict")), "slower");
 			const char *doubt = json_string_value(json_object_get(c, "doubt"));
-			json_t *cr = json_object_get(c, "cpu_ratio");
-			double added = json_number_value(json_object_get(c, "cpu_added"));
+			json_t *cpu = json_object_get(c, "cpu");
+			double cr = json_number_value(json_object_get(cpu, "ratio"));
+			double clo = json_number_value(json_array_get(json_object_get(cpu, "ci95"), 0));
+			double chi = json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1));
+			double added = json_number_value(json_object_get(cpu, "added"));
 			double need = PL_DOUBT_CPU_MIN +
 				      PL_SPEED_EXPLAINS *
 					  json_number_value(json_object_get(c, "speed_change"));
-			int cpu_stands = json_is_number(cr) && json_number_value(cr) > need &&
-					 added > pct / 100;
+			int cpu_stands = json_is_object(cpu) && clo > need && added > pct / 100;
 			/* in doubt the wall time's verdict is no evidence either way: a
 			 * stalled run in the baseline can hide a real slowdown from it */
 			if (ratio <= limit || (!slower && !(doubt && cpu_stands)))
 				continue;
 			if (doubt && !cpu_stands) {
-				char cpu[200];
-				if (!json_is_number(cr))
-					snprintf(cpu, sizeof cpu, "its CPU time was not measured");
-				else if (json_number_value(cr) <= need)
-					snprintf(cpu, sizeof cpu,
-						 "its CPU time changed %+.1f%%, not the %.1fx that "
-						 "would tell",
-						 (json_number_value(cr) - 1) * 100, need);
+				char why[200];
+				if (!json_is_object(cpu))
+					snprintf(why, sizeof why, "its CPU time was not measured");
+				else if (clo <= need)
+					snprintf(why, sizeof why,
+						 "its CPU time changed %+.1f%% (95%% CI %.2fx-%.2fx), "
+						 "not wholly past the %.1fx that would tell",
+						 (cr - 1) * 100, clo, chi, need);
 				else
-					snprintf(cpu, sizeof cpu,
+					snprintf(why, sizeof why,
 						 "the CPU time it added is %.1f%% of %s's fastest "
 						 "run, within the %g%% threshold",
 						 added * 100, base_path, pct);
@@ -613,7 +632,7 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 					"perfloop: warning: '%s' looks %.1f%% slower than in %s, "
 					"but %s, and %s: not called a regression; measure both "
 					"again on a quieter machine\n",
-					name, (ratio - 1) * 100, base_path, doubt, cpu);
+					name, (ratio - 1) * 100, base_path, doubt, why);
 				continue;
 			}
 			fprintf(stderr,
@@ -624,8 +643,8 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 				json_number_value(json_array_get(ci, 1)),
 				json_number_value(json_object_get(c, "p_value")));
 			if (doubt)
-				fprintf(stderr, "; %s, but its CPU time grew %.1fx", doubt,
-					json_number_value(cr));
+				fprintf(stderr, "; %s, but its CPU time grew %.1fx (95%% CI %.2fx-%.2fx)",
+					doubt, cr, clo, chi);
 			fprintf(stderr, ")\n");
 			n++;
 		}

@@ -278,8 +278,8 @@ void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
 		const char *doubt = json_string_value(json_object_get(c, "doubt"));
 		if (doubt)
 			fprintf(f,
-				"    %snote: in doubt: %s; a slowdown stands only where the CPU "
-				"time grew too (--fail-on-regression)%s\n",
+				"    %snote: in doubt: %s; --fail-on-regression calls a slowdown "
+				"only where the CPU time's 95%% interval lies past 2x%s\n",
 				pl_c(st, PL_YELLOW), doubt, pl_c(st, PL_RESET));
 	}
 }

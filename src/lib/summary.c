@@ -379,7 +379,9 @@ size_t pl_summary_batch(json_t *bench)
 
 /* A benchmark's wall-time samples: the mean of each batch of its counted
  * runs, into x (room for every run); returns how many. */
-static size_t batch_means(json_t *b, double *x)
+/* The mean of each batch of b's counted runs: of their wall time, or where
+ * cpu is set of their CPU time (user + sys). */
+static size_t batch_means(json_t *b, double *x, int cpu)
 {
 	size_t batch = pl_summary_batch(b), in = 0, n = 0;
 	double sum = 0;
@@ -390,7 +392,9 @@ static size_t batch_means(json_t *b, double *x)
 		json_t *c = json_object_get(s, "counted");
 		if (c && !json_is_true(c))
 			continue;
-		sum += json_number_value(json_object_get(s, "wall_s"));
+		sum += cpu ? json_number_value(json_object_get(s, "user_s")) +
+				 json_number_value(json_object_get(s, "sys_s"))
+			   : json_number_value(json_object_get(s, "wall_s"));
 		if (++in == batch) {
 			x[n++] = sum / (double)batch;
 			in = 0;
@@ -426,7 +430,7 @@ static int agrees(const char *path, size_t i, json_t *b, struct pl_error *err)
 	double *x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(*x));
 	if (!x)
 		return pl_error_set(err, PL_ENOMEM, "out of memory");
-	size_t n = batch_means(b, x);
+	size_t n = batch_means(b, x, 0);
 	struct pl_describe d;
 	int have = n > 0 && pl_stats_describe(x, n, &d) == PL_OK;
 	free(x);
@@ -568,7 +572,7 @@ json_t *pl_summary_bench(json_t *doc, const char *name, size_t *index)
 	return NULL;
 }
 
-int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
+static int samples_of(json_t *doc, const char *name, int cpu, double **x, size_t *n)
 {
 	*x = NULL;
 	*n = 0;
@@ -578,8 +582,18 @@ int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n
 	*x = malloc((json_array_size(json_object_get(b, "samples")) + 1) * sizeof(**x));
 	if (!*x)
 		return PL_ENOMEM;
-	*n = batch_means(b, *x);
+	*n = batch_means(b, *x, cpu);
 	return PL_OK;
+}
+
+int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n)
+{
+	return samples_of(doc, name, 0, x, n);
+}
+
+int pl_summary_cpu_samples(json_t *doc, const char *name, double **x, size_t *n)
+{
+	return samples_of(doc, name, 1, x, n);
 }
 
 /* The larger change between two summaries' speed probes, over the loops

@@ -42,6 +42,8 @@ json_t *pl_summary_bench(json_t *doc, const char *name, size_t *index);
  * of each batch of its counted runs ("batch", 1 when absent); *x is
  * malloc'd. Returns PL_EINPUT when there is no such benchmark. */
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n);
+/* The same of the runs' CPU time (user_s + sys_s). */
+int pl_summary_cpu_samples(json_t *doc, const char *name, double **x, size_t *n);
 /* A summary benchmark's runs per sample (1 for unbatched or older ones). */
 size_t pl_summary_batch(json_t *bench);
 
