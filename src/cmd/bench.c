@@ -467,13 +467,15 @@ static void record_history(json_t *doc)
  * noise gate and the speed probe held. *speed is how much slower the
  * probe ran now (0 where within PL_SPEED_CHANGE_MAX, faster, or unknown). */
 static const char *baseline_doubt(const struct pl_bench_run *run, const struct pl_bench *b,
-				  json_t *base, json_t *bb, const char *file, char *buf,
-				  size_t len, double *speed)
+				  json_t *base, json_t *bb, const char *file, char *buf, size_t len,
+				  double *speed)
 {
 	size_t n = 0;
 	*speed = 0;
 	buf[0] = 0;
-#define DOUBT(...) (n += (size_t)snprintf(buf + n, n < len ? len - n : 0, __VA_ARGS__))
+	/* a long file name truncates the text, never writes past it */
+#define DOUBT(...)                                                                                 \
+	(n += (size_t)snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1, __VA_ARGS__))
 	if (b->wall.d.cv > PL_NOISE_CV_MAX)
 		DOUBT("this run's timing is N/A (CV %.1f%% > %.0f%%)", b->wall.d.cv * 100,
 		      PL_NOISE_CV_MAX * 100);
@@ -489,8 +491,8 @@ static const char *baseline_doubt(const struct pl_bench_run *run, const struct p
 	double sb = 0, sa = 0, d = 0;
 	if (now &&
 	    pl_summary_speed_change(
-		json_object_get(json_object_get(base, "fingerprint"), "speed_probe"), now, &sb,
-		&sa, &d) &&
+		json_object_get(json_object_get(base, "fingerprint"), "speed_probe"), now, &sb, &sa,
+		&d) &&
 	    d > PL_SPEED_CHANGE_MAX) {
 		*speed = d;
 		DOUBT("%sthe machine ran slower now: its speed probe took %.3f ms in %s, %.3f ms "
@@ -518,7 +520,8 @@ static json_t *compare_cpu(const struct pl_bench_run *run, const struct pl_bench
 	if (cand && fast > 0 && pl_summary_cpu_samples(base, b->name, &ref, &nr) == PL_OK &&
 	    nr > 0 && nc > 0 &&
 	    pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed, &c) == PL_OK) {
-		double mb = pl_stats_median_inplace(ref, nr), ma = pl_stats_median_inplace(cand, nc);
+		double mb = pl_stats_median_inplace(ref, nr),
+		       ma = pl_stats_median_inplace(cand, nc);
 		if (mb > 0 && isfinite(c.ratio) && isfinite(c.ci_lo) && isfinite(c.ci_hi))
 			out = json_pack("{s:f, s:[f,f], s:f}", "ratio", c.ratio, "ci95", c.ci_lo,
 					c.ci_hi, "added", (ma - mb) / fast);
@@ -552,15 +555,15 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 					     &c) == PL_OK) {
 			char why[600];
 			double speed;
-			const char *doubt = baseline_doubt(run, b, base, bb, file, why, sizeof why,
-							   &speed);
+			const char *doubt =
+			    baseline_doubt(run, b, base, bb, file, why, sizeof why, &speed);
 			json_array_append_new(
-			    cmps, json_pack("{s:s, s:f, s:[f,f], s:f, s:s, s:s?, s:o, s:o}", "name",
-					    b->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
-					    "p_value", c.p, "verdict", pl_change_name(c.change),
-					    "doubt", doubt, "cpu", compare_cpu(run, b, base, bb),
-					    "speed_change",
-					    speed > 0 ? json_real(speed) : json_null()));
+			    cmps,
+			    json_pack("{s:s, s:f, s:[f,f], s:f, s:s, s:s?, s:o, s:o}", "name",
+				      b->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
+				      "p_value", c.p, "verdict", pl_change_name(c.change), "doubt",
+				      doubt, "cpu", compare_cpu(run, b, base, bb), "speed_change",
+				      speed > 0 ? json_real(speed) : json_null()));
 		}
 		free(cand);
 		free(ref);
@@ -599,12 +602,15 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 			const char *name = json_string_value(json_object_get(c, "name"));
 			double ratio = json_number_value(json_object_get(c, "ratio"));
 			json_t *ci = json_object_get(c, "ci95");
-			int slower = !strcmp(json_string_value(json_object_get(c, "verdict")), "slower");
+			int slower =
+			    !strcmp(json_string_value(json_object_get(c, "verdict")), "slower");
 			const char *doubt = json_string_value(json_object_get(c, "doubt"));
 			json_t *cpu = json_object_get(c, "cpu");
 			double cr = json_number_value(json_object_get(cpu, "ratio"));
-			double clo = json_number_value(json_array_get(json_object_get(cpu, "ci95"), 0));
-			double chi = json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1));
+			double clo =
+			    json_number_value(json_array_get(json_object_get(cpu, "ci95"), 0));
+			double chi =
+			    json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1));
 			double added = json_number_value(json_object_get(cpu, "added"));
 			double need = PL_DOUBT_CPU_MIN +
 				      PL_SPEED_EXPLAINS *
@@ -619,10 +625,11 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 				if (!json_is_object(cpu))
 					snprintf(why, sizeof why, "its CPU time was not measured");
 				else if (clo <= need)
-					snprintf(why, sizeof why,
-						 "its CPU time changed %+.1f%% (95%% CI %.2fx-%.2fx), "
-						 "not wholly past the %.1fx that would tell",
-						 (cr - 1) * 100, clo, chi, need);
+					snprintf(
+					    why, sizeof why,
+					    "its CPU time changed %+.1f%% (95%% CI %.2fx-%.2fx), "
+					    "not wholly past the %.1fx that would tell",
+					    (cr - 1) * 100, clo, chi, need);
 				else
 					snprintf(why, sizeof why,
 						 "the CPU time it added is %.1f%% of %s's fastest "
@@ -643,7 +650,8 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 				json_number_value(json_array_get(ci, 1)),
 				json_number_value(json_object_get(c, "p_value")));
 			if (doubt)
-				fprintf(stderr, "; %s, but its CPU time grew %.1fx (95%% CI %.2fx-%.2fx)",
+				fprintf(stderr,
+					"; %s, but its CPU time grew %.1fx (95%% CI %.2fx-%.2fx)",
 					doubt, cr, clo, chi);
 			fprintf(stderr, ")\n");
 			n++;

@@ -167,7 +167,7 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	 * different such phases differ by the phase */
 	double sb = 0, sa = 0, d = 0;
 	int speed = pl_summary_speed_change(json_object_get(fb, "speed_probe"),
-				 json_object_get(fa, "speed_probe"), &sb, &sa, &d);
+					    json_object_get(fa, "speed_probe"), &sb, &sa, &d);
 	if (speed) {
 		json_object_set_new(r->numbers, "speed_change", json_real(d));
 		/* a change of speed can explain a difference of about its own size
