@@ -44,11 +44,14 @@ if grep -q regression "$T/err"; then fail "an A/A run called a regression: $(cat
 # one moves all its times): a slowdown stands only on the CPU time, where
 # its 95% interval lies past twice (contention moved it 0.65-1.5x here) and
 # what it added passes the threshold. Deterministic noise: a command that
-# alternates between two lengths of work.
+# alternates between two lengths of work (16 and 32 times the baseline's
+# work: the shell, touch and rm around it cost 10 ms and more of CPU time
+# under load, and with 8 and 16 times the ratio's interval reached down to
+# 1.97x beside three other tests).
 swing() { echo "if [ -e $T/flag ]; then rm $T/flag; $1; else touch $T/flag; $2; fi"; }
 run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w -o cpu0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 2000000")"
 expect_rc 0
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline cpu0.json --fail-on-regression -o cpu1.json --shell -- "$(swing "$BUSY 16000000" "$BUSY 32000000")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline cpu0.json --fail-on-regression -o cpu1.json --shell -- "$(swing "$BUSY 32000000" "$BUSY 64000000")"
 expect_rc 1
 check cpu1.json "d['baseline']['comparisons'][0]['doubt'].startswith(\"this run's timing is N/A (CV \")"
 check cpu1.json "d['baseline']['comparisons'][0]['cpu']['ci95'][0] > 2 and d['baseline']['comparisons'][0]['cpu']['added'] > 1"
