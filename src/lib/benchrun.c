@@ -996,20 +996,19 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 				capped = i + 1;
 			}
 		}
-		for (size_t i = 0; i < run->nbench && rc == PL_OK && run->cfg.batch == 0; i++) {
-			char why[320];
-			if (capped)
-				snprintf(why, sizeof(why),
-					 "%.160s; the batch of '%.40s', the noisiest, capped by "
-					 "--max-time for '%.40s'",
-					 run->bench[which].batch_why, run->bench[which].name,
-					 run->bench[capped - 1].name);
-			else
-				snprintf(why, sizeof(why),
-					 "%.200s; the batch of '%.60s', the noisiest, for all",
-					 run->bench[which].batch_why, run->bench[which].name);
+		/* written once: set_batch changes the noisiest's own reason */
+		char why[320] = "";
+		if (run->nbench && capped)
+			snprintf(why, sizeof(why),
+				 "%.160s; the batch of '%.40s', the noisiest, capped by "
+				 "--max-time for '%.40s'",
+				 run->bench[which].batch_why, run->bench[which].name,
+				 run->bench[capped - 1].name);
+		else if (run->nbench)
+			snprintf(why, sizeof(why), "%.200s; the batch of '%.60s', the noisiest, for all",
+				 run->bench[which].batch_why, run->bench[which].name);
+		for (size_t i = 0; i < run->nbench && rc == PL_OK && run->cfg.batch == 0; i++)
 			set_batch(&run->bench[i], common, i == which && !capped ? NULL : why);
-		}
 		for (size_t ext = 0;; ext++) {
 			for (size_t round = 0; rc == PL_OK && !interrupted(run); round++) {
 				int any = 0;
