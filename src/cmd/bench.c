@@ -586,7 +586,7 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
  * --baseline, against it; otherwise each command against the reference.
  * A baseline comparison in doubt is a regression where, whatever the wall
  * time's verdict, the CPU time's 95% interval lies past PL_DOUBT_CPU_MIN
- * times plus what a slower machine can explain, and the CPU time added
+ * times, scaled by the speed probe's slowdown, and the CPU time added
  * alone is a slowdown past the threshold; else a slowdown gets a warning
  * line and is not counted. */
 static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const char *base_path,
@@ -612,9 +612,12 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 			double chi =
 			    json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1));
 			double added = json_number_value(json_object_get(cpu, "added"));
-			double need = PL_DOUBT_CPU_MIN +
-				      PL_SPEED_EXPLAINS *
-					  json_number_value(json_object_get(c, "speed_change"));
+			/* a CPU the speed probe found slower runs all CPU time slower by
+			 * as much (compute-bound code; PL_DOUBT_CPU_MIN covers 3x that
+			 * for memory-bound code while the change is under 100%) */
+			double need =
+			    PL_DOUBT_CPU_MIN *
+			    (1 + json_number_value(json_object_get(c, "speed_change")));
 			int cpu_stands = json_is_object(cpu) && clo > need && added > pct / 100;
 			/* in doubt the wall time's verdict is no evidence either way: a
 			 * stalled run in the baseline can hide a real slowdown from it */
