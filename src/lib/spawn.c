@@ -398,6 +398,7 @@ int pl_spawn_run(const struct pl_spawn_opts *opts, struct pl_run_result *result,
 	/* The run starts at exec: creating the process and opening counters
 	 * is harness cost, not the command's. */
 	result->wall_s = t1 - ((double)c.exec_at.tv_sec + (double)c.exec_at.tv_nsec * 1e-9);
+	result->span_s = t1 - t0;
 	result->user_s = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec * 1e-6;
 	result->sys_s = (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec * 1e-6;
 	result->max_rss_kb = ru.ru_maxrss;

@@ -38,6 +38,9 @@ struct pl_spawn_opts {
 
 struct pl_run_result {
 	double wall_s, user_s, sys_s;
+	/* from the clone to the reaping: the span user_s and sys_s cover (they
+	 * count the child's work before exec too; wall_s starts at exec) */
+	double span_s;
 	long max_rss_kb;
 	long minflt, majflt; /* page faults: minor (no I/O) and major (read from disk) */
 	int exit_code; /* valid when signal == 0 and !timed_out */

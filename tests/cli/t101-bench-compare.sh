@@ -63,6 +63,7 @@ check cpu1.json "d['baseline']['comparisons'][0]['doubt'].startswith(\"this run'
 check cpu1.json "d['baseline']['comparisons'][0]['cpu']['ci95'][0] > 2 and d['baseline']['comparisons'][0]['cpu']['added'] > 1"
 expect_err "perfloop: regression: 'w' is .*% slower than in cpu0.json (95% CI .*; this run's timing is N/A (CV .*, but its CPU time grew .*x (95% CI .*x-.*x))"
 grep -q "note: in doubt: this run's timing is N/A" out || fail "no doubt note under the baseline line: $(cat out)"
+valid bench-1.schema.json cpu1.json
 # the same noisy command again: never a regression, whatever the machine
 run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w -o aa0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 3000000")"
 expect_rc 0
@@ -79,6 +80,7 @@ run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline s0.j
 expect_rc 0
 check s1.json "d['baseline']['comparisons'][0]['verdict'] == 'slower' and d['baseline']['comparisons'][0]['cpu']['ci95'][0] < 2"
 expect_err "perfloop: warning: 'w' looks .*% slower than in s0.json, but this run's timing is N/A (CV .*), and its CPU time changed .*% (95% CI .*x-.*x), not wholly past the .*x that would tell: not called a regression; measure both again on a quieter machine"
+valid bench-1.schema.json s1.json
 # without --baseline: against the reference
 run "$PERFLOOP" bench -w 1 -r 5 --batch 1 --fail-on-regression "$BUSY 2000000" "$BUSY 8000000"
 expect_rc 1

@@ -28,6 +28,9 @@ static void test_exit_and_signal(void **state)
 	assert_int_equal(r.exit_code, 7);
 	assert_int_equal(r.signal, 0);
 	assert_true(r.wall_s > 0);
+	/* the CPU times cover the child from its clone on: span_s holds that
+	 * span, wall_s only from exec (bench's CPUs-at-once divides by span_s) */
+	assert_true(r.span_s >= r.wall_s);
 	assert_int_equal(spawn_sh("kill -ABRT $$", 0, &r, &err), 0);
 	assert_int_equal(r.signal, SIGABRT);
 	char buf[32];
