@@ -377,10 +377,9 @@ size_t pl_summary_batch(json_t *bench)
 	return k > 1 ? (size_t)k : 1;
 }
 
-/* A benchmark's wall-time samples: the mean of each batch of its counted
- * runs, into x (room for every run); returns how many. */
-/* The mean of each batch of b's counted runs: of their wall time, or where
- * cpu is set of their CPU time (user + sys). */
+/* A benchmark's samples: the mean of each batch of its counted runs' wall
+ * time, or where cpu is set their CPU time (user + sys), into x (room for
+ * every run); returns how many. */
 static size_t batch_means(json_t *b, double *x, int cpu)
 {
 	size_t batch = pl_summary_batch(b), in = 0, n = 0;
