@@ -459,49 +459,23 @@ static void record_history(json_t *doc)
 		fprintf(stderr, "perfloop: warning: history not recorded: %s\n", err.msg);
 }
 
-/* Why a comparison with a saved baseline may show more than the commands
- * did: its two sides are separate invocations, and a machine that ran
- * slower through one of them (a contended CPU, a host's slow phase) moves
- * all of that side's times together, which no interval from within each
- * side can see. Written into buf; NULL where both sides' timing passed the
- * noise gate and the speed probe held. *speed is how much slower the
- * probe ran now (0 where within PL_SPEED_CHANGE_MAX, faster, or unknown). */
+/* Why a comparison with a saved baseline may be in doubt
+ * (pl_summary_doubt), with this run's timing and speed probe. */
 static const char *baseline_doubt(const struct pl_bench_run *run, const struct pl_bench *b,
 				  json_t *base, json_t *bb, const char *file, char *buf, size_t len,
 				  double *speed)
 {
-	size_t n = 0;
-	*speed = 0;
-	buf[0] = 0;
-	/* a long file name truncates the text, never writes past it */
-#define DOUBT(...)                                                                                 \
-	(n += (size_t)snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1, __VA_ARGS__))
-	if (b->wall.d.cv > PL_NOISE_CV_MAX)
-		DOUBT("this run's timing is N/A (CV %.1f%% > %.0f%%)", b->wall.d.cv * 100,
-		      PL_NOISE_CV_MAX * 100);
 	double bcv = json_number_value(
 	    json_object_get(json_object_get(json_object_get(bb, "dimensions"), "timing"), "cv"));
-	if (bcv > PL_NOISE_CV_MAX)
-		DOUBT("%s%s's timing is N/A (CV %.1f%% > %.0f%%)", n ? "; " : "", file, bcv * 100,
-		      PL_NOISE_CV_MAX * 100);
 	json_t *now = run->probe_fast.lat_s > 0
 			  ? json_pack("{s:f, s:f}", "chain_fast_s", run->probe_fast.lat_s,
 				      "ports_fast_s", run->probe_fast.thr_s)
 			  : NULL;
-	double sb = 0, sa = 0, d = 0;
-	if (now &&
-	    pl_summary_speed_change(
-		json_object_get(json_object_get(base, "fingerprint"), "speed_probe"), now, &sb, &sa,
-		&d) &&
-	    d > PL_SPEED_CHANGE_MAX) {
-		*speed = d;
-		DOUBT("%sthe machine ran slower now: its speed probe took %.3f ms in %s, %.3f ms "
-		      "now (%+.1f%%)",
-		      n ? "; " : "", sb * 1e3, file, sa * 1e3, d * 100);
-	}
-#undef DOUBT
+	const char *why = pl_summary_doubt(
+	    bcv, b->wall.d.cv, json_object_get(json_object_get(base, "fingerprint"), "speed_probe"),
+	    now, file, "this run", buf, len, speed);
 	json_decref(now);
-	return n ? buf : NULL;
+	return why;
 }
 
 /* The CPU time (user + sys) of b's samples against the baseline's, by the
@@ -571,16 +545,6 @@ static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, co
 	return json_pack("{s:s, s:o}", "file", file, "comparisons", cmps);
 }
 
-/* Under doubt, a slowdown stands only on the CPU time, and only where it
- * grew by more than contention alone adds to it: with three busy loops
- * beside it on this 2-CPU VM, a CPU-bound command's wall time grew 2.8x
- * (95% CI 2.5-3.7, p 0.0002) while its CPU time grew 1.21-1.24x (user +
- * sys; task-clock 1.15x): the cache and TLB refills after each switch; a
- * shell's and sleep's CPU time, a few milliseconds, moved 0.65-1.5x from
- * one bench of 6 runs to the next under that load. So the whole 95%
- * interval of the CPU time's ratio must lie past twice. */
-#define PL_DOUBT_CPU_MIN 2.0
-
 /* --fail-on-regression: each comparison that says "slower" by more than
  * pct percent (the ratio's median) gets one line; returns how many. With
  * --baseline, against it; otherwise each command against the reference.
@@ -606,38 +570,23 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 			    !strcmp(json_string_value(json_object_get(c, "verdict")), "slower");
 			const char *doubt = json_string_value(json_object_get(c, "doubt"));
 			json_t *cpu = json_object_get(c, "cpu");
-			double cr = json_number_value(json_object_get(cpu, "ratio"));
-			double clo =
-			    json_number_value(json_array_get(json_object_get(cpu, "ci95"), 0));
-			double chi =
-			    json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1));
-			double added = json_number_value(json_object_get(cpu, "added"));
-			/* a CPU the speed probe found slower runs all CPU time slower by
-			 * as much (compute-bound code; PL_DOUBT_CPU_MIN covers 3x that
-			 * for memory-bound code while the change is under 100%) */
-			double need =
-			    PL_DOUBT_CPU_MIN *
-			    (1 + json_number_value(json_object_get(c, "speed_change")));
-			int cpu_stands = json_is_object(cpu) && clo > need && added > pct / 100;
+			struct pl_comparison cc = {
+			    .ratio = json_number_value(json_object_get(cpu, "ratio")),
+			    .ci_lo =
+				json_number_value(json_array_get(json_object_get(cpu, "ci95"), 0)),
+			    .ci_hi =
+				json_number_value(json_array_get(json_object_get(cpu, "ci95"), 1))};
+			char why[300];
+			int cpu_stands = pl_summary_cpu_stands(
+			    json_is_object(cpu) ? &cc : NULL,
+			    json_number_value(json_object_get(cpu, "added")),
+			    json_number_value(json_object_get(c, "speed_change")), pct / 100,
+			    base_path, why, sizeof why);
 			/* in doubt the wall time's verdict is no evidence either way: a
 			 * stalled run in the baseline can hide a real slowdown from it */
 			if (ratio <= limit || (!slower && !(doubt && cpu_stands)))
 				continue;
 			if (doubt && !cpu_stands) {
-				char why[200];
-				if (!json_is_object(cpu))
-					snprintf(why, sizeof why, "its CPU time was not measured");
-				else if (clo <= need)
-					snprintf(
-					    why, sizeof why,
-					    "its CPU time changed %+.1f%% (95%% CI %.2fx-%.2fx), "
-					    "not wholly past the %.1fx that would tell",
-					    (cr - 1) * 100, clo, chi, need);
-				else
-					snprintf(why, sizeof why,
-						 "the CPU time it added is %.1f%% of %s's fastest "
-						 "run, within the %g%% threshold",
-						 added * 100, base_path, pct);
 				fprintf(stderr,
 					"perfloop: warning: '%s' looks %.1f%% slower than in %s, "
 					"but %s, and %s: not called a regression; measure both "
@@ -655,7 +604,7 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 			if (doubt)
 				fprintf(stderr,
 					"; %s, but its CPU time grew %.1fx (95%% CI %.2fx-%.2fx)",
-					doubt, cr, clo, chi);
+					doubt, cc.ratio, cc.ci_lo, cc.ci_hi);
 			fprintf(stderr, ")\n");
 			n++;
 		}

@@ -8,10 +8,13 @@
  *   each recording is one IMMEDIATE transaction.
  * - The regression rule is bench's: the Mann-Whitney test and the bootstrap
  *   interval of the ratio of medians, slower only when significant and the
- *   whole interval is beyond +1%.
+ *   whole interval is beyond +1%; and, as bench --baseline judges, two
+ *   recordings in doubt (a timing over the noise gate, a slower speed
+ *   probe: summary.h) differ only where the CPU time says so.
  */
 #include "history.h"
 
+#include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,10 +23,11 @@
 #include "benchrun.h"
 #include "gitops.h"
 #include "hash.h"
+#include "ledger.h"
 #include "render.h"
 #include "spawn.h"
-#include "ledger.h"
 #include "stats.h"
+#include "summary.h"
 
 #define PL_HISTORY_APP_ID 0x70666c70 /* "pflp" */
 
@@ -322,46 +326,123 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 	return PL_OK;
 }
 
-static double *load_samples(struct pl_history *h, sqlite3_int64 bench_id, size_t *n)
+/* One recording of a benchmark, as a comparison needs it: its counted
+ * runs' wall and CPU times (user + sys), the timing's CV and the
+ * fingerprint's speed probe. */
+struct recording {
+	double *wall, *cpu;
+	size_t n;
+	double cv;
+	json_t *fingerprint;
+};
+
+static void recording_free(struct recording *r)
 {
-	sqlite3_stmt *st;
-	*n = 0;
-	if (sqlite3_prepare_v2(h->db,
-			       "SELECT wall_s FROM samples WHERE bench_id = ? AND counted = 1", -1,
-			       &st, NULL) != SQLITE_OK)
-		return NULL;
-	sqlite3_bind_int64(st, 1, bench_id);
-	size_t cap = 64;
-	double *x = malloc(cap * sizeof(*x));
-	while (x && sqlite3_step(st) == SQLITE_ROW) {
-		if (*n == cap) {
-			double *nx = realloc(x, (cap *= 2) * sizeof(*x));
-			if (!nx) {
-				free(x);
-				x = NULL;
-				break;
-			}
-			x = nx;
-		}
-		x[(*n)++] = sqlite3_column_double(st, 0);
-	}
-	sqlite3_finalize(st);
-	return x;
+	free(r->wall);
+	free(r->cpu);
+	json_decref(r->fingerprint);
 }
 
-/* Is recording id slower than recording prev (3 runs each at least, the
- * comparison bench makes)? c: the comparison. */
-static int slower(struct pl_history *h, sqlite3_int64 prev, sqlite3_int64 id,
-		  struct pl_comparison *c)
+static int load_recording(struct pl_history *h, sqlite3_int64 bench_id, struct recording *r)
 {
-	size_t na, nb;
-	double *a = load_samples(h, prev, &na), *b = load_samples(h, id, &nb);
-	int yes = a && b && na >= 3 && nb >= 3 &&
-		  pl_bench_compare(b, nb, a, na, 2000, 1, c) == PL_OK &&
-		  c->change == PL_CHANGE_SLOWER;
-	free(a);
-	free(b);
-	return yes;
+	memset(r, 0, sizeof(*r));
+	sqlite3_stmt *st;
+	if (sqlite3_prepare_v2(h->db,
+			       "SELECT b.cv, r.fingerprint FROM benchmarks b JOIN runs r ON r.id = "
+			       "b.run_id WHERE b.id = ?",
+			       -1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, bench_id);
+	if (sqlite3_step(st) == SQLITE_ROW) {
+		r->cv = sqlite3_column_double(st, 0);
+		const char *fp = (const char *)sqlite3_column_text(st, 1);
+		r->fingerprint = fp ? json_loads(fp, 0, NULL) : NULL;
+	}
+	sqlite3_finalize(st);
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT wall_s, coalesce(user_s, 0) + coalesce(sys_s, 0) FROM samples "
+		"WHERE bench_id = ? AND counted = 1",
+		-1, &st, NULL) != SQLITE_OK)
+		return -1;
+	sqlite3_bind_int64(st, 1, bench_id);
+	size_t cap = 0;
+	int rc = 0;
+	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		if (r->n == cap) {
+			cap = cap ? cap * 2 : 64;
+			double *w = realloc(r->wall, cap * sizeof(*w));
+			if (w)
+				r->wall = w;
+			double *c = realloc(r->cpu, cap * sizeof(*c));
+			if (c)
+				r->cpu = c;
+			if (!w || !c) {
+				rc = -1;
+				break;
+			}
+		}
+		r->wall[r->n] = sqlite3_column_double(st, 0);
+		r->cpu[r->n++] = sqlite3_column_double(st, 1);
+	}
+	sqlite3_finalize(st);
+	return rc;
+}
+
+/* The history's threshold: a slowdown's whole interval past +1% (the
+ * comparison's own rule), and in doubt the CPU time added past 1%. */
+#define PL_HISTORY_THRESHOLD 0.01
+
+enum judgement { NOT_SLOWER, SLOWER, IN_DOUBT };
+
+/* Is recording id (at commit `to`) slower than recording prev (at `from`),
+ * 3 runs each at least? The wall times' comparison in *c; as bench
+ * --baseline judges, a comparison in doubt (pl_summary_doubt) is SLOWER
+ * only on its CPU time (pl_summary_cpu_stands), and a slowdown it does
+ * not carry is IN_DOUBT. `why` says why in doubt (or is ""). */
+static enum judgement judge(struct pl_history *h, sqlite3_int64 prev, sqlite3_int64 id,
+			    const char *from, const char *to, struct pl_comparison *c, char *why,
+			    size_t len)
+{
+	struct recording a = {0}, b = {0}; /* freed whichever loads */
+	enum judgement j = NOT_SLOWER;
+	why[0] = 0;
+	if (load_recording(h, prev, &a) != 0 || load_recording(h, id, &b) != 0 || a.n < 3 ||
+	    b.n < 3 || pl_bench_compare(b.wall, b.n, a.wall, a.n, 2000, 1, c) != PL_OK ||
+	    !(c->ratio > 1 + PL_HISTORY_THRESHOLD))
+		goto out;
+	char doubt[600], whynot[300];
+	double speed;
+	const char *d = pl_summary_doubt(a.cv, b.cv, json_object_get(a.fingerprint, "speed_probe"),
+					 json_object_get(b.fingerprint, "speed_probe"), from, to,
+					 doubt, sizeof doubt, &speed);
+	if (!d) {
+		j = c->change == PL_CHANGE_SLOWER ? SLOWER : NOT_SLOWER;
+		goto out;
+	}
+	struct pl_comparison cc;
+	double fast = a.wall[0];
+	for (size_t i = 1; i < a.n; i++)
+		fast = fmin(fast, a.wall[i]);
+	int have = pl_bench_compare(b.cpu, b.n, a.cpu, a.n, 2000, 1, &cc) == PL_OK &&
+		   isfinite(cc.ratio) && isfinite(cc.ci_lo) && isfinite(cc.ci_hi) && fast > 0;
+	double added =
+	    have
+		? (pl_stats_median_inplace(b.cpu, b.n) - pl_stats_median_inplace(a.cpu, a.n)) / fast
+		: 0;
+	if (pl_summary_cpu_stands(have ? &cc : NULL, added, speed, PL_HISTORY_THRESHOLD, from,
+				  whynot, sizeof whynot)) {
+		j = SLOWER;
+		snprintf(why, len, "%s, but its CPU time grew %.1fx (95%% CI %.2fx-%.2fx)", d,
+			 cc.ratio, cc.ci_lo, cc.ci_hi);
+	} else if (c->change == PL_CHANGE_SLOWER) {
+		j = IN_DOUBT;
+		snprintf(why, len, "%s, and %s", d, whynot);
+	}
+out:
+	recording_free(&a);
+	recording_free(&b);
+	return j;
 }
 
 int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
@@ -378,7 +459,8 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 		"ORDER BY b.name, b.spec_hash, b.id",
 		-1, &st, NULL) != SQLITE_OK)
 		return fail(h, err, "regressions");
-	int found = 0;
+	int found = 0, doubtful = 0;
+	struct pl_strbuf held = {0}; /* the slowdowns in doubt, listed after */
 	sqlite3_int64 prev_id = -1;
 	char prev_name[512] = "", prev_hash[32] = "", prev_commit[16] = "";
 	while (sqlite3_step(st) == SQLITE_ROW) {
@@ -388,15 +470,19 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 		const char *commit = (const char *)sqlite3_column_text(st, 3);
 		if (prev_id >= 0 && strcmp(name, prev_name) == 0 && strcmp(hash, prev_hash) == 0) {
 			struct pl_comparison c;
-			if (slower(h, prev_id, id, &c)) {
-				if (!found)
-					pl_strbuf_printf(out, "%-30s  %-12s  %-12s  %s\n",
-							 "benchmark", "from", "to",
-							 "ratio [95% CI], p");
-				found++;
+			char why[1000];
+			enum judgement j =
+			    judge(h, prev_id, id, prev_commit, commit, &c, why, sizeof why);
+			if (j == SLOWER && !found++)
+				pl_strbuf_printf(out, "%-30s  %-12s  %-12s  %s\n", "benchmark",
+						 "from", "to", "ratio [95% CI], p");
+			if (j != NOT_SLOWER) {
+				doubtful += j == IN_DOUBT;
 				pl_strbuf_printf(
-				    out, "%-30s  %-12s  %-12s  %.3f [%.3f, %.3f], p=%.2g\n", name,
-				    prev_commit, commit, c.ratio, c.ci_lo, c.ci_hi, c.p);
+				    j == SLOWER ? out : &held,
+				    "%-30s  %-12s  %-12s  %.3f [%.3f, %.3f], p=%.2g%s%s\n", name,
+				    prev_commit, commit, c.ratio, c.ci_lo, c.ci_hi, c.p,
+				    *why ? "; " : "", why);
 			}
 		}
 		prev_id = id;
@@ -407,6 +493,13 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 	sqlite3_finalize(st);
 	if (!found)
 		pl_strbuf_puts(out, "no regressions between consecutive recordings\n");
+	char *list = pl_strbuf_take(&held);
+	if (doubtful)
+		pl_strbuf_printf(out,
+				 "\nslower but in doubt, not called regressions (measure both "
+				 "commits again on a quieter machine):\n%s",
+				 list ? list : "(out of memory)\n");
+	free(list);
 	return found;
 }
 
@@ -426,7 +519,7 @@ json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 	}
 	json_t *out = json_array(), *cur = NULL;
 	sqlite3_int64 prev_id = -1;
-	char prev_hash[32] = "";
+	char prev_hash[32] = "", prev_commit[16] = "";
 	while (sqlite3_step(st) == SQLITE_ROW) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
@@ -444,14 +537,22 @@ json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 		/* slower than the previous recording of the same spec */
 		if (prev_id >= 0 && strcmp(hash, prev_hash) == 0) {
 			struct pl_comparison c;
-			if (slower(h, prev_id, id, &c)) {
+			char why[1000];
+			enum judgement j =
+			    judge(h, prev_id, id, prev_commit,
+				  (const char *)sqlite3_column_text(st, 3), &c, why, sizeof why);
+			if (j == SLOWER)
 				json_object_set_new(pt, "regression", json_true());
+			if (j != NOT_SLOWER)
 				json_object_set_new(pt, "ratio", json_real(c.ratio));
-			}
+			if (*why)
+				json_object_set_new(pt, "doubt", json_string(why));
 		}
 		json_array_append_new(json_object_get(cur, "points"), pt);
 		prev_id = id;
 		snprintf(prev_hash, sizeof prev_hash, "%s", hash);
+		snprintf(prev_commit, sizeof prev_commit, "%s",
+			 (const char *)sqlite3_column_text(st, 3));
 	}
 	sqlite3_finalize(st);
 	return out;

@@ -747,7 +747,8 @@ static size_t columns(json_t *rows, size_t col, double **t, double **y)
 }
 
 /* per benchmark: its medians over the commits recorded, oldest first, the
- * regressions red (slower than the recording before it) */
+ * regressions red (slower than the recording before it), a slowdown in
+ * doubt amber (history.c: not called a regression) */
 static void history_charts(struct pl_strbuf *b, json_t *benches)
 {
 	size_t i;
@@ -786,21 +787,36 @@ static void history_charts(struct pl_strbuf *b, json_t *benches)
 		json_array_foreach(pts, k, p)
 		{
 			int reg = json_is_true(json_object_get(p, "regression"));
+			const char *doubt = json_string_value(json_object_get(p, "doubt"));
+			int held = doubt && !reg; /* slower, but in doubt */
 			double x = X0 + 20 + step * (double)k,
 			       y = Y1 - (Y1 - Y0) * jnum(p, "p50") / (hi * 1.1);
 			char med[32];
 			pl_strbuf_printf(b,
 					 "<circle class=\"%s\" cx=\"%.1f\" cy=\"%.1f\" r=\"%d\" "
 					 "fill=\"%s\"><title>",
-					 reg ? "point regression" : "point", x, y, reg ? 6 : 4,
-					 reg ? "#c0392b" : "#2471a3");
+					 reg	? "point regression"
+					 : held ? "point doubt"
+						: "point",
+					 x, y, reg || held ? 6 : 4,
+					 reg	? "#c0392b"
+					 : held ? "#d68910"
+						: "#2471a3");
 			esc(b, jstr(p, "commit"));
 			pl_strbuf_printf(b, " %s: median %s, %lld runs", jstr(p, "created"),
 					 pl_fmt_time(med, sizeof med, jnum(p, "p50")),
 					 (long long)json_integer_value(json_object_get(p, "n")));
-			if (reg)
-				pl_strbuf_printf(b, ", a regression: %.3f\u00d7 the one before",
-						 jnum(p, "ratio"));
+			if (reg || held)
+				pl_strbuf_printf(
+				    b, ", %s: %.3f\u00d7 the one before",
+				    reg ? "a regression"
+					: "slower but in doubt, not called a regression",
+				    jnum(p, "ratio"));
+			if (doubt) {
+				pl_strbuf_puts(b, " (");
+				esc(b, doubt);
+				pl_strbuf_puts(b, ")");
+			}
 			pl_strbuf_puts(b, "</title></circle>\n");
 			if (k % every == 0) {
 				pl_strbuf_printf(b, "<text x=\"%.1f\" y=\"%.0f\" text-anchor=\"middle\">",

@@ -617,3 +617,53 @@ int pl_summary_speed_change(json_t *pb, json_t *pa, double *b, double *a, double
 	}
 	return any;
 }
+
+const char *pl_summary_doubt(double cv_before, double cv_after, json_t *probe_before,
+			     json_t *probe_after, const char *before, const char *after, char *buf,
+			     size_t len, double *speed)
+{
+	size_t n = 0;
+	*speed = 0;
+	buf[0] = 0;
+	/* a long name truncates the text, never writes past it */
+#define DOUBT(...)                                                                                 \
+	(n += (size_t)snprintf(buf + (n < len ? n : len - 1), n < len ? len - n : 1, __VA_ARGS__))
+	if (cv_after > PL_NOISE_CV_MAX)
+		DOUBT("%s's timing is N/A (CV %.1f%% > %.0f%%)", after, cv_after * 100,
+		      PL_NOISE_CV_MAX * 100);
+	if (cv_before > PL_NOISE_CV_MAX)
+		DOUBT("%s%s's timing is N/A (CV %.1f%% > %.0f%%)", n ? "; " : "", before,
+		      cv_before * 100, PL_NOISE_CV_MAX * 100);
+	double sb = 0, sa = 0, d = 0;
+	if (probe_before && probe_after &&
+	    pl_summary_speed_change(probe_before, probe_after, &sb, &sa, &d) &&
+	    d > PL_SPEED_CHANGE_MAX) {
+		*speed = d;
+		DOUBT("%sthe machine ran slower in %s: its speed probe took %.3f ms in %s, %.3f ms "
+		      "in %s (%+.1f%%)",
+		      n ? "; " : "", after, sb * 1e3, before, sa * 1e3, after, d * 100);
+	}
+#undef DOUBT
+	return n ? buf : NULL;
+}
+
+int pl_summary_cpu_stands(const struct pl_comparison *cpu, double added, double speed,
+			  double threshold, const char *before, char *why, size_t len)
+{
+	double need = PL_DOUBT_CPU_MIN * (1 + speed);
+	if (!cpu)
+		snprintf(why, len, "its CPU time was not measured");
+	else if (!(cpu->ci_lo > need))
+		snprintf(why, len,
+			 "its CPU time changed %+.1f%% (95%% CI %.2fx-%.2fx), not wholly past the "
+			 "%.1fx that would tell",
+			 (cpu->ratio - 1) * 100, cpu->ci_lo, cpu->ci_hi, need);
+	else if (!(added > threshold))
+		snprintf(why, len,
+			 "the CPU time it added is %.1f%% of %s's fastest run, within the %g%% "
+			 "threshold",
+			 added * 100, before, threshold * 100);
+	else
+		return 1;
+	return 0;
+}

@@ -61,4 +61,41 @@ size_t pl_summary_batch(json_t *bench);
  * the two times in *b and *a. Returns 0 where they share none. */
 int pl_summary_speed_change(json_t *pb, json_t *pa, double *b, double *a, double *d);
 
+/* Two separate measurements of one benchmark (a saved baseline and this
+ * run; two recordings in the history) may differ by more than the command
+ * did: a machine that ran slower through one of them (a contended CPU, a
+ * host's slow phase) moves all of that side's times together, which no
+ * interval from within each side can see. Such a comparison is in doubt
+ * where either side's timing is over the noise gate (CV past
+ * PL_NOISE_CV_MAX) or the speed probe ran more than PL_SPEED_CHANGE_MAX
+ * slower in the later one. Writes why into buf, naming the sides `before`
+ * and `after` ("this run's timing is N/A ..."), and returns it; NULL where
+ * not in doubt. *speed: how much slower the probe ran after (0 where
+ * within PL_SPEED_CHANGE_MAX, faster, or unknown). A probe may be NULL. */
+const char *pl_summary_doubt(double cv_before, double cv_after, json_t *probe_before,
+			     json_t *probe_after, const char *before, const char *after, char *buf,
+			     size_t len, double *speed);
+
+/* In doubt, a slowdown stands only on the CPU time, and only where it
+ * grew by more than contention alone adds to it: with three busy loops
+ * beside it on this 2-CPU VM, a CPU-bound command's wall time grew 2.8x
+ * (95% CI 2.5-3.7, p 0.0002) while its CPU time grew 1.21-1.24x (user +
+ * sys; task-clock 1.15x): the cache and TLB refills after each switch; a
+ * shell's and sleep's CPU time, a few milliseconds, moved 0.65-1.5x from
+ * one bench of 6 runs to the next under that load. So the whole 95%
+ * interval of the CPU time's ratio must lie past twice. */
+#define PL_DOUBT_CPU_MIN 2.0
+
+/* Whether a slowdown in doubt stands on its CPU time: cpu, the CPU time's
+ * comparison (NULL where either side lacks it), its whole 95% interval
+ * past PL_DOUBT_CPU_MIN times (1 + speed), speed being the probe's
+ * slowdown (a slower CPU runs all CPU time slower by as much in
+ * compute-bound code; the 2x covers 3x that for memory-bound code while
+ * it is under 100%), and the CPU time added (the medians' difference as a
+ * share of the before side's fastest run, which contention stretched
+ * least) past threshold (a fraction). Where not, says why in `why`
+ * ("its CPU time changed ..."), naming the before side. */
+int pl_summary_cpu_stands(const struct pl_comparison *cpu, double added, double speed,
+			  double threshold, const char *before, char *why, size_t len);
+
 #endif

@@ -6,7 +6,9 @@
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
 new_repo repo
-printf '#!/bin/sh\nsleep 0.02\n' >work.sh
+# (a command whose slowdown is more work: in doubt, below, a slowdown
+# stands only on its CPU time)
+printf '#!/bin/sh\nexec %s 2000000\n' "$BUSY" >work.sh
 chmod +x work.sh
 git add work.sh
 git commit -qm one
@@ -19,8 +21,11 @@ expect_err "no history yet"
 run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 --contention keep -n app -- ./work.sh
 expect_rc 0
 [ -f .perfloop/history.db ] || fail "bench did not record"
-# the same benchmark, after a commit that makes it slower
-printf '#!/bin/sh\nsleep 0.06\n' >work.sh
+# the same benchmark, after a commit that makes it slower (sixteen times
+# the work: in doubt, its CPU time's interval must lie past twice, scaled
+# by the speed probe's slowdown, which reached +70% beside one other test;
+# with eight times the work the CPU time grew 4.4-4.9x, start-up included)
+printf '#!/bin/sh\nexec %s 32000000\n' "$BUSY" >work.sh
 git commit -qam two
 run "$PERFLOOP" bench --quiet -w 0 -r 8 --batch 1 --contention keep -n app -- ./work.sh
 expect_rc 0
@@ -60,7 +65,7 @@ expect_rc 2
 
 # a run of uncommitted edits is recorded as such (dirty, with a digest of
 # the edits) and never blamed on HEAD; the regression above still is found
-printf '#!/bin/sh\nsleep 0.15\n' >work.sh
+printf '#!/bin/sh\nexec %s 128000000\n' "$BUSY" >work.sh
 run "$PERFLOOP" bench --quiet -w 0 -r 5 --batch 1 --contention keep -n app -- ./work.sh
 expect_rc 0
 git checkout -q work.sh
@@ -71,6 +76,49 @@ grep -q ' ms ' "$T/out" || fail "show: medians without a unit: $(cat "$T/out")"
 run "$PERFLOOP" history regressions
 expect_rc 1
 [ "$(grep -c '^app ' "$T/out")" -eq 1 ] || fail "a dirty run was compared: $(cat "$T/out")"
+
+# two recordings in doubt (a timing over the noise gate, or a slower speed
+# probe: the machine may have run slower through one of them) differ only
+# where the CPU time says so, as bench --baseline judges. Deterministic
+# noise: scripts that alternate between two lengths of work or wait.
+swing() { printf '#!/bin/sh\nif [ -e %s/flag ]; then rm %s/flag; %s; else touch %s/flag; %s; fi\n' "$T" "$T" "$1" "$T" "$2"; }
+rm h.html h.csv # (untracked files: the recordings would be of a dirty tree)
+swing "$BUSY 2000000" "$BUSY 2000000" >spin.sh
+swing "sleep 0.01" "sleep 0.01" >nap.sh
+chmod +x spin.sh nap.sh
+git add spin.sh nap.sh
+git commit -qm three
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n spin -- ./spin.sh
+expect_rc 0
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n nap -- ./nap.sh
+expect_rc 0
+# thirty-two to sixty-four times the work: a regression, though in doubt; ten
+# to twenty times the wait: its CPU time cannot tell, so in doubt, listed
+# apart and not called a regression
+swing "$BUSY 64000000" "$BUSY 128000000" >spin.sh
+swing "sleep 0.1" "sleep 0.2" >nap.sh
+git commit -qam four
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n spin -- ./spin.sh
+expect_rc 0
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n nap -- ./nap.sh
+expect_rc 0
+run "$PERFLOOP" history regressions
+expect_rc 1
+from=$(git rev-parse --short=12 HEAD~1)
+to=$(git rev-parse --short=12 HEAD)
+sed '/^$/q' "$T/out" >"$T/called"
+sed '1,/^$/d' "$T/out" >"$T/held"
+grep -q "^spin  *$from  *$to  .*; $to's timing is N/A (CV .*, but its CPU time grew .*x (95% CI .*x-.*x)$" "$T/called" ||
+	fail "the CPU regression in doubt was not called: $(cat "$T/out")"
+if grep -q '^nap ' "$T/called"; then fail "a slower wait in doubt was called a regression: $(cat "$T/out")"; fi
+head -1 "$T/held" | grep -q '^slower but in doubt, not called regressions' || fail "no doubt section: $(cat "$T/out")"
+grep -q "^nap  *$from  *$to  .*; $to's timing is N/A (CV .*), and its CPU time changed .*% (95% CI .*x-.*x), not wholly past the .*x that would tell$" "$T/held" ||
+	fail "the slower wait is not listed in doubt: $(cat "$T/out")"
+[ "$(grep -c '^app ' "$T/called")" -eq 1 ] || fail "app's regression was lost: $(cat "$T/out")"
+run "$PERFLOOP" report --format html -o "$T/h2.html" .perfloop/history.db
+expect_rc 0
+grep -q "<circle class=\"point doubt\"[^>]*><title>$to .*slower but in doubt, not called a regression: .*timing is N/A" "$T/h2.html" ||
+	fail "the slowdown in doubt is not marked: $(grep -c 'point doubt' "$T/h2.html")"
 
 # two writers at once: both land
 "$PERFLOOP" bench --quiet -w 0 -r 5 -n p1 -- sleep 0.01 &

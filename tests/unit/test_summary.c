@@ -269,6 +269,67 @@ static void test_figures_are_the_samples(void **state)
 	}
 }
 
+/* Two separate measurements: in doubt where either timing is over the
+ * noise gate or the later speed probe ran slower; each reason named. */
+static void test_doubt(void **state)
+{
+	(void)state;
+	char buf[600];
+	double speed = -1;
+	json_t *p1 = json_pack("{s:f, s:f}", "chain_fast_s", 0.001, "ports_fast_s", 0.002);
+	json_t *p2 = json_pack("{s:f, s:f}", "chain_fast_s", 0.00103, "ports_fast_s", 0.002);
+	json_t *slow = json_pack("{s:f, s:f}", "chain_fast_s", 0.0015, "ports_fast_s", 0.002);
+	/* quiet both sides, the probe within 4%: not in doubt */
+	assert_null(
+	    pl_summary_doubt(0.01, 0.02, p1, p2, "a.json", "this run", buf, sizeof buf, &speed));
+	assert_true(speed == 0);
+	/* a faster machine now is no doubt either */
+	assert_null(pl_summary_doubt(0.01, 0.02, slow, p1, "a", "b", buf, sizeof buf, &speed));
+	/* no probe on one side: only the CVs tell */
+	assert_null(pl_summary_doubt(0.01, 0.02, NULL, slow, "a", "b", buf, sizeof buf, &speed));
+	assert_string_equal(
+	    pl_summary_doubt(0.06, 0.09, p1, slow, "a.json", "this run", buf, sizeof buf, &speed),
+	    "this run's timing is N/A (CV 9.0% > 5%); a.json's timing is N/A (CV 6.0% > 5%); "
+	    "the machine ran slower in this run: its speed probe took 1.000 ms in a.json, "
+	    "1.500 ms in this run (+50.0%)");
+	assert_true(fabs(speed - 0.5) < 1e-9);
+	/* a long name truncates the text, never writes past it */
+	char small[20];
+	char name[300];
+	memset(name, 'x', sizeof name - 1);
+	name[sizeof name - 1] = 0;
+	assert_non_null(
+	    pl_summary_doubt(0.06, 0.09, p1, slow, name, name, small, sizeof small, &speed));
+	assert_int_equal(strlen(small), sizeof small - 1);
+	json_decref(p1);
+	json_decref(p2);
+	json_decref(slow);
+}
+
+/* In doubt, a slowdown stands on a CPU time whose whole interval is past
+ * twice (scaled by the probe's slowdown) and whose gain passes the
+ * threshold; else why not. */
+static void test_cpu_stands(void **state)
+{
+	(void)state;
+	char why[300];
+	struct pl_comparison c = {.ratio = 3.0, .ci_lo = 2.5, .ci_hi = 3.5};
+	assert_int_equal(pl_summary_cpu_stands(&c, 0.5, 0, 0.01, "a", why, sizeof why), 1);
+	/* a machine 50% slower asks 3x: 2.5x is not wholly past it */
+	assert_int_equal(pl_summary_cpu_stands(&c, 0.5, 0.5, 0.01, "a", why, sizeof why), 0);
+	assert_string_equal(why, "its CPU time changed +200.0% (95% CI 2.50x-3.50x), not wholly "
+				 "past the 3.0x that would tell");
+	/* past twice, but what it added is a sliver of the run */
+	assert_int_equal(pl_summary_cpu_stands(&c, 0.004, 0, 0.01, "a.json", why, sizeof why), 0);
+	assert_string_equal(why, "the CPU time it added is 0.4% of a.json's fastest run, within "
+				 "the 1% threshold");
+	assert_int_equal(pl_summary_cpu_stands(NULL, 0.5, 0, 0.01, "a", why, sizeof why), 0);
+	assert_string_equal(why, "its CPU time was not measured");
+	/* an interval that is not a number is no evidence */
+	struct pl_comparison nan_c = {.ratio = NAN, .ci_lo = NAN, .ci_hi = NAN};
+	assert_int_equal(pl_summary_cpu_stands(&nan_c, 0.5, 0, 0.01, "a", why, sizeof why), 0);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -277,6 +338,8 @@ int main(void)
 	    cmocka_unit_test(test_memory_floor_and_diagnostics),
 	    cmocka_unit_test(test_load_errors),
 	    cmocka_unit_test(test_figures_are_the_samples),
+	    cmocka_unit_test(test_doubt),
+	    cmocka_unit_test(test_cpu_stands),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
