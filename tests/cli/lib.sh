@@ -83,13 +83,14 @@ new_repo() {
 	git config user.name t
 }
 
-# loop_template DIR: a repository for the loop's fault tests, entered: a
-# committed work.sh (sleep 0.1) and notes.txt, an uncommitted edit of the
-# user's to notes.txt, a baseline of work.sh (3 runs; skips where the
-# machine is too noisy for one); base is the base commit
+# loop_template DIR [SECONDS]: a repository for the loop's fault tests,
+# entered: a committed work.sh (sleep SECONDS, 0.1 unless given) and
+# notes.txt, an uncommitted edit of the user's to notes.txt, a baseline of
+# work.sh (3 runs; skips where the machine is too noisy for one); base is
+# the base commit
 loop_template() {
 	new_repo "$1"
-	printf '#!/bin/sh\nsleep 0.1\n' >work.sh
+	printf '#!/bin/sh\nsleep %s\n' "${2:-0.1}" >work.sh
 	chmod +x work.sh
 	echo notes >notes.txt
 	git add -A
