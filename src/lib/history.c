@@ -51,6 +51,9 @@ static const char *migrations[] = {
     /* version 2: the tree's state, so that a dirty tree or a rejected turn
      * is not blamed on its commit */
     "ALTER TABLE runs ADD COLUMN tree TEXT;",
+    /* version 3: runs per sample, so that the history compares what bench
+     * compared (batch means), not the runs as if each were independent */
+    "ALTER TABLE benchmarks ADD COLUMN batch INTEGER;",
 };
 
 static int fail(struct pl_history *h, struct pl_error *err, const char *what)
@@ -170,8 +173,8 @@ int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
 			       -1, &run, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(
 		h->db,
-		"INSERT INTO benchmarks (run_id, name, command, spec_hash, p50, n, cv) "
-		"VALUES (?, ?, ?, ?, ?, ?, ?)",
+		"INSERT INTO benchmarks (run_id, name, command, spec_hash, p50, n, cv, batch) "
+		"VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
 		-1, &bench, NULL) != SQLITE_OK ||
 	    sqlite3_prepare_v2(h->db,
 			       "INSERT INTO samples (bench_id, idx, wall_s, user_s, sys_s, "
@@ -215,6 +218,7 @@ int pl_history_record(struct pl_history *h, json_t *summary, const char *commit,
 			sqlite3_bind_int(bench, 6, 0);
 			sqlite3_bind_null(bench, 7);
 		}
+		sqlite3_bind_int64(bench, 8, (sqlite3_int64)pl_summary_batch(b));
 		if (sqlite3_step(bench) != SQLITE_DONE) {
 			rc = fail(h, err, "insert benchmark");
 			goto out;
@@ -326,9 +330,10 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 	return PL_OK;
 }
 
-/* One recording of a benchmark, as a comparison needs it: its counted
- * runs' wall and CPU times (user + sys), the timing's CV and the
- * fingerprint's speed probe. */
+/* One recording of a benchmark, as a comparison needs it: its samples'
+ * wall and CPU times (user + sys), each the mean of a batch of counted
+ * runs as bench compared them (summary.c's batch_means), the timing's CV
+ * and the fingerprint's speed probe. */
 struct recording {
 	double *wall, *cpu;
 	size_t n;
@@ -347,28 +352,38 @@ static int load_recording(struct pl_history *h, sqlite3_int64 bench_id, struct r
 {
 	memset(r, 0, sizeof(*r));
 	sqlite3_stmt *st;
-	if (sqlite3_prepare_v2(h->db,
-			       "SELECT b.cv, r.fingerprint FROM benchmarks b JOIN runs r ON r.id = "
-			       "b.run_id WHERE b.id = ?",
-			       -1, &st, NULL) != SQLITE_OK)
+	if (sqlite3_prepare_v2(
+		h->db,
+		"SELECT b.cv, r.fingerprint, b.batch FROM benchmarks b JOIN runs r ON "
+		"r.id = b.run_id WHERE b.id = ?",
+		-1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, bench_id);
+	sqlite3_int64 batch = 1; /* recorded before schema 3: each run a sample */
 	if (sqlite3_step(st) == SQLITE_ROW) {
 		r->cv = sqlite3_column_double(st, 0);
 		const char *fp = (const char *)sqlite3_column_text(st, 1);
 		r->fingerprint = fp ? json_loads(fp, 0, NULL) : NULL;
+		batch = sqlite3_column_int64(st, 2);
 	}
 	sqlite3_finalize(st);
+	if (batch < 1 || batch > 1000000)
+		batch = 1;
 	if (sqlite3_prepare_v2(
 		h->db,
 		"SELECT wall_s, coalesce(user_s, 0) + coalesce(sys_s, 0) FROM samples "
-		"WHERE bench_id = ? AND counted = 1",
+		"WHERE bench_id = ? AND counted = 1 ORDER BY idx",
 		-1, &st, NULL) != SQLITE_OK)
 		return -1;
 	sqlite3_bind_int64(st, 1, bench_id);
-	size_t cap = 0;
+	size_t cap = 0, in = 0;
+	double wall = 0, cpu = 0;
 	int rc = 0;
 	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+		wall += sqlite3_column_double(st, 0);
+		cpu += sqlite3_column_double(st, 1);
+		if (++in < (size_t)batch)
+			continue;
 		if (r->n == cap) {
 			cap = cap ? cap * 2 : 64;
 			double *w = realloc(r->wall, cap * sizeof(*w));
@@ -382,8 +397,10 @@ static int load_recording(struct pl_history *h, sqlite3_int64 bench_id, struct r
 				break;
 			}
 		}
-		r->wall[r->n] = sqlite3_column_double(st, 0);
-		r->cpu[r->n++] = sqlite3_column_double(st, 1);
+		r->wall[r->n] = wall / (double)batch;
+		r->cpu[r->n++] = cpu / (double)batch;
+		in = 0;
+		wall = cpu = 0;
 	}
 	sqlite3_finalize(st);
 	return rc;

@@ -85,20 +85,28 @@ swing() { printf '#!/bin/sh\nif [ -e %s/flag ]; then rm %s/flag; %s; else touch 
 rm h.html h.csv # (untracked files: the recordings would be of a dirty tree)
 swing "$BUSY 2000000" "$BUSY 2000000" >spin.sh
 swing "sleep 0.01" "sleep 0.01" >nap.sh
-chmod +x spin.sh nap.sh
-git add spin.sh nap.sh
+printf '#!/bin/sh\nexec %s 1000000\n' "$BUSY" >batched.sh
+chmod +x spin.sh nap.sh batched.sh
+git add spin.sh nap.sh batched.sh
 git commit -qm three
 run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n spin -- ./spin.sh
 expect_rc 0
 run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n nap -- ./nap.sh
+expect_rc 0
+# samples of 3 runs each (bench compares the batches' means; so must the
+# history, not the 18 runs as if each were independent)
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 3 --contention keep -n batched -o "$T/b1.json" -- ./batched.sh
 expect_rc 0
 # thirty-two to sixty-four times the work: a regression, though in doubt; ten
 # to twenty times the wait: its CPU time cannot tell, so in doubt, listed
 # apart and not called a regression
 swing "$BUSY 64000000" "$BUSY 128000000" >spin.sh
 swing "sleep 0.1" "sleep 0.2" >nap.sh
+printf '#!/bin/sh\nexec %s 8000000\n' "$BUSY" >batched.sh
 git commit -qam four
 run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n spin -- ./spin.sh
+expect_rc 0
+run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 3 --contention keep -n batched -o "$T/b2.json" --baseline "$T/b1.json" -- ./batched.sh
 expect_rc 0
 run "$PERFLOOP" bench --quiet -w 0 -r 6 --batch 1 --contention keep -n nap -- ./nap.sh
 expect_rc 0
@@ -115,6 +123,11 @@ head -1 "$T/held" | grep -q '^slower but in doubt, not called regressions' || fa
 grep -q "^nap  *$from  *$to  .*; $to's timing is N/A (CV .*), and its CPU time changed .*% (95% CI .*x-.*x), not wholly past the .*x that would tell$" "$T/held" ||
 	fail "the slower wait is not listed in doubt: $(cat "$T/out")"
 [ "$(grep -c '^app ' "$T/called")" -eq 1 ] || fail "app's regression was lost: $(cat "$T/out")"
+# the batched pair's test is bench's own: 6 batch means against 6 (the
+# Mann-Whitney p of 18 runs against 18 is far smaller)
+p=$(sed -n 's/^batched .*, p=\([^;]*\).*/\1/p' "$T/out")
+[ -n "$p" ] || fail "the batched pair is not listed: $(cat "$T/out")"
+check "$T/b2.json" "'%.2g' % d['baseline']['comparisons'][0]['p_value'] == '$p'"
 run "$PERFLOOP" report --format html -o "$T/h2.html" .perfloop/history.db
 expect_rc 0
 grep -q "<circle class=\"point doubt\"[^>]*><title>$to .*slower but in doubt, not called a regression: .*timing is N/A" "$T/h2.html" ||
@@ -129,6 +142,40 @@ wait $p1
 wait $p2
 run "$PERFLOOP" history list
 grep -q '^p1 ' "$T/out" && grep -q '^p2 ' "$T/out" || fail "a concurrent write was lost: $(cat "$T/out")"
+
+# a database of schema 1 (before the tree's state and the batch): migrated
+# in place to the current schema, its recordings compared run by run
+python3 - "$T/old.db" <<'PY'
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+c.executescript("""
+CREATE TABLE runs (id INTEGER PRIMARY KEY, created TEXT NOT NULL, commit_id TEXT,
+ tool_version TEXT, fingerprint TEXT NOT NULL);
+CREATE TABLE benchmarks (id INTEGER PRIMARY KEY, run_id INTEGER NOT NULL REFERENCES runs(id),
+ name TEXT NOT NULL, command TEXT NOT NULL, spec_hash TEXT NOT NULL, p50 REAL, n INTEGER, cv REAL);
+CREATE TABLE samples (bench_id INTEGER NOT NULL REFERENCES benchmarks(id), idx INTEGER NOT NULL,
+ wall_s REAL NOT NULL, user_s REAL, sys_s REAL, max_rss_bytes INTEGER, exit_code INTEGER,
+ counted INTEGER NOT NULL);
+CREATE INDEX benchmarks_by_name ON benchmarks(name, run_id);
+PRAGMA application_id=1885760624; PRAGMA user_version=1;
+""")
+for r, (commit, base) in enumerate([("a" * 40, 0.010), ("b" * 40, 0.020)], 1):
+    c.execute("INSERT INTO runs VALUES (?, ?, ?, '0.1', '{}')", (r, "2026-01-0%dT00:00:00Z" % r, commit))
+    c.execute("INSERT INTO benchmarks VALUES (?, ?, 'legacy', './x', 'h', ?, 6, 0.01)", (r, r, base))
+    for i in range(6):
+        c.execute("INSERT INTO samples VALUES (?, ?, ?, ?, 0, 0, 0, 1)", (r, i, base * (1 + i / 1000), base))
+c.commit()
+PY
+run "$PERFLOOP" history --db "$T/old.db" regressions
+expect_rc 1
+grep -q "^legacy  *aaaaaaaaaaaa  *bbbbbbbbbbbb  *2\.0" "$T/out" || fail "schema 1: $(cat "$T/out")"
+python3 - "$T/old.db" <<'PY' || fail "schema 1 was not migrated"
+import sqlite3, sys
+c = sqlite3.connect(sys.argv[1])
+assert c.execute("PRAGMA user_version").fetchone()[0] == 3
+assert "batch" in [r[1] for r in c.execute("PRAGMA table_info(benchmarks)")]
+assert "tree" in [r[1] for r in c.execute("PRAGMA table_info(runs)")]
+PY
 
 # a corrupted database: clear error, untouched; bench warns and still works
 cp .perfloop/history.db good.db
