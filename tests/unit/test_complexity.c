@@ -1,12 +1,16 @@
 /* Unit tests for src/lib/complexity.c: each class recovered exactly from
  * synthetic costs (with a process start-up constant), robustly under
  * multiplicative noise, the exponent and its interval, the weak-fit flag,
- * bad input, and where Google Benchmark's BigO (no constant) goes wrong. */
+ * bad input, and where Google Benchmark's BigO (no constant) goes wrong;
+ * and sweep.c's timing finding, from the wall or the CPU time. */
 #include <math.h>
+#include <string.h>
 
 #include "testutil.h"
 
+#include "benchrun.h"
 #include "complexity.h"
+#include "sweep.h"
 
 static double g(enum pl_cx_class c, double n)
 {
@@ -207,13 +211,95 @@ static void test_names(void **state)
 	assert_string_equal(pl_cx_name(PL_CX_LOGN), "log n");
 }
 
+/* A sweep's benchmarks with the given medians of wall and CPU time. */
+static void sweep_run(struct pl_bench_run *run, struct pl_bench *b, const double *n,
+		      const double *wall, const double *cpu, size_t k, char values[][16],
+		      char **value)
+{
+	static const char *names[] = {"n"};
+	memset(run, 0, sizeof(*run));
+	run->bench = b;
+	run->nbench = k;
+	for (size_t i = 0; i < k; i++) {
+		memset(&b[i], 0, sizeof(b[i]));
+		snprintf(values[i], 16, "%.0f", n[i]);
+		value[i] = values[i];
+		b[i].nparams = 1;
+		b[i].param_names = names;
+		b[i].param_values = &value[i];
+		b[i].state = PL_BENCH_DONE;
+		b[i].wall.present = b[i].cpu.present = 1;
+		b[i].wall.d.n = b[i].cpu.d.n = 9;
+		b[i].wall.d.p50 = wall[i];
+		b[i].cpu.d.p50 = cpu[i];
+	}
+}
+
+static json_t *fit_of(json_t *fits, const char *dim)
+{
+	size_t i;
+	json_t *o;
+	json_array_foreach(fits, i, o)
+	{
+		if (!strcmp(json_string_value(json_object_get(o, "dimension")), dim))
+			return o;
+	}
+	return NULL;
+}
+
+/* The timing finding: from the wall time, else from the CPU time where
+ * the wall's interval reaches the limit (it cannot rule the growth out),
+ * never where the wall time lies wholly below it. */
+static void test_sweep_finding(void **state)
+{
+	(void)state;
+	struct pl_bench b[6];
+	struct pl_bench_run run;
+	char values[6][16], *value[6];
+	const char *tmpl[] = {"work q {n}"};
+	/* a quadratic measured while five processes shared 2 CPUs (t114's
+	 * sweep): its wall fit bent to n^1.72, interval 1.51-1.94 */
+	const double n[] = {875, 1750, 3500, 7000, 14000, 28000};
+	const double wall[] = {0.0095, 0.0147, 0.0281, 0.0703, 0.2004, 0.7422};
+	const double cpu[] = {0.0045, 0.005, 0.0087, 0.0234, 0.0786, 0.3026};
+	sweep_run(&run, b, n, wall, cpu, 6, values, value);
+	json_t *fits = pl_sweep_fits(&run, tmpl, 1, 6, -1);
+	json_t *w = fit_of(fits, "wall_s"), *c = fit_of(fits, "cpu_s");
+	assert_non_null(w);
+	assert_non_null(c);
+	double hi = json_number_value(json_array_get(json_object_get(w, "exponent_ci95"), 1));
+	assert_true(json_number_value(json_object_get(w, "exponent")) < 1.8 && hi >= 1.8);
+	json_t *f = json_object_get(w, "finding");
+	assert_true(json_is_object(f));
+	assert_string_equal(json_string_value(json_object_get(f, "basis")), "cpu_s");
+	assert_string_equal(json_string_value(json_object_get(f, "severity")), "high");
+	assert_true(json_is_null(json_object_get(c, "finding"))); /* one finding a command */
+	json_decref(fits);
+	/* a linear wall time (its interval wholly below 1.8) of a program whose
+	 * CPU time grows as n^2: no finding */
+	double lin[6], quad[6];
+	for (int i = 0; i < 6; i++) {
+		lin[i] = 0.002 + 0.5 * n[i] / 28000;
+		quad[i] = 0.002 + 0.5 * (n[i] / 28000) * (n[i] / 28000);
+	}
+	sweep_run(&run, b, n, lin, quad, 6, values, value);
+	fits = pl_sweep_fits(&run, tmpl, 1, 6, -1);
+	w = fit_of(fits, "wall_s");
+	assert_non_null(w);
+	assert_true(json_number_value(json_array_get(json_object_get(w, "exponent_ci95"), 1)) <
+		    1.8);
+	assert_true(json_is_null(json_object_get(w, "finding")));
+	assert_true(json_is_null(json_object_get(fit_of(fits, "cpu_s"), "finding")));
+	json_decref(fits);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
-	    cmocka_unit_test(test_exact),	  cmocka_unit_test(test_noise),
+	    cmocka_unit_test(test_exact),	 cmocka_unit_test(test_noise),
 	    cmocka_unit_test(test_weak_and_bad), cmocka_unit_test(test_bigo_startup),
-	    cmocka_unit_test(test_knee),	  cmocka_unit_test(test_no_false_growth),
-	    cmocka_unit_test(test_names),
+	    cmocka_unit_test(test_knee),	 cmocka_unit_test(test_no_false_growth),
+	    cmocka_unit_test(test_names),	 cmocka_unit_test(test_sweep_finding),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
