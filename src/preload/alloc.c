@@ -118,13 +118,24 @@ static TLS uint64_t rng;
  * here; GCC, not seeing that, dropped a busy = 1 before py_find's dlsym */
 static TLS volatile int busy;
 static TLS uint32_t t_tid; /* gettid(), once per thread */
-/* this thread's calls and bytes not yet added to the totals: added every
- * 256 calls, at its exit (a key's destructor) and at the process's, so
- * the allocation path touches no shared cache line */
-static TLS uint64_t t_calls, t_bytes;
-static TLS int t_keyed;
-static pthread_key_t flush_key;
-static int flush_key_ok;
+/* each thread's exact counts, in a line of its own that only its thread
+ * writes (so the allocation path touches no shared cache line), linked in
+ * one list that the process's exit sums under tc_mu. A thread's exit (a
+ * key's destructor) adds its counts to the totals and frees its line for
+ * the next thread. Summing the live threads' lines, not waiting for them
+ * to add theirs, is what makes the totals exact: Python's join() returns
+ * before the thread's key destructors run, and the process's exit could
+ * write the totals first (t612 lost a thread's 64 MiB once in CI) */
+struct tcount {
+	_Atomic uint64_t calls, bytes;
+	struct tcount *next;
+	int used;
+} __attribute__((aligned(64)));
+static struct tcount *tcounts;
+static pthread_mutex_t tc_mu = PTHREAD_MUTEX_INITIALIZER;
+static TLS struct tcount *t_count;
+static pthread_key_t tc_key;
+static int tc_key_ok;
 
 static int in_boot(const void *p)
 {
@@ -520,38 +531,81 @@ static void sample(void *p, size_t size)
 	busy = 0;
 }
 
-static void flush_counts(void)
+/* a free line for this thread, or NULL (no memory: it counts in the
+ * shared totals) */
+static struct tcount *tcount_take(void)
 {
-	atomic_fetch_add_explicit(&calls, t_calls, memory_order_relaxed);
-	atomic_fetch_add_explicit(&bytes, t_bytes, memory_order_relaxed);
-	t_calls = t_bytes = 0;
+	pthread_mutex_lock(&tc_mu);
+	struct tcount *c = tcounts;
+	while (c && c->used)
+		c = c->next;
+	if (!c) {
+		size_t n = 4096 / sizeof(*c);
+		struct tcount *page = raw_pages(n * sizeof(*c));
+		for (size_t i = 0; page && i < n; i++) {
+			page[i].next = tcounts;
+			tcounts = &page[i];
+		}
+		c = page;
+	}
+	if (c)
+		c->used = 1;
+	pthread_mutex_unlock(&tc_mu);
+	return c;
 }
 
 static void thread_gone(void *arg)
 {
-	(void)arg;
-	flush_counts();
+	struct tcount *c = arg;
+	pthread_mutex_lock(&tc_mu);
+	atomic_fetch_add(&calls, atomic_load_explicit(&c->calls, memory_order_relaxed));
+	atomic_fetch_add(&bytes, atomic_load_explicit(&c->bytes, memory_order_relaxed));
+	atomic_store_explicit(&c->calls, 0, memory_order_relaxed);
+	atomic_store_explicit(&c->bytes, 0, memory_order_relaxed);
+	c->used = 0;
+	pthread_mutex_unlock(&tc_mu);
+	/* an allocation by a later destructor takes a line again (glibc
+	 * runs the destructors again for a key set by one) */
+	t_count = NULL;
+}
+
+/* the totals: what exited threads added and what live ones hold */
+static void count_totals(uint64_t *ncalls, uint64_t *nbytes)
+{
+	pthread_mutex_lock(&tc_mu);
+	uint64_t c = atomic_load(&calls), b = atomic_load(&bytes);
+	for (struct tcount *t = tcounts; t; t = t->next) {
+		c += atomic_load_explicit(&t->calls, memory_order_relaxed);
+		b += atomic_load_explicit(&t->bytes, memory_order_relaxed);
+	}
+	pthread_mutex_unlock(&tc_mu);
+	*ncalls = c;
+	*nbytes = b;
 }
 
 static inline void counted(void *p, size_t size)
 {
 	if (!p || busy)
 		return;
-	/* keyed at its first call, so that its exit adds what it counted: a
-	 * thread that made a few large allocations (under 256 calls) was left
-	 * out of the totals when this waited for its 256th */
-	if (!t_keyed && flush_key_ok) {
-		t_keyed = 1;
-		pthread_setspecific(flush_key, (void *)1);
+	struct tcount *c = t_count;
+	if (__builtin_expect(!c, 0)) {
+		c = tcount_take();
+		if (!c) {
+			atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
+			atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
+			return;
+		}
+		/* set before the key: setspecific may allocate and come back */
+		t_count = c;
+		if (tc_key_ok)
+			pthread_setspecific(tc_key, c);
 	}
-	t_bytes += size;
-	/* and at each MiB: a thread's exit races the process's (Python's
-	 * join() returns before the thread's key destructors run), so what
-	 * a thread holds unflushed can miss the totals; now at most 255 calls
-	 * and under a MiB (t612's thread of 64 1 MiB blocks lost them all
-	 * once under ASan in CI) */
-	if (++t_calls >= 256 || t_bytes >= (1u << 20))
-		flush_counts();
+	/* one writer: a load and a store, no locked instruction */
+	atomic_store_explicit(&c->calls, atomic_load_explicit(&c->calls, memory_order_relaxed) + 1,
+			      memory_order_relaxed);
+	atomic_store_explicit(&c->bytes,
+			      atomic_load_explicit(&c->bytes, memory_order_relaxed) + size,
+			      memory_order_relaxed);
 	if (!left)
 		left = draw();
 	left -= (int64_t)(size ? size : 1);
@@ -582,15 +636,16 @@ static void finish(void)
 {
 	if (atomic_exchange(&state, 3) != 2)
 		return;
-	flush_counts();
+	uint64_t ncalls, nbytes;
+	count_totals(&ncalls, &nbytes);
 	pthread_mutex_lock(&mu);
 	if (out_fd >= 0) {
 		if (maps_dirty && sampled_any) /* bench --alloc samples nothing: no maps */
 			maps_locked();
 		put_u8('E');
 		put_u64(now_ns());
-		put_u64(atomic_load(&calls));
-		put_u64(atomic_load(&bytes));
+		put_u64(ncalls);
+		put_u64(nbytes);
 		put_u64(atomic_load(&dropped));
 		flush_locked();
 		close(out_fd);
@@ -599,8 +654,16 @@ static void finish(void)
 	pthread_mutex_unlock(&mu);
 }
 
-static void at_fork_prepare(void) { pthread_mutex_lock(&mu); }
-static void at_fork_parent(void) { pthread_mutex_unlock(&mu); }
+static void at_fork_prepare(void)
+{
+	pthread_mutex_lock(&tc_mu);
+	pthread_mutex_lock(&mu);
+}
+static void at_fork_parent(void)
+{
+	pthread_mutex_unlock(&mu);
+	pthread_mutex_unlock(&tc_mu);
+}
 static void at_fork_child(void)
 {
 	/* the parent writes what its buffer holds; the child starts its own
@@ -613,7 +676,13 @@ static void at_fork_child(void)
 	out_fd = -1;
 	atomic_store(&calls, 0);
 	atomic_store(&bytes, 0);
-	t_calls = t_bytes = 0;
+	/* the other threads are gone in the child: their lines are free */
+	pthread_mutex_init(&tc_mu, NULL);
+	for (struct tcount *c = tcounts; c; c = c->next) {
+		atomic_store(&c->calls, 0);
+		atomic_store(&c->bytes, 0);
+		c->used = c == t_count;
+	}
 	t_tid = 0;
 	atomic_store(&dropped, 0);
 	memset(py_seen, 0, sizeof py_seen); /* the names go in the child's file too */
@@ -683,7 +752,7 @@ static void resolve(void)
 	busy = 0;
 	py_find();
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
-	flush_key_ok = pthread_key_create(&flush_key, thread_gone) == 0;
+	tc_key_ok = pthread_key_create(&tc_key, thread_gone) == 0;
 	pthread_mutex_lock(&mu);
 	open_output_locked();
 	pthread_mutex_unlock(&mu);

@@ -7,7 +7,9 @@
  * in a forked child that exits), "crash" (killed by SIGSEGV after site_a),
  * "grow" (site_a and leak_c in ten rounds: live bytes rise all through),
  * "hot" (hot_d: 1,000,000 blocks of 48 B, each freed at once, beside the
- * default run's sites: the hot allocation site)
+ * default run's sites: the hot allocation site), "live" (a thread makes 200
+ * blocks of 1 KiB and is still running when the process exits: its counts
+ * must be in the exact totals though its exit never came)
  */
 #include <pthread.h>
 #include <signal.h>
@@ -61,9 +63,32 @@ static void leak(void)
 		sink += leak_c()[1];
 }
 
+static int ready[2];
+
+static void *hold(void *arg)
+{
+	(void)arg;
+	static char *kept[200];
+	for (int i = 0; i < 200; i++)
+		kept[i] = site_a();
+	if (write(ready[1], "x", 1) != 1)
+		abort();
+	for (;;)
+		pause();
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
+	if (strcmp(mode, "live") == 0) {
+		pthread_t t;
+		char c;
+		if (pipe(ready) != 0 || pthread_create(&t, NULL, hold, NULL) != 0 ||
+		    read(ready[0], &c, 1) != 1)
+			return 1;
+		return 0;
+	}
 	if (strcmp(mode, "threads") == 0) {
 		pthread_t t[4];
 		for (int i = 0; i < 4; i++)

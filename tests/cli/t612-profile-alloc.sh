@@ -49,6 +49,14 @@ expect_rc 0
 near t.alloc.json "$(site site_a allocated_bytes)" "256 * $MiB"
 check t.alloc.json "4 * 65536 <= d['allocations'] <= 4 * 65536 + 200"
 
+# a thread still running at the process's exit: its 200 blocks of 1 KiB
+# are in the exact totals (they were lost while a thread's counts waited
+# for its exit or its 256th call)
+run "$PERFLOOP" profile --alloc --alloc-rate 2K -o l -- ./sites live
+expect_rc 0
+check l.alloc.json "200 <= d['allocations'] <= 200 + 200"
+check l.alloc.json "200 * 1024 <= d['allocated_bytes_exact'] <= 200 * 1024 + 65536"
+
 # fork without exec: the child's leak is its own process's
 run "$PERFLOOP" profile --alloc --alloc-rate 2K -o f -- ./sites fork
 expect_rc 0
