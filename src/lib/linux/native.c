@@ -49,6 +49,7 @@
 struct nfile {
 	char *path;	  /* as mapped (" (deleted)" removed) */
 	const char *name; /* its basename */
+	const char *show; /* path as the process names it (no /proc/PID/root) */
 	int state;	  /* 0 not loaded, 1 loaded, -1 unreadable */
 	int is_exec;	  /* ET_EXEC: addresses are absolute */
 	int is_interp;	  /* python3.x or libpython3.x */
@@ -94,6 +95,7 @@ struct nproc {
 	char comm[32];
 	char root[512]; /* where its "/" is on this host ("" for "/"), read once per exec */
 	int root_known;
+	int other_ns; /* in another mount namespace (a container): files by /proc/PID/root */
 	/* --memory: /proc/PID/statm (-1 not open, -2 gone), its RSS last read,
 	 * and its latest sample's raw stack (hash, token offset) */
 	int statm_fd;
@@ -344,6 +346,11 @@ static int file_index(struct nat *N, const char *path)
 	}
 	const char *slash = strrchr(f->path, '/');
 	f->name = slash ? slash + 1 : f->path;
+	/* a container's file, reached through /proc/PID/root, is shown by
+	 * the path the process gave it */
+	int skip = 0;
+	sscanf(f->path, "/proc/%*[0-9]/root%n", &skip);
+	f->show = skip && f->path[skip] == '/' ? f->path + skip : f->path;
 	f->is_interp = strncmp(f->name, "python3", 7) == 0 || strncmp(f->name, "libpython3", 10) == 0;
 	return (int)N->nfiles++;
 }
@@ -465,19 +472,48 @@ static int die_decl_line(Dwarf_Die *die)
 	return line;
 }
 
+/* whether p's mount namespace is not this process's */
+static int other_mount_ns(pid_t pid)
+{
+	char path[64];
+	struct stat mine, its;
+	snprintf(path, sizeof(path), "/proc/%d/ns/mnt", (int)pid);
+	return stat(path, &its) == 0 && stat("/proc/self/ns/mnt", &mine) == 0 &&
+	       (its.st_ino != mine.st_ino || its.st_dev != mine.st_dev);
+}
+
 /* A path as the process sees it, as a path on this host: a program in a
  * chroot or container maps its own /usr/lib/...; reading the host's file of
- * that name would symbolize and unwind with the wrong library. */
+ * that name would symbolize and unwind with the wrong library. A chroot's
+ * root is a directory here; a container's (another mount namespace) is
+ * reached through /proc/PID/root, as py-spy reaches it and perf enters the
+ * namespace; its files are opened at once, while the process is there. */
+static void proc_root(struct nproc *p)
+{
+	if (p->root_known)
+		return;
+	char link[64];
+	snprintf(link, sizeof(link), "/proc/%d/root", (int)p->pid);
+	ssize_t n = readlink(link, p->root, sizeof(p->root) - 1);
+	p->root[n > 0 ? n : 0] = '\0';
+	if (strcmp(p->root, "/") == 0)
+		p->root[0] = '\0';
+	p->root_known = n > 0;
+	p->other_ns = n > 0 && other_mount_ns(p->pid);
+}
+
 static int proc_file_index(struct nat *N, struct nproc *p, const char *name)
 {
-	if (!p->root_known) {
-		char link[64];
-		snprintf(link, sizeof(link), "/proc/%d/root", (int)p->pid);
-		ssize_t n = readlink(link, p->root, sizeof(p->root) - 1);
-		p->root[n > 0 ? n : 0] = '\0';
-		if (strcmp(p->root, "/") == 0)
-			p->root[0] = '\0';
-		p->root_known = n > 0;
+	proc_root(p);
+	if (p->other_ns) {
+		char full[4096];
+		snprintf(full, sizeof(full), "/proc/%d/root%s", (int)p->pid, name);
+		if (access(full, R_OK) == 0) {
+			int fi = file_index(N, full);
+			if (fi >= 0)
+				file_load(&N->files[fi]);
+			return fi;
+		}
 	}
 	if (!p->root[0])
 		return file_index(N, name);
@@ -557,7 +593,7 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 	char buf[600];
 	if (file_load(f) < 0) {
 		snprintf(buf, sizeof(buf), "%s+0x%llx", f->name, (unsigned long long)addr);
-		long id = intern(N, buf, f->path, 0, 0);
+		long id = intern(N, buf, f->show, 0, 0);
 		if (id < 0)
 			return 0;
 		out[0] = (uint32_t)id;
@@ -619,7 +655,7 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 		const char *decl_file = dwarf_decl_file(&scopes[i]);
 		if (tag == DW_TAG_inlined_subroutine) {
 			snprintf(buf, sizeof(buf), "%s [inlined]", name);
-			long id = intern(N, buf, cur_src ? cur_src : decl_file ? decl_file : f->path,
+			long id = intern(N, buf, cur_src ? cur_src : decl_file ? decl_file : f->show,
 					 cur_line, decl);
 			free(owned);
 			if (id < 0)
@@ -635,7 +671,7 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 				cur_line = (int)cl;
 			continue;
 		}
-		long id = intern(N, name, cur_src ? cur_src : decl_file ? decl_file : f->path,
+		long id = intern(N, name, cur_src ? cur_src : decl_file ? decl_file : f->show,
 				 cur_line, decl);
 		free(owned);
 		if (id >= 0)
@@ -666,7 +702,7 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 			snprintf(buf, sizeof(buf), "%s+0x%llx", f->name, (unsigned long long)start);
 		}
 		free(owned);
-		long id = intern(N, buf, src ? src : f->path, src ? line : 0, 0);
+		long id = intern(N, buf, src ? src : f->show, src ? line : 0, 0);
 		if (id >= 0)
 			out[n++] = (uint32_t)id;
 	}
@@ -984,7 +1020,11 @@ static uint64_t maps_from(struct nat *N, struct nproc *p, FILE *f)
 			fi = file_index(N, gone);
 			segs = 0;
 		} else if (name[0] == '/') {
-			fi = access(name, R_OK) == 0 ? file_index(N, name) : proc_file_index(N, p, name);
+			/* a container's path names its own file, whatever this
+			 * host has at that path (its libc: the wrong symbols) */
+			proc_root(p);
+			fi = !p->other_ns && access(name, R_OK) == 0 ? file_index(N, name)
+								     : proc_file_index(N, p, name);
 		}
 		map_add(N, p, s, e - s, off, fi, 0, segs);
 	}
@@ -1531,7 +1571,8 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		    (stat(N->files[fi].path, &sb) != 0 || (uint64_t)sb.st_ino != m.ino ||
 		     major(sb.st_dev) != m.maj || minor(sb.st_dev) != m.min)) {
 			char stale[4200];
-			snprintf(stale, sizeof(stale), "%s (not the mapped file)", N->files[fi].path);
+			snprintf(stale, sizeof(stale), "%s (not the mapped file)",
+				 N->files[fi].show);
 			fi = file_index(N, stale);
 		}
 		uint64_t t = record_time(h);
