@@ -1616,6 +1616,12 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		parent = proc_get(N, (pid_t)v[1], 0); /* proc_get may move the array */
 		if (!child || !parent || child == parent)
 			break;
+		/* the child's exec read first (the rings are drained one CPU
+		 * after the other): its maps are its new program's, not a
+		 * copy of its parent's */
+		uint64_t t = record_time(h);
+		if (t && t < child->exec_t)
+			break;
 		snprintf(child->comm, sizeof(child->comm), "%s", parent->comm);
 		if (child->n == 0 && parent->n) { /* as the parent's, none reported yet */
 			struct nmap *g = malloc(parent->n * sizeof(*g));
