@@ -214,6 +214,16 @@ jsonschema.validate(json.load(open(sys.argv[2])), schema)
 PY
 }
 
+# wait_mapped PATTERN FILE: the PID of the process whose command line
+# matches PATTERN (pgrep -f) once it maps FILE, within 5 s; else empty
+wait_mapped() {
+	for _ in $(seq 50); do
+		_pid=$(pgrep -f "$1" | head -1 || true)
+		[ -n "$_pid" ] && grep -q "$2" "/proc/$_pid/maps" 2>/dev/null && { echo "$_pid"; return 0; }
+		sleep 0.1
+	done
+}
+
 # need_perf_events: skip unless this machine lets perf_event_open sample
 # (cpu-clock on this process)
 need_perf_events() {

@@ -18,12 +18,7 @@ def serve():
     while True: sum(range(100))
 serve()'" 2>"$T/ns.err" &
 ns=$!
-victim=
-for _ in $(seq 50); do
-	victim=$(pgrep -f 'def serve' | head -1 || true)
-	[ -n "$victim" ] && grep -q "$mnt/usr/bin/python3" "/proc/$victim/maps" 2>/dev/null && break
-	sleep 0.1
-done
+victim=$(wait_mapped 'def serve' "$mnt/usr/bin/python3")
 [ -n "$victim" ] || { kill $ns 2>/dev/null; skip "cannot start a program in a mount namespace: $(cat "$T/ns.err")"; }
 [ ! -e "$mnt/usr/bin/python3" ] || fail "the namespace's mount is visible here: the test proves nothing"
 run "$PERFLOOP" profile -p "$victim" -d 0.5 -r 500 --format folded -o ns

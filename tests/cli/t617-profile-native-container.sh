@@ -66,12 +66,7 @@ expect_rc 0
 # attached with -p: /proc/PID/maps names the path, the file is the namespace's
 inns 3 &
 bg=$!
-victim=
-for _ in $(seq 50); do
-	victim=$(pgrep -f "$T/prog 3" | head -1 || true)
-	[ -n "$victim" ] && grep -q "$T/lib/libpl.so" "/proc/$victim/maps" 2>/dev/null && break
-	sleep 0.1
-done
+victim=$(wait_mapped "$T/prog 3" "$T/lib/libpl.so")
 [ -n "$victim" ] || { kill $bg 2>/dev/null; fail "the program in the namespace did not start"; }
 run "$PERFLOOP" profile --mode native -p "$victim" -d 0.7 --format folded -o a
 kill "$victim" 2>/dev/null || true
