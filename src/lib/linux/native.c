@@ -508,7 +508,13 @@ static int proc_file_index(struct nat *N, struct nproc *p, const char *name)
 	if (p->other_ns) {
 		char full[4096];
 		snprintf(full, sizeof(full), "/proc/%d/root%s", (int)p->pid, name);
-		if (access(full, R_OK) == 0) {
+		struct stat in, here;
+		if (stat(full, &in) == 0) {
+			/* the host's own file (a systemd service's private /tmp
+			 * leaves /usr shared): read once for every process */
+			if (stat(name, &here) == 0 && here.st_dev == in.st_dev &&
+			    here.st_ino == in.st_ino)
+				return file_index(N, name);
 			int fi = file_index(N, full);
 			if (fi >= 0)
 				file_load(&N->files[fi]);
