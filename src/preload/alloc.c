@@ -589,7 +589,13 @@ static inline void counted(void *p, size_t size)
 		return;
 	struct tcount *c = t_count;
 	if (__builtin_expect(!c, 0)) {
-		c = tcount_take();
+		/* lines only while sampling, where the key that frees a line at
+		 * its thread's exit exists: a process whose sampler is off (no
+		 * key) would take a line per thread, never given back, and
+		 * count for no one */
+		if (atomic_load_explicit(&state, memory_order_relaxed) != 2)
+			return;
+		c = tc_key_ok ? tcount_take() : NULL;
 		if (!c) {
 			atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
 			atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
@@ -597,8 +603,7 @@ static inline void counted(void *p, size_t size)
 		}
 		/* set before the key: setspecific may allocate and come back */
 		t_count = c;
-		if (tc_key_ok)
-			pthread_setspecific(tc_key, c);
+		pthread_setspecific(tc_key, c);
 	}
 	/* one writer: a load and a store, no locked instruction */
 	atomic_store_explicit(&c->calls, atomic_load_explicit(&c->calls, memory_order_relaxed) + 1,
