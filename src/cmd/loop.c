@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "benchrun.h"
 #include "loop.h"
+#include "simcount.h"
 #include "spec.h"
 #include "summary.h"
 #include "render.h"
@@ -20,12 +21,15 @@ const char cmd_baseline_usage[] =
     "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
     "                         [-n NAME...] [--runs N] [--max-iterations N]\n"
     "                         [--min-gain X] [--ledger FILE] [--timeout S]\n"
-    "                         [--batch K] [-C DIR]\n"
+    "                         [--batch K] [--sim MODE] [-C DIR]\n"
     "\n"
     "Start a loop: run the suite (it must pass), benchmark each command (at\n"
-    "least 3 runs; the timing CV of each must be at most 5%, or the machine is\n"
-    "too noisy to compare), store the summary as the baseline and take a\n"
-    "checkpoint. 'perfloop try' reuses exactly these commands and settings.\n"
+    "least 3 runs), count its instructions under Valgrind where that is\n"
+    "affordable, store the summary as the baseline and take a checkpoint.\n"
+    "Each benchmark needs a dimension that can decide: the wall time where its\n"
+    "CV is at most 5%, else the simulated instructions (deterministic; their\n"
+    "own CV at most 5%); with neither the machine is too noisy to compare.\n"
+    "'perfloop try' reuses exactly these commands and settings.\n"
     "With a perfloop.yaml (here or at the git root), no --bench measures its\n"
     "benchmarks (one command per size), and its suite, ledger, min_gain and\n"
     "max_iterations apply where no option says (docs/perfloop-yaml.md).\n"
@@ -45,6 +49,10 @@ const char cmd_baseline_usage[] =
     "                          calibrated by the baseline); kept for every turn\n"
     "      --timeout S         kill a benchmark run after S seconds, the suite\n"
     "                          after 4*S (default 600; kept for every turn)\n"
+    "      --sim MODE          the deterministic measure (bench --sim): auto\n"
+    "                          (default: simulated where one run under Valgrind\n"
+    "                          takes at most 2 minutes), off, instructions or\n"
+    "                          cycles (always); every turn does as the baseline\n"
     "  -C DIR                  the repository (default: the current directory)\n"
     "  -h, --help              this text\n"
     "\n"
@@ -139,6 +147,27 @@ static void print_baseline_medians(const struct pl_git *g)
 		printf(", CV %.1f%%, %lld samples\n",
 		       json_number_value(json_object_get(w, "cv")) * 100,
 		       (long long)json_integer_value(json_object_get(w, "n")));
+		json_t *sim = json_object_get(b, "sim");
+		json_t *ir = json_object_get(sim, "instructions");
+		if (json_is_object(ir))
+		{
+			printf("    simulated: %.6g instructions (CV %.3f%% over %lld runs)",
+			       json_number_value(json_object_get(ir, "p50")),
+			       json_number_value(json_object_get(ir, "cv")) * 100,
+			       (long long)json_integer_value(json_object_get(ir, "n")));
+			json_t *cy = json_object_get(sim, "est_cycles");
+			if (json_is_object(cy))
+				printf(", est. cycles %.6g",
+				       json_number_value(json_object_get(cy, "p50")));
+			printf("\n");
+		}
+		else if (json_is_string(json_object_get(sim, "why")))
+			printf("    simulated: %s\n", json_string_value(json_object_get(sim, "why")));
+		json_t *dec = json_object_get(b, "decides");
+		if (json_is_object(dec))
+			printf("    decides: %s (%s)\n",
+			       json_string_value(json_object_get(dec, "dimension")),
+			       json_string_value(json_object_get(dec, "why")));
 	}
 	json_decref(doc);
 }
@@ -227,6 +256,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	    {"ledger", required_argument, NULL, 'l'},
 	    {"timeout", required_argument, NULL, 't'},
 	    {"batch", required_argument, NULL, 'k'},
+	    {"sim", required_argument, NULL, 'S'},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -300,6 +330,15 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 				pl_die(PL_EXIT_USAGE,
 				       "option '--batch': expected auto or an integer 1..1000000, "
 				       "got '%s'",
+				       optarg);
+				goto done;
+			}
+			break;
+		case 'S':
+			if ((s.sim = pl_sim_parse_mode(optarg)) < 0) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--sim': expected auto, off, instructions or cycles, got "
+				       "'%s'",
 				       optarg);
 				goto done;
 			}
@@ -464,10 +503,12 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	const struct pl_verdict *v = &o.verdict;
 	if (o.failure[0])
 		printf("the change broke a benchmark: %s\n", o.failure);
+	if (v->target_why[0])
+		printf("  %s\n", v->target_why);
 	for (int i = 0; i < v->nrules; i++)
 		printf("  %-4s %-19s %s\n", v->rule[i].passed ? "ok" : "FAIL", v->rule[i].name,
 		       v->rule[i].detail);
-	printf("verdict: %s\n", pl_verdict_name(o.kind));
+	printf("verdict: %s (on %s)\n", pl_verdict_name(o.kind), v->target);
 	if (o.kind == PL_ACCEPT) {
 		printf("committed %.12s: %s of '%s' %+.1f%%; this run is the new baseline\n",
 		       o.commit, v->target, v->bench, o.gain * 100);

@@ -27,7 +27,8 @@ const char cmd_verify_usage[] =
     "\n"
     "Decide whether a change is a quantified win. Accept only when all hold:\n"
     "  target_improved     the target dimension's p50 improved by >= --min-gain\n"
-    "  timing_not_noisy    neither run's timing is N/A (CV above 0.05)\n"
+    "  timing_not_noisy    neither run's timing is N/A (CV above 0.05); for a\n"
+    "                      simulated target, target_not_noisy: its own CV\n"
     "  enough_samples      both runs have at least 3 samples\n"
     "  fingerprint_match   CPU model, kernel, governor, SMT and Python version equal\n"
     "  same_spec           a perfloop.yaml benchmark measured with the same settings\n"
@@ -42,7 +43,10 @@ const char cmd_verify_usage[] =
     "  -a, --after FILE        the summary after the change\n"
     "      --bench NAME        which benchmark of the summaries (default: the first)\n"
     "  -t, --target DIM        the dimension to improve (default: the target\n"
-    "                          perfloop.yaml gives the benchmark, else timing)\n"
+    "                          perfloop.yaml gives the benchmark, else auto:\n"
+    "                          timing where both runs' wall time is within the\n"
+    "                          noise gate, else sim_cycles or sim_instructions\n"
+    "                          where both runs have it (bench --sim))\n"
     "      --suite 'CMD'       run the functional suite (split into words, no\n"
     "                          shell: use \"sh -c '...'\" for shell syntax); its\n"
     "                          output goes to stderr\n"
@@ -253,6 +257,8 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_style_detect(&st, h);
 		fprintf(h, "%s%s%s: %s p50 %.6g -> %.6g (%+.1f%%)\n", pl_c(&st, PL_BOLD), v.bench,
 			pl_c(&st, PL_RESET), v.target, v.before_p50, v.after_p50, v.gain * 100);
+		fprintf(h, "  %s%s%s\n", pl_c(&st, PL_DIM), v.target_why,
+			pl_c(&st, PL_RESET));
 		for (int i = 0; i < v.nrules; i++)
 			fprintf(h, "  %s%-4s%s %-19s %s\n",
 				pl_c(&st, v.rule[i].passed ? PL_GREEN : PL_RED),

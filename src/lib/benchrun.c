@@ -187,6 +187,19 @@ static int run_hook(struct pl_bench_run *run, const struct pl_bench *b, const ch
 	return rc;
 }
 
+int pl_bench_hook(struct pl_bench_run *run, const struct pl_bench *b, const char *what,
+		  const char *hook, struct pl_error *err)
+{
+	if (!hook)
+		return PL_OK;
+	struct io io = {.in_fd = -1, .out_fd = -1, .null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)};
+	if (io.null_fd < 0)
+		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
+	int rc = run_hook(run, b, what, hook, &io, err);
+	close(io.null_fd);
+	return rc;
+}
+
 static void plan(const struct pl_bench_config *cfg, struct pl_bench *b, double first_wall)
 {
 	if (b->target)

@@ -20,6 +20,9 @@
 #include "stats.h"
 #include "words.h"
 
+/* the most simulated executions per command (--sim-runs) */
+#define PL_SIM_MAX_RUNS 20
+
 enum pl_order { PL_ORDER_INTERLEAVED, PL_ORDER_SEQUENTIAL };
 
 struct pl_bench_config {
@@ -48,6 +51,8 @@ struct pl_bench_config {
 	int memory;	     /* --memory: page faults per run are scored dimensions */
 	const char *alloc_dir; /* --alloc: where the preloaded counter writes (see
 				* bench.c), NULL off */
+	int sim;	       /* --sim: enum pl_sim_mode (simcount.h); 0 auto */
+	int sim_runs;	       /* simulated executions per command (default 3) */
 };
 
 /* A dimension is scored (comparable) only when its CV is at most this. */
@@ -105,12 +110,23 @@ struct pl_bench {
 	size_t contended_kept;	/* ... counted anyway: past the cap or too few others */
 	int in_seg;		/* has executions in the run's open probe segment */
 	size_t seg_from;	/* ... from this one on */
+	/* the deterministic measure (simcount.c): executions under Valgrind */
+	size_t sim_n;			  /* how many were simulated, 0: none */
+	double sim_ir[PL_SIM_MAX_RUNS];	  /* instructions executed, all processes */
+	double sim_cyc[PL_SIM_MAX_RUNS];  /* estimated cycles (cache simulated) */
+	double sim_wall[PL_SIM_MAX_RUNS]; /* how long each took under Valgrind */
+	int sim_cache;			  /* the cache was simulated (sim_cyc valid) */
+	struct pl_metric_stats sim_ir_st, sim_cyc_st;
+	char sim_why[256]; /* why it was simulated, or why not */
 };
 
 struct pl_comparison {
 	size_t bench, reference;
-	double ratio, ci_lo, ci_hi, p;
+	double ratio, ci_lo, ci_hi, p; /* p: NAN where no test applies (simulated) */
 	enum pl_change change;
+	/* the dimension compared: "timing", or a simulated one (sim_instructions,
+	 * sim_cycles) where the wall time could not decide */
+	const char *dimension;
 };
 
 enum pl_progress_event { PL_PROGRESS_WARMUP, PL_PROGRESS_RUN, PL_PROGRESS_END };
@@ -151,6 +167,7 @@ struct pl_bench_run {
 	int quiet_counters; /* the unsupported-counters notice was said before */
 	int failed; /* some benchmark failed, timed out or crashed */
 	char started[32];
+	char sim_tool[96]; /* "valgrind-3.19.0 cachegrind" where anything was simulated */
 	const volatile sig_atomic_t *interrupt_flag;
 	pl_progress_fn progress;
 	void *progress_arg;
@@ -214,6 +231,11 @@ int pl_bench_compare(const double *cand, size_t nc, const double *ref, size_t nr
 		     uint64_t seed, struct pl_comparison *out);
 
 void pl_bench_run_release(struct pl_bench_run *run);
+
+/* Run one of the hooks (what: "prepare", "conclude", ...) for b, its
+ * output to /dev/null; PL_EFAILED where it fails. */
+int pl_bench_hook(struct pl_bench_run *run, const struct pl_bench *b, const char *what,
+		  const char *hook, struct pl_error *err);
 
 /* Median of a sample's metric over the planned runs so far (for progress). */
 double pl_bench_current_median(const struct pl_bench *b);

@@ -54,7 +54,8 @@ void pl_benchview_machine(FILE *f, const struct pl_style *st, const struct pl_be
 }
 
 static void verdict_line(FILE *f, const struct pl_style *st, const char *name, const char *refname,
-			 double ratio, double lo, double hi, double p, enum pl_change ch)
+			 double ratio, double lo, double hi, double p, enum pl_change ch,
+			 const char *dim)
 {
 	const char *col = ch == PL_CHANGE_FASTER   ? PL_GREEN
 			  : ch == PL_CHANGE_SLOWER ? PL_RED
@@ -64,10 +65,16 @@ static void verdict_line(FILE *f, const struct pl_style *st, const char *name, c
 		snprintf(rel, sizeof(rel), "%.2f× faster than", 1.0 / ratio);
 	else
 		snprintf(rel, sizeof(rel), "%.2f× slower than", ratio);
-	fprintf(f, "  %s%s%s %s %s%s%s\n", pl_c(st, PL_BOLD), name, pl_c(st, PL_RESET), rel,
-		pl_c(st, PL_BOLD), refname, pl_c(st, PL_RESET));
-	fprintf(f, "    ratio %.3f  95%% CI [%.3f, %.3f]  p = %.2g  → %s%s%s\n", ratio, lo, hi, p,
-		pl_c(st, col), pl_change_name(ch), pl_c(st, PL_RESET));
+	int sim = dim && strncmp(dim, "sim_", 4) == 0;
+	fprintf(f, "  %s%s%s %s %s%s%s%s%s\n", pl_c(st, PL_BOLD), name, pl_c(st, PL_RESET), rel,
+		pl_c(st, PL_BOLD), refname, pl_c(st, PL_RESET), sim ? " on " : "", sim ? dim : "");
+	if (sim)
+		fprintf(f,
+			"    ratio %.3f  range [%.3f, %.3f]  simulated, deterministic  → %s%s%s\n",
+			ratio, lo, hi, pl_c(st, col), pl_change_name(ch), pl_c(st, PL_RESET));
+	else
+		fprintf(f, "    ratio %.3f  95%% CI [%.3f, %.3f]  p = %.2g  → %s%s%s\n", ratio, lo,
+			hi, p, pl_c(st, col), pl_change_name(ch), pl_c(st, PL_RESET));
 }
 
 /* The commands in run->sort's order (as given where it cannot sort:
@@ -186,18 +193,41 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 		}
 		if (any)
 			fprintf(f, "\n");
-		struct pl_dimension dims[PL_CTR_COUNT + 12];
+		struct pl_dimension dims[PL_CTR_COUNT + 16];
 		size_t nd = pl_summary_dimensions(run, bn, dims, sizeof(dims) / sizeof(dims[0]));
 		for (size_t k = 0; k < nd; k++) {
 			if (strcmp(dims[k].name, "ipc") == 0 ||
 			    strstr(dims[k].name, "_rate") != NULL)
 				fprintf(f, "  %-22s%.3f\n", dims[k].name, dims[k].value);
 		}
+		if (bn->sim_n) {
+			pl_fmt_count(a, sizeof(a), bn->sim_ir_st.d.p50);
+			fprintf(f, "  Simulated (Valgrind): %s instructions, CV %.3f%% over %zu runs", a,
+				bn->sim_ir_st.d.cv * 100, bn->sim_n);
+			if (bn->sim_cyc_st.present) {
+				pl_fmt_count(a, sizeof(a), bn->sim_cyc_st.d.p50);
+				fprintf(f, "; est. cycles %s", a);
+			}
+			fprintf(f, "\n");
+		} else if (bn->sim_why[0]) {
+			fprintf(f, "  %sSimulated: %s%s\n", pl_c(st, PL_DIM), bn->sim_why,
+				pl_c(st, PL_RESET));
+		}
 		if (nd > 0 && !dims[0].scored) {
 			char cause[600];
 			pl_bench_noise_cause(&run->cfg, bn, cause, sizeof(cause));
 			fprintf(f, "  %s! timing N/A: CV %.1f%% > 5%% is too noisy to compare: %s%s\n",
 				pl_c(st, PL_YELLOW), w->cv * 100, cause, pl_c(st, PL_RESET));
+			for (size_t k = 0; k < nd; k++)
+				if (!strncmp(dims[k].name, "sim_", 4) && dims[k].scored) {
+					fprintf(f,
+						"  %s→ decided on %s (simulated: deterministic here; "
+						"blind to waiting, parallelism and this CPU's caches)%s\n",
+						pl_c(st, PL_GREEN),
+						bn->sim_cyc_st.present ? "sim_cycles" : "sim_instructions",
+						pl_c(st, PL_RESET));
+					break;
+				}
 		}
 		if (bn->state == PL_BENCH_FAILED)
 			fprintf(f, "  %s! stopped: %s%s\n", pl_c(st, PL_RED), bn->failure,
@@ -235,23 +265,29 @@ void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct p
 		return;
 	fprintf(f, "%sSummary%s (reference: %s)\n", pl_c(st, PL_BOLD), pl_c(st, PL_RESET),
 		run->bench[run->reference].name);
+	int any_sim = 0;
 	for (size_t i = 0; i < run->ncmp; i++) {
 		const struct pl_comparison *c = &run->cmp[i];
 		verdict_line(f, st, run->bench[c->bench].name, run->bench[c->reference].name,
-			     c->ratio, c->ci_lo, c->ci_hi, c->p, c->change);
+			     c->ratio, c->ci_lo, c->ci_hi, c->p, c->change, c->dimension);
+		int sim = c->dimension && strncmp(c->dimension, "sim_", 4) == 0;
+		any_sim |= sim;
 		size_t pair[2] = {c->bench, c->reference};
 		for (int k = 0; k < 2; k++) {
 			const struct pl_bench *b = &run->bench[pair[k]];
 			if (b->wall.d.cv > PL_NOISE_CV_MAX)
 				fprintf(f,
 					"    %snote: %s is noisy (CV %.1f%%): its timing is N/A "
-					"for verify%s\n",
+					"for verify%s%s\n",
 					pl_c(st, PL_YELLOW), b->name, b->wall.d.cv * 100,
+					sim ? "; the simulated counts decided" : "",
 					pl_c(st, PL_RESET));
 		}
 	}
-	fprintf(f, "  %s(a verdict needs p < 0.05 and the whole interval beyond ±1%%)%s\n",
-		pl_c(st, PL_DIM), pl_c(st, PL_RESET));
+	fprintf(f, "  %s(a verdict needs p < 0.05 and the whole interval beyond ±1%%%s)%s\n",
+		pl_c(st, PL_DIM),
+		any_sim ? "; on simulated counts, the whole range of the runs beyond ±1%" : "",
+		pl_c(st, PL_RESET));
 }
 
 void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
@@ -274,7 +310,8 @@ void pl_benchview_baseline(FILE *f, const struct pl_style *st, json_t *baseline)
 			     json_number_value(json_object_get(c, "ratio")),
 			     json_number_value(json_array_get(ci, 0)),
 			     json_number_value(json_array_get(ci, 1)),
-			     json_number_value(json_object_get(c, "p_value")), ch);
+			     json_number_value(json_object_get(c, "p_value")), ch,
+			     json_string_value(json_object_get(c, "dimension")));
 		const char *doubt = json_string_value(json_object_get(c, "doubt"));
 		if (doubt)
 			fprintf(f,

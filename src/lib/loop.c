@@ -28,6 +28,7 @@
 #include "render.h"
 #include "spawn.h"
 #include "strbuf.h"
+#include "simcount.h"
 #include "summary.h"
 
 static void state_path(const struct pl_git *g, const char *name, char *out, size_t len)
@@ -100,6 +101,16 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 		run.cfg.min_runs = (int)json_integer_value(minr);
 	if (run.cfg.min_runs < 3)
 		run.cfg.min_runs = 3;
+	/* the deterministic measure: the baseline's "auto" simulates where it
+	 * can afford to (evidence for a turn measured on a noisier machine);
+	 * each turn then simulates as the baseline did */
+	const char *sim = json_string_value(json_object_get(state, "sim"));
+	int mode = sim ? pl_sim_parse_mode(sim) : PL_SIM_AUTO;
+	run.cfg.sim = mode == PL_SIM_AUTO ? PL_SIM_EVIDENCE : mode < 0 ? PL_SIM_OFF : mode;
+	/* as bench does: where the counts can decide, a noisy wall time gets
+	 * its time budget, not minutes of batches */
+	if (run.cfg.sim != PL_SIM_OFF && pl_sim_available(NULL, 0))
+		run.cfg.max_time_s = run.cfg.time_budget_s;
 	run.interrupt_flag = intr;
 	pl_counters_parse(&run.cfg.counters, "auto", NULL);
 	pl_counters_probe(&run.cfg.counters, pl_perf_open);
@@ -125,6 +136,20 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 		}
 	if ((rc = pl_bench_finish(&run)) != PL_OK)
 		goto out;
+	if ((rc = pl_sim_measure(&run, err)) != PL_OK)
+		goto out;
+	if (mode == PL_SIM_AUTO) {
+		/* decided once, at baseline: every turn simulates as it did */
+		int simulated = run.nbench > 0, cache = 0;
+		for (i = 0; i < run.nbench; i++) {
+			simulated &= run.bench[i].sim_n > 0;
+			cache |= run.bench[i].sim_cache;
+		}
+		json_object_set_new(state, "sim",
+				    json_string(!simulated ? "off"
+						: cache	   ? "cycles"
+							   : "instructions"));
+	}
 	if (!json_is_integer(batch) && run.nbench > 0)
 		json_object_set_new(state, "batch", json_integer((json_int_t)run.bench[0].batch));
 	*summary = pl_summary_build(&run, NULL);
@@ -147,6 +172,8 @@ out:
 	return rc;
 }
 
+/* Too noisy to start a loop: a benchmark whose wall time is over the gate
+ * and that has no simulated count to decide on instead. */
 static int noisy(json_t *summary, char *why, size_t len)
 {
 	size_t i;
@@ -154,12 +181,19 @@ static int noisy(json_t *summary, char *why, size_t len)
 	json_array_foreach(json_object_get(summary, "benchmarks"), i, b)
 	{
 		json_t *t = json_object_get(json_object_get(b, "dimensions"), "timing");
-		if (!json_is_true(json_object_get(t, "scored"))) {
+		const char *dec =
+		    json_string_value(json_object_get(json_object_get(b, "decides"), "dimension"));
+		if (!json_is_true(json_object_get(t, "scored")) && !pl_dimension_simulated(dec)) {
 			const char *cause = json_string_value(json_object_get(t, "cause"));
-			snprintf(why, len, "'%s' is too noisy to compare (timing CV %.1f%% > 5%%): %s",
+			const char *nosim = json_string_value(
+			    json_object_get(json_object_get(b, "sim"), "why"));
+			snprintf(why, len,
+				 "'%s' is too noisy to compare (timing CV %.1f%% > 5%%): %s%s%.200s",
 				 json_string_value(json_object_get(b, "name")),
 				 json_number_value(json_object_get(t, "cv")) * 100,
-				 cause ? cause : "a quieter machine or pinning (taskset -c N) helps");
+				 cause ? cause : "a quieter machine or pinning (taskset -c N) helps",
+				 nosim ? "; simulated instructions could not decide instead: " : "",
+				 nosim ? nosim : "");
 			return 1;
 		}
 	}
@@ -261,6 +295,7 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 		json_object_set_new(state, "warmup", json_integer(s->warmup));
 	if (s->min_runs > 0)
 		json_object_set_new(state, "min_runs", json_integer(s->min_runs));
+	json_object_set_new(state, "sim", json_string(pl_sim_mode_name(s->sim)));
 	char pdir[4300];
 	int code;
 	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);

@@ -32,6 +32,8 @@ struct pl_loop_settings {
 	int batch;	    /* runs per sample; 0: calibrated at baseline, then kept */
 	int warmup;	    /* warm-up runs per command; -1: bench's default */
 	int min_runs;	    /* at least this many runs (>= 3); 0: 3 */
+	int sim;	    /* --sim (enum pl_sim_mode): auto simulates at baseline
+			     * where affordable, and every turn as the baseline did */
 };
 
 /* Measure, require CV <= 0.05, store the baseline and a checkpoint.

@@ -144,6 +144,14 @@ size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_ben
 		dim_set(&out[k++], def->name, def->unit, b->counter[c].d.p50, b->counter[c].d.cv,
 			tcv);
 	}
+	/* the deterministic measure (simcount.c): gated by its own spread only,
+	 * since a busy machine does not move it */
+	if (b->sim_ir_st.present && k < max)
+		dim_set(&out[k++], "sim_instructions", "count", b->sim_ir_st.d.p50,
+			b->sim_ir_st.d.cv, 0);
+	if (b->sim_cyc_st.present && k < max)
+		dim_set(&out[k++], "sim_cycles", "count", b->sim_cyc_st.d.p50, b->sim_cyc_st.d.cv,
+			0);
 	static const struct {
 		const char *name;
 		int num, den;
@@ -201,6 +209,60 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 	return arr;
 }
 
+/* The simulated executions: how, each one's counts, and what was pinned
+ * (see simcount.c); null where none ran, with why in "why" otherwise. */
+static json_t *sim_json(const struct pl_bench_run *run, const struct pl_bench *b)
+{
+	if (!b->sim_n)
+		return b->sim_why[0] ? json_pack("{s:s}", "why", b->sim_why) : json_null();
+	json_t *runs = json_array();
+	for (size_t i = 0; i < b->sim_n; i++)
+		json_array_append_new(
+		    runs, json_pack("{s:f, s:o, s:f}", "instructions", b->sim_ir[i], "est_cycles",
+				    b->sim_cache ? json_real(b->sim_cyc[i]) : json_null(), "wall_s",
+				    b->sim_wall[i]));
+	json_t *o = json_pack(
+	    "{s:s, s:s, s:o, s:o, s:[s,s], s:o, s:o}", "tool", run->sim_tool, "why", b->sim_why,
+	    "cache",
+	    b->sim_cache ? json_string("I1 32 KiB 8-way, D1 32 KiB 8-way, LL 8 MiB 16-way, 64 B "
+				       "lines; est_cycles = L1 hits + 5 x LL hits + 35 x memory")
+			 : json_null(),
+	    "runs", runs, "pinned", "address-space randomisation off",
+	    getenv("PYTHONHASHSEED") ? "PYTHONHASHSEED as given" : "PYTHONHASHSEED=0",
+	    "instructions", stats_json(&b->sim_ir_st, NULL, b), "est_cycles",
+	    stats_json(&b->sim_cyc_st, NULL, b));
+	return o;
+}
+
+const char *pl_summary_decides(json_t *dims, char *why, size_t len)
+{
+	json_t *t = json_object_get(dims, "timing");
+	double tcv = json_number_value(json_object_get(t, "cv"));
+	if (json_is_true(json_object_get(t, "scored"))) {
+		snprintf(why, len, "the wall time's CV is %.1f%%, within the %.0f%% gate", tcv * 100,
+			 PL_NOISE_CV_MAX * 100);
+		return "timing";
+	}
+	static const char *sims[] = {"sim_cycles", "sim_instructions"};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *d = json_object_get(dims, sims[i]);
+		if (!json_is_true(json_object_get(d, "scored")))
+			continue;
+		snprintf(why, len,
+			 "the wall time's CV is %.1f%% here, over the %.0f%% gate: decided on "
+			 "simulated %s, which do not see waiting (sleep, I/O, locks), parallelism "
+			 "or this CPU's own caches and clock; confirm on a quiet machine with "
+			 "'perfloop verify --target timing'",
+			 tcv * 100, PL_NOISE_CV_MAX * 100,
+			 i == 0 ? "cycles (instructions and cache misses)" : "instructions");
+		return sims[i];
+	}
+	snprintf(why, len, "the wall time's CV is %.1f%%, over the %.0f%% gate, and nothing "
+		 "deterministic was measured: nothing can decide",
+		 tcv * 100, PL_NOISE_CV_MAX * 100);
+	return "timing";
+}
+
 static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench *b)
 {
 	json_t *argv = json_array();
@@ -254,7 +316,7 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	}
 	json_object_set_new(o, "counters", counters);
 
-	struct pl_dimension dims[PL_CTR_COUNT + 12];
+	struct pl_dimension dims[PL_CTR_COUNT + 16];
 	size_t nd = pl_summary_dimensions(run, b, dims, sizeof(dims) / sizeof(dims[0]));
 	json_t *dj = json_object();
 	for (size_t i = 0; i < nd; i++) {
@@ -264,6 +326,10 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 				      dims[i].tier_absolute ? "absolute" : "relative");
 		if (!dims[i].scored)
 			json_object_set_new(d, "reason", json_string(dims[i].reason));
+		if (!strncmp(dims[i].name, "sim_", 4))
+			json_object_set_new(d, "source",
+					    json_string("simulated: Valgrind's cachegrind, not a "
+							"hardware counter"));
 		if (!dims[i].scored && i == 0) {
 			char cause[600];
 			pl_bench_noise_cause(&run->cfg, b, cause, sizeof(cause));
@@ -272,6 +338,10 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 		json_object_set_new(dj, dims[i].name, d);
 	}
 	json_object_set_new(o, "dimensions", dj);
+	json_object_set_new(o, "sim", sim_json(run, b));
+	char why[400];
+	const char *dec = pl_summary_decides(dj, why, sizeof why);
+	json_object_set_new(o, "decides", json_pack("{s:s, s:s}", "dimension", dec, "why", why));
 	return o;
 }
 
@@ -319,12 +389,14 @@ json_t *pl_summary_build(const struct pl_bench_run *run, json_t *baseline_cmp)
 	json_t *cmps = json_array();
 	for (size_t i = 0; i < run->ncmp; i++) {
 		const struct pl_comparison *c = &run->cmp[i];
-		json_array_append_new(cmps,
-				      json_pack("{s:s, s:s, s:f, s:[f,f], s:f, s:s}", "name",
-						run->bench[c->bench].name, "reference",
-						run->bench[c->reference].name, "ratio", c->ratio,
-						"ci95", c->ci_lo, c->ci_hi, "p_value", c->p,
-						"verdict", pl_change_name(c->change)));
+		json_array_append_new(
+		    cmps, json_pack("{s:s, s:s, s:f, s:[f,f], s:o, s:s, s:s}", "name",
+				    run->bench[c->bench].name, "reference",
+				    run->bench[c->reference].name, "ratio", c->ratio, "ci95",
+				    c->ci_lo, c->ci_hi, "p_value",
+				    isfinite(c->p) ? json_real(c->p) : json_null(), "verdict",
+				    pl_change_name(c->change), "dimension",
+				    c->dimension ? c->dimension : "timing"));
 	}
 	json_t *doc =
 	    json_pack("{s:s, s:{s:s, s:s}, s:s, s:b, s:o, s:o, s:o, s:o, s:o, s:o}", "schema",
@@ -473,6 +545,92 @@ static int agrees(const char *path, size_t i, json_t *b, struct pl_error *err)
 	return PL_OK;
 }
 
+/* The simulated runs (sim.runs[]): counts that are numbers, and the
+ * simulated dimensions' values their medians, as agrees() holds the
+ * timing to its samples. */
+static int sim_agrees(const char *path, size_t i, json_t *b, struct pl_error *err)
+{
+	json_t *sim = json_object_get(b, "sim");
+	char where[160], what[200];
+	if (!sim || json_is_null(sim))
+		return PL_OK;
+	if (!json_is_object(sim)) {
+		snprintf(where, sizeof where, "benchmarks[%zu].sim", i);
+		return bad(err, path, where, "expected an object or null");
+	}
+	json_t *runs = json_object_get(sim, "runs");
+	if (!runs)
+		return PL_OK; /* not simulated: only why */
+	if (!json_is_array(runs) || json_array_size(runs) > PL_SIM_MAX_RUNS) {
+		snprintf(where, sizeof where, "benchmarks[%zu].sim.runs", i);
+		return bad(err, path, where, "expected an array of at most 20 runs");
+	}
+	static const char *keys[] = {"instructions", "est_cycles"};
+	static const char *dims[] = {"sim_instructions", "sim_cycles"};
+	for (size_t k = 0; k < 2; k++) {
+		double x[PL_SIM_MAX_RUNS];
+		size_t n = 0, j;
+		json_t *r;
+		json_array_foreach(runs, j, r)
+		{
+			json_t *v = json_object_get(r, keys[k]);
+			if (k == 1 && json_is_null(v))
+				continue;
+			if (!json_is_number(v) || !isfinite(json_number_value(v)) ||
+			    json_number_value(v) < 0) {
+				snprintf(where, sizeof where, "benchmarks[%zu].sim.runs[%zu].%s", i,
+					 j, keys[k]);
+				return bad(err, path, where, "expected a non-negative number");
+			}
+			x[n++] = json_number_value(v);
+		}
+		json_t *d = json_object_get(json_object_get(b, "dimensions"), dims[k]);
+		json_t *v = json_object_get(d, "value");
+		if (!n || !v)
+			continue;
+		double med = pl_stats_median_inplace(x, n);
+		if (!json_is_number(v) || !same_figure(json_number_value(v), med, 0)) {
+			snprintf(where, sizeof where, "benchmarks[%zu].dimensions.%s.value", i,
+				 dims[k]);
+			snprintf(what, sizeof what,
+				 "%.12g is not the median of sim.runs[].%s (%.12g): the file was "
+				 "edited or pieced together",
+				 json_number_value(v), keys[k], med);
+			return bad(err, path, where, what);
+		}
+	}
+	return PL_OK;
+}
+
+int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, double **x,
+			   size_t *n)
+{
+	*x = NULL;
+	*n = 0;
+	json_t *b = pl_summary_bench(doc, name, NULL);
+	json_t *runs = json_object_get(json_object_get(b, "sim"), "runs");
+	const char *key = !strcmp(dim, "sim_cycles") ? "est_cycles" : "instructions";
+	if (!json_array_size(runs))
+		return PL_EINPUT;
+	*x = malloc(json_array_size(runs) * sizeof(**x));
+	if (!*x)
+		return PL_ENOMEM;
+	size_t j;
+	json_t *r;
+	json_array_foreach(runs, j, r)
+	{
+		json_t *v = json_object_get(r, key);
+		if (json_is_number(v))
+			(*x)[(*n)++] = json_number_value(v);
+	}
+	if (!*n) {
+		free(*x);
+		*x = NULL;
+		return PL_EINPUT;
+	}
+	return PL_OK;
+}
+
 int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 {
 	*out = NULL;
@@ -545,7 +703,8 @@ int pl_summary_load(const char *path, json_t **out, struct pl_error *err)
 	}
 	json_array_foreach(benches, i, b)
 	{
-		if ((rc = agrees(path, i, b, err)) != PL_OK)
+		if ((rc = agrees(path, i, b, err)) != PL_OK ||
+		    (rc = sim_agrees(path, i, b, err)) != PL_OK)
 			goto out;
 	}
 out:

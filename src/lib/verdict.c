@@ -26,6 +26,11 @@ const char *pl_verdict_name(enum pl_verdict_kind k)
 	return k == PL_ACCEPT ? "accept" : k == PL_REJECT ? "reject" : "no_feasible_win";
 }
 
+int pl_dimension_simulated(const char *dim)
+{
+	return dim && strncmp(dim, "sim_", 4) == 0;
+}
+
 static size_t counted_samples(json_t *b)
 {
 	size_t n = 0, i;
@@ -91,6 +96,23 @@ static void rule_target(struct pl_verdict *v, double min_gain)
 static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored, json_t *bb,
 		       json_t *ab)
 {
+	if (pl_dimension_simulated(v->target)) {
+		/* the gate applies to the dimension that decides: a simulated
+		 * count's own spread over its runs, whatever the wall time did */
+		struct pl_rule *r = rule(v, "target_not_noisy");
+		json_t *x = json_object_get(json_object_get(bb, "dimensions"), v->target);
+		json_t *y = json_object_get(json_object_get(ab, "dimensions"), v->target);
+		double bcv = json_number_value(json_object_get(x, "cv"));
+		double acv = json_number_value(json_object_get(y, "cv"));
+		r->passed = json_is_true(json_object_get(x, "scored")) &&
+			    json_is_true(json_object_get(y, "scored"));
+		snprintf(r->detail, sizeof(r->detail),
+			 "%s CV before %.3f%%, after %.3f%% over the simulated runs (max 5%%)",
+			 v->target, bcv * 100, acv * 100);
+		json_object_set_new(r->numbers, "before_cv", json_real(bcv));
+		json_object_set_new(r->numbers, "after_cv", json_real(acv));
+		return;
+	}
 	struct pl_rule *r = rule(v, "timing_not_noisy");
 	r->passed = before_scored && after_scored;
 	double bcv = json_number_value(
@@ -110,6 +132,16 @@ static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored
 static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 {
 	struct pl_rule *r = rule(v, "enough_samples");
+	if (pl_dimension_simulated(v->target)) {
+		size_t nb = json_array_size(json_object_get(json_object_get(bb, "sim"), "runs"));
+		size_t na = json_array_size(json_object_get(json_object_get(ab, "sim"), "runs"));
+		r->passed = nb >= 3 && na >= 3;
+		snprintf(r->detail, sizeof(r->detail),
+			 "%zu simulated runs before, %zu after (needs >= 3 each)", nb, na);
+		json_object_set_new(r->numbers, "before_n", json_integer((json_int_t)nb));
+		json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
+		return;
+	}
 	size_t kb = pl_summary_batch(bb), ka = pl_summary_batch(ab);
 	size_t nb = counted_samples(bb) / kb, na = counted_samples(ab) / ka;
 	r->passed = nb >= 3 && na >= 3;
@@ -154,7 +186,10 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	}
 	/* the CPU the commands were pinned to, where both runs were pinned: a
 	 * VM's CPUs can run at different speeds */
+	int sim = pl_dimension_simulated(v->target);
 	json_t *pb = json_object_get(fb, "pinned_cpu"), *pa = json_object_get(fa, "pinned_cpu");
+	if (sim) /* a simulated CPU is the same whichever real one ran it */
+		pb = pa = NULL;
 	if (json_is_integer(pb) && json_is_integer(pa) && !json_equal(pb, pa)) {
 		json_array_append_new(list, json_string("pinned_cpu"));
 		len += (size_t)snprintf(mism + len, len < sizeof(mism) ? sizeof(mism) - len : 0,
@@ -166,14 +201,19 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	 * host can slow a CPU for seconds, and a before and an after taken in
 	 * different such phases differ by the phase */
 	double sb = 0, sa = 0, d = 0;
-	int speed = pl_summary_speed_change(json_object_get(fb, "speed_probe"),
-					    json_object_get(fa, "speed_probe"), &sb, &sa, &d);
+	int speed = !sim && pl_summary_speed_change(json_object_get(fb, "speed_probe"),
+						    json_object_get(fa, "speed_probe"), &sb, &sa, &d);
 	if (speed) {
 		json_object_set_new(r->numbers, "speed_change", json_real(d));
 		/* a change of speed can explain a difference of about its own size
 		 * in compute-bound code and, measured here, up to three times it in
 		 * memory-bound code: a gain well beyond that stands */
-		if (fabs(d) > PL_SPEED_CHANGE_MAX &&
+		/* ... in its own direction only: a machine that ran slower during
+		 * the after cannot explain an after that ran faster (d > 0: the
+		 * probe took longer after; gain > 0: the after was faster) */
+		int explains = (d > 0) == (v->gain < 0) || v->gain == 0;
+		json_object_set_new(r->numbers, "speed_explains", json_boolean(explains));
+		if (fabs(d) > PL_SPEED_CHANGE_MAX && explains &&
 		    fabs(v->gain) < PL_SPEED_EXPLAINS * fabs(d) + v->min_gain) {
 			json_array_append_new(list, json_string("machine_speed"));
 			len += (size_t)snprintf(
@@ -184,11 +224,21 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 		}
 	}
 	r->passed = json_array_size(list) == 0;
-	if (r->passed)
+	if (r->passed && speed && fabs(d) > PL_SPEED_CHANGE_MAX)
 		snprintf(r->detail, sizeof(r->detail),
-			 "cpu_model, kernel, governor, smt%s%s and python are equal",
+			 "cpu_model, kernel, governor, smt%s and python are equal; the machine "
+			 "ran %.1f%% %s during the after, which cannot explain this %.1f%% %s",
 			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "",
-			 speed ? ", machine speed (within 4%)" : "");
+			 fabs(d) * 100, d > 0 ? "slower" : "faster", fabs(v->gain) * 100,
+			 v->gain > 0 ? "gain" : "loss");
+	else if (r->passed)
+		snprintf(r->detail, sizeof(r->detail),
+			 "cpu_model, kernel, governor, smt%s%s and python are equal%s",
+			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "",
+			 speed ? ", machine speed (within 4%)" : "",
+			 sim ? " (a simulated count: the machine's speed and pinned CPU do not "
+			       "bear on it)"
+			     : "");
 	else
 		snprintf(r->detail, sizeof(r->detail), "the machines differ in: %s", mism);
 	json_object_set_new(r->numbers, "mismatched", list);
@@ -287,6 +337,11 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 		json_t *y = json_object_get(da, dim);
 		if (parallel && (!strcmp(dim, "cpu") || !strcmp(dim, "task_clock")))
 			continue;
+		/* the simulated counts stand in for the time where it cannot
+		 * decide: where it does, they are not judged beside it (a parallel
+		 * or less-waiting version may well execute more instructions) */
+		if (!strcmp(v->target, "timing") && pl_dimension_simulated(dim))
+			continue;
 		if (strcmp(dim, v->target) == 0 || !json_is_object(y) ||
 		    !json_is_true(json_object_get(x, "scored")) ||
 		    !json_is_true(json_object_get(y, "scored")))
@@ -329,11 +384,45 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "compared", json_integer((json_int_t)compared));
 }
 
+const char *pl_verdict_auto_target(json_t *bb, json_t *ab, char *why, size_t len)
+{
+	json_t *db = json_object_get(bb, "dimensions"), *da = json_object_get(ab, "dimensions");
+	json_t *tb = json_object_get(db, "timing"), *ta = json_object_get(da, "timing");
+	double cb = json_number_value(json_object_get(tb, "cv"));
+	double ca = json_number_value(json_object_get(ta, "cv"));
+	if (json_is_true(json_object_get(tb, "scored")) &&
+	    json_is_true(json_object_get(ta, "scored"))) {
+		snprintf(why, len,
+			 "the wall time decides: its CV is %.1f%% before and %.1f%% after, within "
+			 "the 5%% gate",
+			 cb * 100, ca * 100);
+		return "timing";
+	}
+	static const char *sims[] = {"sim_cycles", "sim_instructions"};
+	for (size_t i = 0; i < 2; i++) {
+		json_t *x = json_object_get(db, sims[i]), *y = json_object_get(da, sims[i]);
+		if (!json_is_true(json_object_get(x, "scored")) ||
+		    !json_is_true(json_object_get(y, "scored")))
+			continue;
+		snprintf(why, len,
+			 "decided on %s (simulated under Valgrind: deterministic): the wall "
+			 "time's CV here was %.1f%% before and %.1f%% after, over the 5%% gate. "
+			 "Not covered: waiting (sleep, I/O, locks), parallelism, and this CPU's "
+			 "own caches and clock; confirm on a quiet machine with 'perfloop verify "
+			 "--target timing'",
+			 sims[i], cb * 100, ca * 100);
+		return sims[i];
+	}
+	snprintf(why, len,
+		 "the wall time (CV %.1f%% before, %.1f%% after) and nothing deterministic was "
+		 "measured in both runs (bench --sim instructions measures it)",
+		 cb * 100, ca * 100);
+	return "timing";
+}
+
 int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_error *err)
 {
 	memset(v, 0, sizeof(*v));
-	const char *target = in->target ? in->target : "timing";
-	snprintf(v->target, sizeof(v->target), "%s", target);
 	v->min_gain = in->min_gain;
 	size_t bi = 0, ai = 0;
 	json_t *bb = pl_summary_bench(in->before, in->bench, &bi);
@@ -345,6 +434,12 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	}
 	const char *name = json_string_value(json_object_get(bb, "name"));
 	json_t *ab = pl_summary_bench(in->after, name, &ai);
+	const char *target = in->target;
+	if (!target || !strcmp(target, "auto"))
+		target = pl_verdict_auto_target(bb, ab, v->target_why, sizeof(v->target_why));
+	else
+		snprintf(v->target_why, sizeof(v->target_why), "asked for (--target %s)", target);
+	snprintf(v->target, sizeof(v->target), "%s", target);
 	if (!ab) {
 		json_t *first = json_array_get(json_object_get(in->after, "benchmarks"), 0);
 		return pl_error_set(err, PL_EINPUT,
@@ -447,7 +542,7 @@ json_t *pl_verdict_to_json(const struct pl_verdict *v, const struct pl_verify_in
 				      json_pack("{s:s, s:b, s:s, s:O}", "name", v->rule[i].name,
 						"passed", v->rule[i].passed, "detail",
 						v->rule[i].detail, "numbers", v->rule[i].numbers));
-	return json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:f}, s:{s:s, s:f}, "
+	json_t *doc = json_pack("{s:s, s:{s:s, s:s}, s:s, s:s, s:s, s:s, s:{s:s, s:f}, s:{s:s, s:f}, "
 			 "s:f, s:f, s:o, s:o}",
 			 "schema", PL_VERDICT_SCHEMA, "tool", "name", "perfloop", "version",
 			 PERFLOOP_VERSION, "created", created, "verdict", pl_verdict_name(v->kind),
@@ -455,6 +550,9 @@ json_t *pl_verdict_to_json(const struct pl_verdict *v, const struct pl_verify_in
 			 in->before_path, "p50", v->before_p50, "after", "file", in->after_path,
 			 "p50", v->after_p50, "gain", v->gain, "min_gain", v->min_gain, "rules",
 			 rules, "failed_rules", failed_rules(v));
+	if (doc)
+		json_object_set_new(doc, "target_why", json_string(v->target_why));
+	return doc;
 }
 
 json_t *pl_verdict_ledger_entry(const struct pl_verdict *v, const char *commit)

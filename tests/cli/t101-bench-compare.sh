@@ -15,7 +15,9 @@ check c.json "d['reference'] == 'fast'"
 check c.json "len(d['comparisons']) == 1"
 check c.json "d['comparisons'][0]['name'] == 'slow' and d['comparisons'][0]['verdict'] == 'slower'"
 check c.json "d['comparisons'][0]['ci95'][0] <= d['comparisons'][0]['ratio'] <= d['comparisons'][0]['ci95'][1]"
-check c.json "d['comparisons'][0]['ratio'] > 2 and d['comparisons'][0]['p_value'] < 0.05"
+# (a side over the noise gate is compared on its simulated instructions,
+# which no test of samples applies to: t124)
+check c.json "d['comparisons'][0]['ratio'] > 2 and (d['comparisons'][0]['p_value'] < 0.05 if d['comparisons'][0]['dimension'] == 'timing' else d['comparisons'][0]['p_value'] is None and d['comparisons'][0]['dimension'] == 'sim_instructions')"
 grep -q 'Summary' out || fail "no summary section"
 grep -q 'slower than' out || fail "no comparison line: $(cat out)"
 
@@ -53,11 +55,12 @@ if grep -q regression "$T/err"; then fail "an A/A run called a regression: $(cat
 # alternates between two lengths of work (16 and 32 times the baseline's
 # work: the shell, touch and rm around it cost 10 ms and more of CPU time
 # under load, and with 8 and 16 times the ratio's interval reached down to
-# 1.97x beside three other tests).
+# 1.97x beside three other tests). --sim off: the wall and CPU time's rule is
+# the subject here (t124 has the simulated counts decide instead).
 swing() { echo "if [ -e $T/flag ]; then rm $T/flag; $1; else touch $T/flag; $2; fi"; }
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w -o cpu0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 2000000")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w -o cpu0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 2000000")"
 expect_rc 0
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline cpu0.json --fail-on-regression -o cpu1.json --shell -- "$(swing "$BUSY 32000000" "$BUSY 64000000")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w --baseline cpu0.json --fail-on-regression -o cpu1.json --shell -- "$(swing "$BUSY 32000000" "$BUSY 64000000")"
 expect_rc 1
 check cpu1.json "d['baseline']['comparisons'][0]['doubt'].startswith(\"this run's timing is N/A (CV \")"
 check cpu1.json "d['baseline']['comparisons'][0]['cpu']['ci95'][0] > 2 and d['baseline']['comparisons'][0]['cpu']['added'] > 1"
@@ -65,18 +68,18 @@ expect_err "perfloop: regression: 'w' is .*% slower than in cpu0.json (95% CI .*
 grep -q "note: in doubt: this run's timing is N/A" out || fail "no doubt note under the baseline line: $(cat out)"
 valid bench-1.schema.json cpu1.json
 # the same noisy command again: never a regression, whatever the machine
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w -o aa0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 3000000")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w -o aa0.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 3000000")"
 expect_rc 0
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline aa0.json --fail-on-regression -o aa1.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 3000000")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w --baseline aa0.json --fail-on-regression -o aa1.json --shell -- "$(swing "$BUSY 2000000" "$BUSY 3000000")"
 expect_rc 0
 if grep -q "regression:" "$T/err"; then fail "an A/A run in doubt called a regression: $(cat "$T/err")"; fi
 # a noisy command that waits longer rather than computes more: its CPU
 # time does not tell, so a slowdown in doubt is a warning, not a regression
 # (10-20 times the wait: with 2-6 times, 6 runs beside three other tests
 # were once not told apart, p 0.065)
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w -o s0.json --shell -- "$(swing "sleep 0.01" "sleep 0.01")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w -o s0.json --shell -- "$(swing "sleep 0.01" "sleep 0.01")"
 expect_rc 0
-run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --contention keep -n w --baseline s0.json --fail-on-regression -o s1.json --shell -- "$(swing "sleep 0.1" "sleep 0.2")"
+run "$PERFLOOP" bench -w 0 -r 6 --batch 1 --sim off --contention keep -n w --baseline s0.json --fail-on-regression -o s1.json --shell -- "$(swing "sleep 0.1" "sleep 0.2")"
 expect_rc 0
 check s1.json "d['baseline']['comparisons'][0]['verdict'] == 'slower' and d['baseline']['comparisons'][0]['cpu']['ci95'][0] < 2"
 expect_err "perfloop: warning: 'w' looks .*% slower than in s0.json, but this run's timing is N/A (CV .*), and its CPU time changed .*% (95% CI .*x-.*x), not wholly past the .*x that would tell: not called a regression; measure both again on a quieter machine"
