@@ -1,0 +1,55 @@
+#!/bin/sh
+# The loop on a machine whose wall time cannot decide: the benchmark waits
+# a random 0-80 ms after its work, so its timing is over the noise gate
+# however quiet the machine, and the baseline must still start, decided
+# on the simulated instructions: a 25% win accepted, a change that does
+# not touch the work no feasible win, a 2x slowdown rejected, each verdict
+# naming the dimension that decided.
+. "$(dirname "$0")/lib.sh"
+set -e
+command -v git >/dev/null 2>&1 || skip "git is not installed"
+command -v valgrind >/dev/null 2>&1 || skip "valgrind is not installed (Debian: apt-get install valgrind)"
+new_repo repo
+cat >app.sh <<SH
+#!/bin/sh
+"$BUSY" \$(cat size.txt)
+sleep 0.0\$(( \$(od -An -N1 -tu1 /dev/urandom) % 9 ))
+SH
+chmod +x app.sh
+echo 4000000 >size.txt
+echo "notes" >notes.txt
+git add -A
+git commit -qm base
+
+run "$PERFLOOP" baseline --bench './app.sh' -n app --max-iterations 5 --batch 1 --runs 5
+expect_rc 0
+grep -q 'decides: sim_instructions' "$T/out" || fail "the baseline does not say what decides: $(cat "$T/out")"
+check .perfloop/loop.json "d['sim'] == 'instructions'"
+check .perfloop/baseline.json "d['benchmarks'][0]['dimensions']['timing']['scored'] is False and d['benchmarks'][0]['decides']['dimension'] == 'sim_instructions'"
+
+echo 3000000 >size.txt
+run "$PERFLOOP" try -m "less work"
+expect_rc 0
+grep -q 'verdict: accept (on sim_instructions)' "$T/out" || fail "no accept on the counts: $(cat "$T/out")"
+grep -q 'confirm on a quiet machine' "$T/out" || fail "the verdict does not say what it does not cover: $(cat "$T/out")"
+git log -1 --format=%B | grep -q 'sim_instructions of .app. improved 2[0-9]\.' || fail "commit message: $(git log -1 --format=%B)"
+tail -1 docs/perf/baseline_ledger.jsonl | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); sys.exit(0 if d['target'] == 'sim_instructions' and d['verdict'] == 'accept' else 1)" ||
+	fail "ledger: $(tail -1 docs/perf/baseline_ledger.jsonl)"
+
+echo "more notes" >>notes.txt
+run "$PERFLOOP" try -m "nothing that runs"
+expect_rc 1
+grep -q 'verdict: no_feasible_win (on sim_instructions)' "$T/out" || fail "a no-op: $(cat "$T/out")"
+[ "$(cat notes.txt)" = "notes" ] || fail "the no-op was not reverted"
+
+echo 6000000 >size.txt
+run "$PERFLOOP" try -m "twice the work"
+expect_rc 1
+grep -q 'verdict: reject (on sim_instructions)' "$T/out" || fail "a 2x slowdown: $(cat "$T/out")"
+[ "$(cat size.txt)" = 3000000 ] || fail "the slowdown was not reverted: $(cat size.txt)"
+check .perfloop/rejected-3.verdict.json "d['target'] == 'sim_instructions' and d['gain'] < -0.9"
+
+# forced off, the same noise refuses the baseline, and says why
+run "$PERFLOOP" baseline --bench './app.sh' -n app --sim off --batch 1 --runs 5
+expect_rc 1
+expect_err "too noisy to compare"
