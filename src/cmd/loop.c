@@ -529,6 +529,10 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 		}
 		if (o.evidence[0])
 			printf("evidence kept in %s and the ledger\n", o.evidence);
+		if (o.patch[0])
+			printf("the change is kept: 'git apply %s' (from the top of the work "
+			       "tree) applies it again\n",
+			       o.patch);
 	}
 	if (o.done)
 		printf("the loop is done: %s; 'perfloop try --continue' goes on\n", o.why_done);
@@ -615,7 +619,13 @@ int cmd_status(int argc, char **argv, const struct pl_ctx *ctx)
 		if (json_is_string(on))
 			printf("%smeasured on %.12s (the ledger's commit)", commit ? ", " : " ",
 			       json_string_value(on));
+		json_t *target = json_object_get(x, "target");
+		if (json_is_string(target))
+			printf(", on %s", json_string_value(target));
 		printf("\n");
+		json_t *patch = json_object_get(x, "patch");
+		if (json_is_string(patch))
+			printf("     its change: 'git apply %s'\n", json_string_value(patch));
 	}
 	json_decref(state);
 	return PL_EXIT_OK;

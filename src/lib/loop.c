@@ -8,6 +8,7 @@
  */
 #include "loop.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
@@ -254,6 +255,62 @@ static int ledger_rel(const struct pl_git *g, const char *ledger, char *out, siz
 	return PL_OK;
 }
 
+/* A new baseline keeps the loop it replaces: its state, baseline, turns'
+ * runs, verdicts and rejected patches move to .perfloop/loops/STAMP/ (the
+ * previous loop's start), named in out ("" where there was none). */
+static int archive_loop(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
+{
+	out[0] = '\0';
+	char lp[4300], dir[4300], sub[4400];
+	state_path(g, "loop.json", lp, sizeof(lp));
+	struct stat st;
+	if (stat(lp, &st) != 0)
+		return PL_OK;
+	char stamp[32];
+	struct tm tm;
+	gmtime_r(&st.st_mtime, &tm);
+	strftime(stamp, sizeof(stamp), "%Y%m%dT%H%M%SZ", &tm);
+	state_path(g, "loops", dir, sizeof(dir));
+	if (mkdir(dir, 0755) != 0 && errno != EEXIST)
+		return pl_error_set(err, PL_ESYS, "cannot create '%s': %s", dir, strerror(errno));
+	for (int k = 0;; k++) {
+		if (k == 0)
+			snprintf(sub, sizeof(sub), "%s/%s", dir, stamp);
+		else
+			snprintf(sub, sizeof(sub), "%s/%s-%d", dir, stamp, k);
+		if (mkdir(sub, 0755) == 0)
+			break;
+		if (errno != EEXIST || k > 100)
+			return pl_error_set(err, PL_ESYS, "cannot create '%s': %s", sub,
+					    strerror(errno));
+	}
+	char top[4300];
+	state_path(g, "", top, sizeof(top));
+	DIR *d = opendir(top);
+	if (!d)
+		return pl_error_set(err, PL_ESYS, "cannot read '%s': %s", top, strerror(errno));
+	struct dirent *e;
+	int rc = PL_OK;
+	while (rc == PL_OK && (e = readdir(d))) {
+		const char *n = e->d_name;
+		int ours = !strcmp(n, "loop.json") || !strcmp(n, "baseline.json") ||
+			   (!strncmp(n, "try-", 4) && strstr(n, ".json")) ||
+			   !strncmp(n, "rejected-", 9);
+		if (!ours)
+			continue;
+		char from[4600], to[4700];
+		snprintf(from, sizeof(from), "%s/%s", top, n);
+		snprintf(to, sizeof(to), "%s/%s", sub, n);
+		if (rename(from, to) != 0)
+			rc = pl_error_set(err, PL_ESYS, "cannot move '%s' to '%s': %s", from, to,
+					  strerror(errno));
+	}
+	closedir(d);
+	size_t tl = strlen(g->top);
+	snprintf(out, len, "%.4000s", strncmp(sub, g->top, tl) == 0 ? sub + tl + 1 : sub);
+	return rc;
+}
+
 int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 		     const volatile sig_atomic_t *intr, json_t **out, struct pl_error *err)
 {
@@ -319,6 +376,11 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	if (rc == PL_OK)
 		rc = pl_checkpoint_create(g, &cp, err);
 	json_decref(cp);
+	char archived[4300] = "";
+	if (rc == PL_OK)
+		rc = archive_loop(g, archived, sizeof(archived), err);
+	if (rc == PL_OK && archived[0])
+		json_object_set_new(state, "previous_loop", json_string(archived));
 	if (rc == PL_OK && rename(next, bpath) != 0)
 		rc = pl_error_set(err, PL_ESYS, "cannot write '%s': %s", bpath, strerror(errno));
 	if (rc == PL_OK)
@@ -644,6 +706,58 @@ static int finish_accept(const struct pl_git *g, json_t *state, json_t *j, char 
 	return end_turn(g, state, j, "accept-checkpoint", err);
 }
 
+/* A rejected change, kept so that it can be applied again: the binary
+ * diff between the checkpoint it was measured from (`from`) and the tree
+ * the revert saved, over the paths it restored and the files the change
+ * created, as .perfloop/rejected-N.patch (`git apply` takes it from the
+ * top of the work tree), named in the turn. Best effort: a patch that
+ * cannot be written leaves the turn as it is (the saved tree stays under
+ * refs/perfloop/reverted until the next reject). */
+static void keep_patch(const struct pl_git *g, json_t *state, int it, const char *from,
+		       const struct pl_revert_result *rv, char *out, size_t len)
+{
+	out[0] = '\0';
+	size_t n = rv->nrestored + rv->ncreated;
+	if (!from[0] || !rv->saved[0] || n == 0)
+		return;
+	char **args = calloc(n + 12, sizeof(*args));
+	if (!args)
+		return;
+	size_t k = 0;
+	args[k++] = "diff";
+	args[k++] = "--binary";
+	args[k++] = "--no-renames";
+	args[k++] = "--no-color";
+	args[k++] = "--no-ext-diff";
+	args[k++] = "--full-index";
+	args[k++] = (char *)from;
+	args[k++] = (char *)rv->saved;
+	args[k++] = "--";
+	for (size_t i = 0; i < rv->nrestored; i++)
+		args[k++] = rv->restored[i];
+	for (size_t i = 0; i < rv->ncreated; i++)
+		args[k++] = rv->created[i];
+	args[k] = NULL;
+	struct pl_gitrun r = {.dir = g->top};
+	struct pl_error gerr;
+	char name[64], path[4300];
+	snprintf(name, sizeof(name), "rejected-%d.patch", it);
+	state_path(g, name, path, sizeof(path));
+	if (pl_gitrunv(&r, args, &gerr) == PL_OK && r.outlen > 0 &&
+	    pl_fsio_write_atomic(path, r.out, r.outlen, &gerr) == PL_OK) {
+		snprintf(out, len, ".perfloop/%s", name);
+		json_t *turns = json_object_get(state, "turns");
+		json_t *last = json_array_get(turns, json_array_size(turns) - 1);
+		if (last && json_integer_value(json_object_get(last, "iteration")) == it) {
+			json_object_set_new(last, "patch", json_string(out));
+			struct pl_error serr;
+			save_state(g, state, &serr);
+		}
+	}
+	pl_gitrun_release(&r);
+	free(args);
+}
+
 /* The steps of a reject, each safe to repeat. */
 static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
 			 struct pl_revert_result *reverted, struct pl_error *err)
@@ -896,8 +1010,9 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	/* measured_on: the commit the change was measured on top of, which is
 	 * what the ledger's line calls "commit" (a line cannot name the commit
 	 * it is part of); "commit" here, once accepted, is the turn's own */
-	json_t *turn = json_pack("{s:i, s:s, s:f, s:s}", "iteration", it, "verdict",
-				 pl_verdict_name(o->kind), "gain", o->gain, "measured_on", head);
+	json_t *turn = json_pack("{s:i, s:s, s:f, s:s, s:s}", "iteration", it, "verdict",
+				 pl_verdict_name(o->kind), "gain", o->gain, "measured_on", head,
+				 "target", o->verdict.target);
 	j = json_pack("{s:s, s:s, s:i, s:s, s:s, s:o, s:f, s:b}", "id", id, "kind",
 		      o->kind == PL_ACCEPT ? "accept" : "reject", "iteration", it, "line", line,
 		      "head_before", head, "turn", turn, "gain", o->gain, "reverted", 0);
@@ -988,6 +1103,18 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			if (rc != PL_OK)
 				goto out;
 		}
+		/* the checkpoint the change is measured from, before the reject
+		 * takes the next one: the rejected patch is the difference */
+		char from[64] = "";
+		{
+			struct pl_gitrun r = {.dir = g->top};
+			struct pl_error gerr;
+			if (pl_gitrun(&r, &gerr, "rev-parse", "--verify", "-q",
+				      "refs/perfloop/checkpoint", NULL) == PL_OK && r.out)
+				snprintf(from, sizeof(from), "%.*s", (int)strcspn(r.out, "\n"),
+					 r.out);
+			pl_gitrun_release(&r);
+		}
 		hold_signals(&oldmask);
 		held = 1;
 		if ((rc = journal_write(g, j, err)) != PL_OK)
@@ -995,6 +1122,7 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		fault_point("reject-journal");
 		if ((rc = finish_reject(g, state, j, &o->reverted, err)) != PL_OK)
 			goto out;
+		keep_patch(g, state, it, from, &o->reverted, o->patch, sizeof(o->patch));
 	}
 	fault_point("state");
 	char jp[4300];

@@ -51,6 +51,7 @@ struct pl_try_outcome {
 	int done;			  /* the loop is over after this turn */
 	char why_done[256];
 	char evidence[256]; /* where the rejected run was kept */
+	char patch[256];    /* the rejected change, binary-safe: `git apply` it */
 	char failure[1024]; /* why the change's run failed, if it did */
 	char recovered[1200]; /* an interrupted earlier turn completed or dropped */
 	char excluded[1024];  /* ignored paths left out of the commit */

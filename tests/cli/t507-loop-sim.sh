@@ -21,7 +21,7 @@ echo "notes" >notes.txt
 git add -A
 git commit -qm base
 
-run "$PERFLOOP" baseline --bench './app.sh' -n app --max-iterations 5 --batch 1 --runs 5
+run "$PERFLOOP" baseline --bench './app.sh' -n app --max-iterations 6 --batch 1 --runs 5
 expect_rc 0
 grep -q 'decides: sim_instructions' "$T/out" || fail "the baseline does not say what decides: $(cat "$T/out")"
 check .perfloop/loop.json "d['sim'] == 'instructions'"
@@ -48,8 +48,40 @@ expect_rc 1
 grep -q 'verdict: reject (on sim_instructions)' "$T/out" || fail "a 2x slowdown: $(cat "$T/out")"
 [ "$(cat size.txt)" = 3000000 ] || fail "the slowdown was not reverted: $(cat size.txt)"
 check .perfloop/rejected-3.verdict.json "d['target'] == 'sim_instructions' and d['gain'] < -0.9"
+# every rejected turn keeps its change as a patch that git apply re-applies
+grep -q "git apply .perfloop/rejected-3.patch" "$T/out" || fail "no re-apply command: $(cat "$T/out")"
+git apply --check .perfloop/rejected-3.patch || fail "the kept patch does not apply"
+git apply .perfloop/rejected-3.patch
+[ "$(cat size.txt)" = 6000000 ] || fail "the patch did not bring the change back: $(cat size.txt)"
+git checkout -q -- size.txt
+check .perfloop/loop.json "[t.get('patch') for t in d['turns']] == [None, '.perfloop/rejected-2.patch', '.perfloop/rejected-3.patch'] and [t['target'] for t in d['turns']] == ['sim_instructions'] * 3"
+run "$PERFLOOP" status
+expect_rc 0
+grep -q "its change: 'git apply .perfloop/rejected-3.patch'" "$T/out" || fail "status does not list the patch: $(cat "$T/out")"
+# a new file and a binary one are kept too
+printf 'new\n' >added.txt
+printf '\000\001\002' >blob.bin
+echo 6000000 >size.txt
+run "$PERFLOOP" try -m "new files"
+expect_rc 1
+rm added.txt blob.bin
+git apply .perfloop/rejected-4.patch
+[ "$(cat added.txt)" = new ] && cmp -s blob.bin "$(printf '\000\001\002' >"$T/b" && echo "$T/b")" || fail "new or binary files not in the patch: $(cat .perfloop/rejected-4.patch)"
+rm added.txt blob.bin
+git checkout -q -- size.txt
 
-# forced off, the same noise refuses the baseline, and says why
+# forced off, the same noise refuses the baseline, and says why; the loop
+# stays as it was
 run "$PERFLOOP" baseline --bench './app.sh' -n app --sim off --batch 1 --runs 5
 expect_rc 1
 expect_err "too noisy to compare"
+check .perfloop/loop.json "len(d['turns']) == 4"
+# a new baseline archives the loop it replaces, patches and all
+run "$PERFLOOP" baseline --bench './app.sh' -n app --batch 1 --runs 5
+expect_rc 0
+prev=$(j .perfloop/loop.json "d['previous_loop']")
+case "$prev" in .perfloop/loops/*) ;; *) fail "no previous_loop: $prev" ;; esac
+check "$prev/loop.json" "len(d['turns']) == 4"
+[ -f "$prev/rejected-3.patch" ] && [ -f "$prev/baseline.json" ] || fail "the archive lacks files: $(ls "$prev")"
+[ ! -e .perfloop/rejected-3.patch ] || fail "the old loop's patch is still beside the new loop"
+check .perfloop/loop.json "d['turns'] == []"
