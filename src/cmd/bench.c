@@ -68,7 +68,8 @@ const char cmd_bench_usage[] =
     "                          where several are allowed) picks the highest-numbered\n"
     "                          allowed CPU, the same one every time\n"
     "      --wait-quiet S      first wait up to S seconds for that CPU to be idle\n"
-    "                          (default 5; 0: do not wait)\n"
+    "                          (default 5, or 1 where simulated counts can\n"
+    "                          decide: --sim; 0: do not wait)\n"
     "      --gpu               sample the GPUs (NVML, loaded at run time) while the\n"
     "                          commands run: utilization, memory, SM clock, power\n"
     "      --gpu-hz HZ         GPU readings per second (default 10)\n"
@@ -831,6 +832,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
 	int batch_given = 0, budget_given = 0, max_time_given = 0, alloc_on = 0, syscalls_on = 0;
+	int wait_given = 0;
 	char alloc_dir[64] = "";
 	char *joined = NULL;
 
@@ -1033,6 +1035,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			       "option '--contention': expected leave-out or keep, got '%s'", optarg);
 			goto out;
 		case OPT_WAIT_QUIET: {
+			wait_given = 1;
 			char *end;
 			errno = 0;
 			cfg->wait_quiet_s = strtod(optarg, &end);
@@ -1179,6 +1182,11 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	if (!max_time_given && cfg->sim != PL_SIM_OFF && pl_sim_available(NULL, 0) &&
 	    cfg->time_budget_s < cfg->max_time_s)
 		cfg->max_time_s = cfg->time_budget_s;
+	/* ... nor with a fixed wait for a quiet CPU: 1 s, not 5 (and so at most
+	 * 2 s, not 10, for a contended one), unless asked */
+	if (!wait_given && !getenv("PERFLOOP_WAIT_QUIET") && cfg->sim != PL_SIM_OFF &&
+	    pl_sim_available(NULL, 0) && cfg->wait_quiet_s > PL_SIM_WAIT_QUIET_S)
+		cfg->wait_quiet_s = PL_SIM_WAIT_QUIET_S;
 	if (budget_given && !max_time_given && cfg->time_budget_s < cfg->max_time_s)
 		cfg->max_time_s = cfg->time_budget_s;
 	/* --alloc: every command started with the counting library preloaded

@@ -110,8 +110,11 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	run.cfg.sim = mode == PL_SIM_AUTO ? PL_SIM_EVIDENCE : mode < 0 ? PL_SIM_OFF : mode;
 	/* as bench does: where the counts can decide, a noisy wall time gets
 	 * its time budget, not minutes of batches */
-	if (run.cfg.sim != PL_SIM_OFF && pl_sim_available(NULL, 0))
+	if (run.cfg.sim != PL_SIM_OFF && pl_sim_available(NULL, 0)) {
 		run.cfg.max_time_s = run.cfg.time_budget_s;
+		if (!getenv("PERFLOOP_WAIT_QUIET") && run.cfg.wait_quiet_s > PL_SIM_WAIT_QUIET_S)
+			run.cfg.wait_quiet_s = PL_SIM_WAIT_QUIET_S;
+	}
 	run.interrupt_flag = intr;
 	pl_counters_parse(&run.cfg.counters, "auto", NULL);
 	pl_counters_probe(&run.cfg.counters, pl_perf_open);

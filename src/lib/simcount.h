@@ -35,6 +35,9 @@ const char *pl_sim_mode_name(int mode);
 #define PL_SIM_RUNS_DEFAULT 3
 /* auto leaves out a command one simulated run of which would take longer */
 #define PL_SIM_AUTO_MAX_S 120.0
+/* where the counts can decide, the wait for a quiet CPU bench makes first
+ * (--wait-quiet, 5 s otherwise) */
+#define PL_SIM_WAIT_QUIET_S 1.0
 /* the slowdown under cachegrind that estimate assumes (measured 30-60x) */
 #define PL_SIM_SLOWDOWN 60.0
 
