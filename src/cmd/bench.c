@@ -30,6 +30,7 @@
 #include "complexity.h"
 #include "spec.h"
 #include "sweep.h"
+#include "metric.h"
 #include "simcount.h"
 #include "summary.h"
 
@@ -123,6 +124,14 @@ const char cmd_bench_usage[] =
     "                          instructions (always), cycles (always, with the\n"
     "                          cache simulated: estimated cycles decide)\n"
     "      --sim-runs N        simulated runs per command (default 3, at most 20)\n"
+    "      --metric REGEX|json:PATH\n"
+    "                          the number the program reports decides, not its\n"
+    "                          whole-process time: each run's output is read for\n"
+    "                          REGEX's first group (the median of every match,\n"
+    "                          e.g. 'step_time_ms=([0-9.]+)'), or the number at\n"
+    "                          PATH of its JSON output (json:benchmarks.0.real_time)\n"
+    "      --metric-name NAME  the number's dimension (default metric)\n"
+    "      --higher-is-better  a larger number is better (samples/s)\n"
     "      --reference NAME    compare the others with this command (default: the\n"
     "                          first)\n"
     "      --baseline FILE     also compare with a saved summary, by name\n"
@@ -210,6 +219,9 @@ enum {
 	OPT_NO_SHELL,
 	OPT_SIM,
 	OPT_SIM_RUNS,
+	OPT_METRIC,
+	OPT_METRIC_NAME,
+	OPT_HIGHER,
 };
 
 static const struct option longopts[] = {
@@ -236,6 +248,9 @@ static const struct option longopts[] = {
     {"syscalls", no_argument, NULL, OPT_SYSCALLS},
     {"sim", required_argument, NULL, OPT_SIM},
     {"sim-runs", required_argument, NULL, OPT_SIM_RUNS},
+    {"metric", required_argument, NULL, OPT_METRIC},
+    {"metric-name", required_argument, NULL, OPT_METRIC_NAME},
+    {"higher-is-better", no_argument, NULL, OPT_HIGHER},
     {"gpu", no_argument, NULL, OPT_GPU},
     {"gpu-hz", required_argument, NULL, OPT_GPU_HZ},
     {"input", required_argument, NULL, OPT_INPUT},
@@ -832,7 +847,9 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_error err = {{0}};
 	json_t *baseline = NULL, *baseline_cmp = NULL;
 	int batch_given = 0, budget_given = 0, max_time_given = 0, alloc_on = 0, syscalls_on = 0;
-	int wait_given = 0;
+	int wait_given = 0, metric_higher = 0;
+	const char *metric_spec = NULL, *metric_name = NULL;
+	struct pl_metric metric = {0};
 	char alloc_dir[64] = "";
 	char *joined = NULL;
 
@@ -1017,6 +1034,15 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 				goto out;
 			}
 			break;
+		case OPT_METRIC:
+			metric_spec = optarg;
+			break;
+		case OPT_METRIC_NAME:
+			metric_name = optarg;
+			break;
+		case OPT_HIGHER:
+			metric_higher = 1;
+			break;
 		case OPT_SIM_RUNS:
 			if (parse_int("--sim-runs", optarg, 1, &cfg->sim_runs) != 0)
 				goto out;
@@ -1175,6 +1201,28 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	/* the time the user gave is the time a calibrated batch may take: a
 	 * noisy 4 ms command asked for 0.3 s must not run 778-run batches
 	 * for a minute */
+	if ((metric_name || metric_higher) && !metric_spec) {
+		pl_die(PL_EXIT_USAGE, "option '--%s' needs --metric",
+		       metric_name ? "metric-name" : "higher-is-better");
+		goto out;
+	}
+	if (metric_spec) {
+		if (pl_metric_init(&metric, metric_spec, metric_name, metric_higher, &err) != PL_OK) {
+			pl_die(PL_EXIT_USAGE, "%s", err.msg);
+			goto out;
+		}
+		if (cfg->output && strcmp(cfg->output, "null") != 0) {
+			pl_die(PL_EXIT_USAGE,
+			       "option '--metric': the commands' output is read for the number; "
+			       "it cannot also go to --output %s",
+			       cfg->output);
+			goto out;
+		}
+		cfg->metric = &metric;
+		/* the number decides, not the process: no simulated counts */
+		if (cfg->sim == PL_SIM_AUTO)
+			cfg->sim = PL_SIM_OFF;
+	}
 	/* Where simulated counts can decide instead, a noisy wall time is not
 	 * fought with minutes of batches: its calibrated batch keeps to the time
 	 * budget (a 45 ms command on this VM took 114 s by the old 60 s cap, and
@@ -1518,5 +1566,6 @@ out:
 		pl_param_release(&params[k]);
 	pl_bench_run_release(&run);
 	pl_gpu_release(&gpu);
+	pl_metric_release(&metric);
 	return rc;
 }

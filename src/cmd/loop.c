@@ -21,7 +21,8 @@ const char cmd_baseline_usage[] =
     "usage: perfloop baseline --bench 'CMD' [--bench 'CMD'...] [--suite 'CMD']\n"
     "                         [-n NAME...] [--runs N] [--max-iterations N]\n"
     "                         [--min-gain X] [--ledger FILE] [--timeout S]\n"
-    "                         [--batch K] [--sim MODE] [-C DIR]\n"
+    "                         [--batch K] [--sim MODE] [--metric REGEX|json:PATH]\n"
+    "                         [--metric-name NAME] [--higher-is-better] [-C DIR]\n"
     "\n"
     "Start a loop: run the suite (it must pass), benchmark each command (at\n"
     "least 3 runs), count its instructions under Valgrind where that is\n"
@@ -53,6 +54,12 @@ const char cmd_baseline_usage[] =
     "                          (default: simulated where one run under Valgrind\n"
     "                          takes at most 2 minutes), off, instructions or\n"
     "                          cycles (always); every turn does as the baseline\n"
+    "      --metric REGEX|json:PATH\n"
+    "                          the number the program reports decides, not its\n"
+    "                          whole-process time (bench --metric); kept for\n"
+    "                          every turn\n"
+    "      --metric-name NAME  the number's dimension (default metric)\n"
+    "      --higher-is-better  a larger number is better (samples/s)\n"
     "  -C DIR                  the repository (default: the current directory)\n"
     "  -h, --help              this text\n"
     "\n"
@@ -257,6 +264,9 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	    {"timeout", required_argument, NULL, 't'},
 	    {"batch", required_argument, NULL, 'k'},
 	    {"sim", required_argument, NULL, 'S'},
+	    {"metric", required_argument, NULL, 1001},
+	    {"metric-name", required_argument, NULL, 1002},
+	    {"higher-is-better", no_argument, NULL, 1003},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
@@ -334,6 +344,15 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 				goto done;
 			}
 			break;
+		case 1001:
+			s.metric = optarg;
+			break;
+		case 1002:
+			s.metric_name = optarg;
+			break;
+		case 1003:
+			s.metric_higher = 1;
+			break;
 		case 'S':
 			if ((s.sim = pl_sim_parse_mode(optarg)) < 0) {
 				pl_die(PL_EXIT_USAGE,
@@ -399,6 +418,11 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 	if (s.nbench == 0) {
 		pl_die(PL_EXIT_USAGE, "no benchmark: give --bench 'CMD' (or name them in "
 				      "perfloop.yaml)");
+		goto done;
+	}
+	if ((s.metric_name || s.metric_higher) && !s.metric) {
+		pl_die(PL_EXIT_USAGE, "option '--%s' needs --metric",
+		       s.metric_name ? "metric-name" : "higher-is-better");
 		goto done;
 	}
 	struct pl_git g;

@@ -38,7 +38,10 @@
 #include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
 
+#include "metric.h"
 #include "spawn.h"
 
 #define PRECISION_DEFAULT_MAX 1000
@@ -132,6 +135,7 @@ struct io {
 	int in_fd;   /* -1: /dev/null */
 	int out_fd;  /* -1: /dev/null, -2: inherit */
 	int null_fd; /* opened once, not per run */
+	int metric_fd; /* --metric: the run's output, read back after it; -1 off */
 };
 
 static int fd_or_null(const struct io *io, int fd)
@@ -192,7 +196,10 @@ int pl_bench_hook(struct pl_bench_run *run, const struct pl_bench *b, const char
 {
 	if (!hook)
 		return PL_OK;
-	struct io io = {.in_fd = -1, .out_fd = -1, .null_fd = open("/dev/null", O_RDWR | O_CLOEXEC)};
+	struct io io = {.in_fd = -1,
+			.out_fd = -1,
+			.null_fd = open("/dev/null", O_RDWR | O_CLOEXEC),
+			.metric_fd = -1};
 	if (io.null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
 	int rc = run_hook(run, b, what, hook, &io, err);
@@ -297,6 +304,9 @@ static int value(const struct pl_sample *s, int metric, double *v)
 	case -9:
 		*v = s->alloc_calls;
 		return s->alloc_calls >= 0;
+	case -10:
+		*v = s->metric;
+		return !isnan(s->metric);
 	default:
 		*v = s->counter[metric];
 		return s->counter_ok[metric];
@@ -385,6 +395,35 @@ static int push_sample(struct pl_bench *b, const struct pl_sample *s)
 	return PL_OK;
 }
 
+/* The program's number from the run's output (held in fd). */
+static void read_metric(const struct pl_metric *m, int fd, double *value, size_t *count,
+			char *why, size_t wlen)
+{
+	struct stat st;
+	if (fstat(fd, &st) != 0 || st.st_size < 0) {
+		snprintf(why, wlen, "its output could not be read back");
+		return;
+	}
+	size_t len = (size_t)st.st_size;
+	char *text = malloc(len + 1);
+	if (!text) {
+		snprintf(why, wlen, "out of memory");
+		return;
+	}
+	size_t got = 0;
+	while (got < len) {
+		ssize_t n = pread(fd, text + got, len - got, (off_t)got);
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	text[got] = '\0';
+	double v;
+	if (pl_metric_extract(m, text, got, &v, count, why, wlen))
+		*value = v;
+	free(text);
+}
+
 /* One run (measured or warm-up) with its prepare/conclude hooks. */
 static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io *io, int measured,
 		   struct pl_error *err)
@@ -402,6 +441,12 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 				  .timeout_s = cfg->timeout_s,
 				  .interrupted = run->interrupt_flag,
 				  .counters = cfg->counters.n ? &cfg->counters : NULL};
+	if (io->metric_fd >= 0) { /* the output is read back for the number */
+		if (ftruncate(io->metric_fd, 0) != 0 || lseek(io->metric_fd, 0, SEEK_SET) != 0)
+			return pl_error_set(err, PL_ESYS, "--metric: cannot reset its buffer: %s",
+					    strerror(errno));
+		o.stdout_fd = o.stderr_fd = io->metric_fd;
+	}
 	/* Linux counts the address space that exec replaces in the child's
 	 * ru_maxrss, and a CLONE_VM child's is ours: our peak is a floor under
 	 * every measured RSS, recorded so the memory dimension can say so. */
@@ -426,6 +471,11 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 	}
 	if (rc != PL_OK)
 		return rc;
+	double mval = NAN;
+	size_t mcount = 0;
+	char mwhy[600] = "";
+	if (io->metric_fd >= 0 && !r.timed_out && !r.stopped)
+		read_metric(cfg->metric, io->metric_fd, &mval, &mcount, mwhy, sizeof(mwhy));
 
 	char sig[32];
 	if (r.timed_out) {
@@ -452,6 +502,11 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 			 r.exit_code);
 		b->state = PL_BENCH_FAILED;
 		run->failed = 1;
+	} else if (measured && !cfg->ignore_failure && io->metric_fd >= 0 && isnan(mval)) {
+		/* the number is the measurement: a run without it measured nothing */
+		snprintf(b->failure, sizeof(b->failure), "--metric: %.480s", mwhy);
+		b->state = PL_BENCH_FAILED;
+		run->failed = 1;
 	}
 	/* CPUs at once, for every run (warm-ups record no sample): over the
 	 * span the CPU times cover. Over wall_s, which starts at exec, a child's
@@ -467,6 +522,8 @@ static int one_run(struct pl_bench_run *run, struct pl_bench *b, const struct io
 				      .majflt = r.majflt,
 				      .alloc_bytes = abytes,
 				      .alloc_calls = acalls,
+				      .metric = mval,
+				      .metric_n = mcount,
 				      .exit_code = r.exit_code,
 				      .signal = r.signal,
 				      .timed_out = r.timed_out,
@@ -850,6 +907,13 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 {
 	io->in_fd = -1;
 	io->out_fd = -1;
+	io->metric_fd = -1;
+	if (cfg->metric) {
+		io->metric_fd = memfd_create("perfloop-metric", MFD_CLOEXEC);
+		if (io->metric_fd < 0)
+			return pl_error_set(err, PL_ESYS, "--metric: cannot hold the output: %s",
+					    strerror(errno));
+	}
 	io->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (io->null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
@@ -1067,6 +1131,8 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 		close(io.in_fd);
 	if (io.out_fd >= 0)
 		close(io.out_fd);
+	if (io.metric_fd >= 0)
+		close(io.metric_fd);
 	close(io.null_fd);
 	if (interrupted(run)) {
 		run->interrupted = 1;
@@ -1344,6 +1410,7 @@ int pl_bench_finish(struct pl_bench_run *run)
 		metric(&run->cfg, b, -7, scratch, &b->majflt, seed);
 		metric(&run->cfg, b, -8, scratch, &b->alloc_bytes, seed);
 		metric(&run->cfg, b, -9, scratch, &b->alloc_calls, seed);
+		metric(&run->cfg, b, -10, scratch, &b->reported, seed);
 		for (size_t c = 0; c < run->cfg.counters.n; c++)
 			if (run->cfg.counters.supported[c])
 				metric(&run->cfg, b, (int)c, scratch, &b->counter[c], seed);
@@ -1379,14 +1446,25 @@ int pl_bench_finish(struct pl_bench_run *run)
 			/* batches of different sizes (--order sequential calibrates
 			 * each command alone): compared per execution */
 			size_t k = run->bench[i].batch == ref->batch ? ref->batch : 1;
-			size_t nr = pl_bench_values(ref, -1, k, rs);
-			size_t nc = pl_bench_values(&run->bench[i], -1, k, scratch);
+			/* --metric: the program's number is what is compared */
+			int which = run->cfg.metric ? -10 : -1;
+			size_t nr = pl_bench_values(ref, which, k, rs);
+			size_t nc = pl_bench_values(&run->bench[i], which, k, scratch);
 			struct pl_comparison *c = &run->cmp[run->ncmp];
 			c->bench = i;
 			c->reference = run->reference;
 			if (pl_bench_compare(scratch, nc, rs, nr, run->cfg.resamples,
-					     run->cfg.seed ^ (i + 1), c) == PL_OK)
+					     run->cfg.seed ^ (i + 1), c) == PL_OK) {
+				if (run->cfg.metric) {
+					c->dimension = run->cfg.metric->name;
+					/* a larger number of samples/s is the faster one */
+					if (run->cfg.metric->higher && c->change != PL_CHANGE_NONE)
+						c->change = c->change == PL_CHANGE_FASTER
+								? PL_CHANGE_SLOWER
+								: PL_CHANGE_FASTER;
+				}
 				run->ncmp++;
+			}
 		}
 		free(rs);
 	}

@@ -20,6 +20,8 @@
 #include "stats.h"
 #include "words.h"
 
+struct pl_metric;
+
 /* the most simulated executions per command (--sim-runs) */
 #define PL_SIM_MAX_RUNS 20
 
@@ -52,6 +54,7 @@ struct pl_bench_config {
 	const char *alloc_dir; /* --alloc: where the preloaded counter writes (see
 				* bench.c), NULL off */
 	int sim;	       /* --sim: enum pl_sim_mode (simcount.h); 0 auto */
+	const struct pl_metric *metric; /* --metric: the program's own number, NULL off */
 	int sim_runs;	       /* simulated executions per command (default 3) */
 };
 
@@ -66,6 +69,8 @@ struct pl_sample {
 	long max_rss_kb;
 	long minflt, majflt; /* page faults (getrusage of the run) */
 	double alloc_bytes, alloc_calls; /* --alloc: counted by the preload; -1 unknown */
+	double metric;	  /* --metric: the run's value (NAN: none found) */
+	size_t metric_n;  /* ... from this many matches */
 	int exit_code, signal, timed_out;
 	int counted; /* in the statistics: a measured run that did not fail,
 		      * on a CPU that was not contended */
@@ -99,6 +104,7 @@ struct pl_bench {
 	struct pl_metric_stats wall, user, sys, cpu, rss, minflt, majflt, alloc_bytes, alloc_calls;
 	struct pl_metric_stats counter[PL_CTR_COUNT];
 	struct pl_metric_stats wall_exec; /* wall time per execution, unbatched */
+	struct pl_metric_stats reported;  /* --metric: the program's number */
 	unsigned char *outlier; /* per execution, wall time */
 	size_t batch;		/* executions per sample (>= 1) */
 	double exec_cv;		/* the calibration's per-execution CV; NAN if none */
@@ -208,7 +214,7 @@ int pl_bench_execute(struct pl_bench_run *run, struct pl_error *err);
 int pl_bench_finish(struct pl_bench_run *run);
 
 /* Sample values of one metric (-1 wall, -2 user, -3 sys, -4 cpu, -5 rss
- * bytes, >= 0 a counter): the mean of each run of `batch` consecutive
+ * bytes, -10 the program's number (--metric), >= 0 a counter): the mean of each run of `batch` consecutive
  * counted executions; a last, incomplete batch is left out. Returns how
  * many were written to out (room for b->n). batch 1: per execution. */
 size_t pl_bench_values(const struct pl_bench *b, int metric, size_t batch, double *out);

@@ -4,6 +4,7 @@
  * users. Exports are built in memory and written atomically by the command.
  */
 #include "benchview.h"
+#include "metric.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -61,13 +62,18 @@ static void verdict_line(FILE *f, const struct pl_style *st, const char *name, c
 			  : ch == PL_CHANGE_SLOWER ? PL_RED
 						   : PL_DIM;
 	char rel[64];
-	if (ratio < 1)
+	int sim = dim && strncmp(dim, "sim_", 4) == 0;
+	int other = dim && strcmp(dim, "timing") != 0;
+	if (other && !sim) /* the program's own number: not necessarily a time */
+		snprintf(rel, sizeof(rel), "%.2f× %s than", ratio < 1 ? 1.0 / ratio : ratio,
+			 ratio < 1 ? "lower" : "higher");
+	else if (ratio < 1)
 		snprintf(rel, sizeof(rel), "%.2f× faster than", 1.0 / ratio);
 	else
 		snprintf(rel, sizeof(rel), "%.2f× slower than", ratio);
-	int sim = dim && strncmp(dim, "sim_", 4) == 0;
 	fprintf(f, "  %s%s%s %s %s%s%s%s%s\n", pl_c(st, PL_BOLD), name, pl_c(st, PL_RESET), rel,
-		pl_c(st, PL_BOLD), refname, pl_c(st, PL_RESET), sim ? " on " : "", sim ? dim : "");
+		pl_c(st, PL_BOLD), refname, pl_c(st, PL_RESET), other ? " on " : "",
+		other ? dim : "");
 	if (sim)
 		fprintf(f,
 			"    ratio %.3f  range [%.3f, %.3f]  simulated, deterministic  → %s%s%s\n",
@@ -200,6 +206,20 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 			    strstr(dims[k].name, "_rate") != NULL)
 				fprintf(f, "  %-22s%.3f\n", dims[k].name, dims[k].value);
 		}
+		if (run->cfg.metric && bn->reported.present) {
+			size_t nv = 0, nr = 0;
+			for (size_t k = 0; k < bn->n; k++)
+				if (bn->samples[k].counted && !isnan(bn->samples[k].metric)) {
+					nv += bn->samples[k].metric_n;
+					nr++;
+				}
+			fprintf(f,
+				"  %s (the program's): median %.6g, CV %.1f%%, range %.6g … %.6g over "
+				"%zu runs (%zu values read)%s\n",
+				run->cfg.metric->name, bn->reported.d.p50, bn->reported.d.cv * 100,
+				bn->reported.d.min, bn->reported.d.max, nr, nv,
+				run->cfg.metric->higher ? ", higher is better" : "");
+		}
 		if (bn->sim_n) {
 			pl_fmt_count(a, sizeof(a), bn->sim_ir_st.d.p50);
 			fprintf(f, "  Simulated (Valgrind): %s instructions, CV %.3f%% over %zu runs", a,
@@ -275,6 +295,15 @@ void pl_benchview_comparisons(FILE *f, const struct pl_style *st, const struct p
 		size_t pair[2] = {c->bench, c->reference};
 		for (int k = 0; k < 2; k++) {
 			const struct pl_bench *b = &run->bench[pair[k]];
+			if (run->cfg.metric) { /* the program's number was compared */
+				if (b->reported.present && b->reported.d.cv > PL_NOISE_CV_MAX)
+					fprintf(f,
+						"    %snote: %s's %s is noisy (CV %.1f%%): N/A for "
+						"verify%s\n",
+						pl_c(st, PL_YELLOW), b->name, run->cfg.metric->name,
+						b->reported.d.cv * 100, pl_c(st, PL_RESET));
+				continue;
+			}
 			if (b->wall.d.cv > PL_NOISE_CV_MAX)
 				fprintf(f,
 					"    %snote: %s is noisy (CV %.1f%%): its timing is N/A "

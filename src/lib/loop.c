@@ -29,6 +29,7 @@
 #include "render.h"
 #include "spawn.h"
 #include "strbuf.h"
+#include "metric.h"
 #include "simcount.h"
 #include "summary.h"
 
@@ -107,6 +108,21 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	 * each turn then simulates as the baseline did */
 	const char *sim = json_string_value(json_object_get(state, "sim"));
 	int mode = sim ? pl_sim_parse_mode(sim) : PL_SIM_AUTO;
+	/* the program's own number, as the baseline read it: it decides, and
+	 * the process is not simulated */
+	struct pl_metric metric = {0};
+	json_t *mj = json_object_get(state, "metric");
+	if (json_is_object(mj)) {
+		int mrc = pl_metric_init(&metric,
+					 json_string_value(json_object_get(mj, "expr")) ?: "",
+					 json_string_value(json_object_get(mj, "name")),
+					 json_is_true(json_object_get(mj, "higher_is_better")), err);
+		if (mrc != PL_OK)
+			return mrc;
+		run.cfg.metric = &metric;
+		if (mode == PL_SIM_AUTO)
+			mode = PL_SIM_OFF;
+	}
 	run.cfg.sim = mode == PL_SIM_AUTO ? PL_SIM_EVIDENCE : mode < 0 ? PL_SIM_OFF : mode;
 	/* as bench does: where the counts can decide, a noisy wall time gets
 	 * its time budget, not minutes of batches */
@@ -173,6 +189,7 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	}
 out:
 	pl_bench_run_release(&run);
+	pl_metric_release(&metric);
 	return rc;
 }
 
@@ -187,6 +204,17 @@ static int noisy(json_t *summary, char *why, size_t len)
 		json_t *t = json_object_get(json_object_get(b, "dimensions"), "timing");
 		const char *dec =
 		    json_string_value(json_object_get(json_object_get(b, "decides"), "dimension"));
+		json_t *dd = dec ? json_object_get(json_object_get(b, "dimensions"), dec) : NULL;
+		if (dd && json_object_get(b, "metric") && !json_is_null(json_object_get(b, "metric"))) {
+			if (json_is_true(json_object_get(dd, "scored")))
+				continue;
+			snprintf(why, len,
+				 "'%s' is too noisy to compare: its %s (the program's own number) has a "
+				 "CV of %.1f%% > 5%%: more runs (--runs) or a quieter machine help",
+				 json_string_value(json_object_get(b, "name")), dec,
+				 json_number_value(json_object_get(dd, "cv")) * 100);
+			return 1;
+		}
 		if (!json_is_true(json_object_get(t, "scored")) && !pl_dimension_simulated(dec)) {
 			const char *cause = json_string_value(json_object_get(t, "cause"));
 			const char *nosim = json_string_value(
@@ -356,6 +384,18 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	if (s->min_runs > 0)
 		json_object_set_new(state, "min_runs", json_integer(s->min_runs));
 	json_object_set_new(state, "sim", json_string(pl_sim_mode_name(s->sim)));
+	if (s->metric) {
+		struct pl_metric m;
+		if ((rc = pl_metric_init(&m, s->metric, s->metric_name, s->metric_higher, err)) !=
+		    PL_OK) {
+			json_decref(state);
+			return rc;
+		}
+		json_object_set_new(state, "metric",
+				    json_pack("{s:s, s:s, s:b}", "expr", m.expr, "name", m.name,
+					      "higher_is_better", m.higher));
+		pl_metric_release(&m);
+	}
 	char pdir[4300];
 	int code;
 	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);

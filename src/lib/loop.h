@@ -34,6 +34,9 @@ struct pl_loop_settings {
 	int min_runs;	    /* at least this many runs (>= 3); 0: 3 */
 	int sim;	    /* --sim (enum pl_sim_mode): auto simulates at baseline
 			     * where affordable, and every turn as the baseline did */
+	const char *metric; /* --metric SPEC: the program's own number decides */
+	const char *metric_name; /* its dimension (NULL: "metric") */
+	int metric_higher;	 /* larger is better */
 };
 
 /* Measure, require CV <= 0.05, store the baseline and a checkpoint.

@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "fsio.h"
+#include "metric.h"
 #include "ranks.h"
 #include "tiers.h"
 
@@ -144,6 +145,11 @@ size_t pl_summary_dimensions(const struct pl_bench_run *run, const struct pl_ben
 		dim_set(&out[k++], def->name, def->unit, b->counter[c].d.p50, b->counter[c].d.cv,
 			tcv);
 	}
+	/* --metric: the program's own number, gated by its own spread only
+	 * (the process's start-up, which moves the wall time, is not in it) */
+	if (run->cfg.metric && b->reported.present && k < max)
+		dim_set(&out[k++], run->cfg.metric->name, "", b->reported.d.p50, b->reported.d.cv,
+			0);
 	/* the deterministic measure (simcount.c): gated by its own spread only,
 	 * since a busy machine does not move it */
 	if (b->sim_ir_st.present && k < max)
@@ -180,6 +186,9 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 		    "exit_code", s->exit_code, "timed_out", s->timed_out, "counted", s->counted,
 		    "outlier", b->outlier ? b->outlier[i] : 0);
 		json_object_set_new(o, "contended", json_boolean(s->contended));
+		if (run->cfg.metric)
+			json_object_set_new(o, "metric",
+					    isnan(s->metric) ? json_null() : json_real(s->metric));
 		json_object_set_new(o, "minor_faults", json_integer(s->minflt));
 		json_object_set_new(o, "major_faults", json_integer(s->majflt));
 		if (run->cfg.alloc_dir) {
@@ -234,9 +243,27 @@ static json_t *sim_json(const struct pl_bench_run *run, const struct pl_bench *b
 	return o;
 }
 
-const char *pl_summary_decides(json_t *dims, char *why, size_t len)
+const char *pl_summary_decides(json_t *bench, char *why, size_t len)
 {
+	json_t *dims = json_object_get(bench, "dimensions");
 	json_t *t = json_object_get(dims, "timing");
+	const char *mname = json_string_value(json_object_get(json_object_get(bench, "metric"), "name"));
+	json_t *md = mname ? json_object_get(dims, mname) : NULL;
+	if (md) {
+		double mcv = json_number_value(json_object_get(md, "cv"));
+		if (json_is_true(json_object_get(md, "scored"))) {
+			snprintf(why, len,
+				 "the program's own number (--metric): its CV is %.1f%%, within the "
+				 "%.0f%% gate",
+				 mcv * 100, PL_NOISE_CV_MAX * 100);
+			return mname;
+		}
+		snprintf(why, len,
+			 "the program's own number (--metric) varies too much to decide: its CV "
+			 "is %.1f%%, over the %.0f%% gate",
+			 mcv * 100, PL_NOISE_CV_MAX * 100);
+		return mname;
+	}
 	double tcv = json_number_value(json_object_get(t, "cv"));
 	if (json_is_true(json_object_get(t, "scored"))) {
 		snprintf(why, len, "the wall time's CV is %.1f%%, within the %.0f%% gate", tcv * 100,
@@ -291,6 +318,8 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	}
 	if (b->wall_exec.present)
 		json_object_set_new(stats, "wall_per_run_s", stats_json(&b->wall_exec, NULL, b));
+	if (run->cfg.metric)
+		json_object_set_new(stats, "metric", stats_json(&b->reported, NULL, b));
 	json_object_set_new(o, "batch", json_integer((json_int_t)(b->batch ? b->batch : 1)));
 	json_object_set_new(o, "run_cv",
 			    b->exec_cv == b->exec_cv ? json_real(b->exec_cv) : json_null());
@@ -330,6 +359,11 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 			json_object_set_new(d, "source",
 					    json_string("simulated: Valgrind's cachegrind, not a "
 							"hardware counter"));
+		if (run->cfg.metric && !strcmp(dims[i].name, run->cfg.metric->name)) {
+			json_object_set_new(d, "source", json_string("reported by the program"));
+			json_object_set_new(d, "higher_is_better",
+					    json_boolean(run->cfg.metric->higher));
+		}
 		if (!dims[i].scored && i == 0) {
 			char cause[600];
 			pl_bench_noise_cause(&run->cfg, b, cause, sizeof(cause));
@@ -339,8 +373,14 @@ static json_t *bench_json(const struct pl_bench_run *run, const struct pl_bench 
 	}
 	json_object_set_new(o, "dimensions", dj);
 	json_object_set_new(o, "sim", sim_json(run, b));
+	json_object_set_new(o, "metric",
+			    run->cfg.metric
+				? json_pack("{s:s, s:s, s:b}", "name", run->cfg.metric->name, "expr",
+					    run->cfg.metric->expr, "higher_is_better",
+					    run->cfg.metric->higher)
+				: json_null());
 	char why[400];
-	const char *dec = pl_summary_decides(dj, why, sizeof why);
+	const char *dec = pl_summary_decides(o, why, sizeof why);
 	json_object_set_new(o, "decides", json_pack("{s:s, s:s}", "dimension", dec, "why", why));
 	return o;
 }

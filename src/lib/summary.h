@@ -44,10 +44,11 @@ json_t *pl_summary_bench(json_t *doc, const char *name, size_t *index);
 int pl_summary_wall_samples(json_t *doc, const char *name, double **x, size_t *n);
 /* The same of the runs' CPU time (user_s + sys_s). */
 int pl_summary_cpu_samples(json_t *doc, const char *name, double **x, size_t *n);
-/* Which dimension decides for a benchmark, from its dimensions object:
+/* Which dimension decides for a benchmark (its object, with dimensions
+ * and metric): the program's own number where --metric gave one, else
  * timing where scored, else a scored simulated one (sim_cycles, then
  * sim_instructions), else timing (which then cannot decide); why in buf. */
-const char *pl_summary_decides(json_t *dims, char *why, size_t len);
+const char *pl_summary_decides(json_t *bench, char *why, size_t len);
 /* The simulated executions' counts of benchmark `name` (dim: sim_instructions
  * or sim_cycles): malloc'd in *x; PL_EINPUT where it has none. */
 int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, double **x,

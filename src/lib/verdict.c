@@ -31,6 +31,24 @@ int pl_dimension_simulated(const char *dim)
 	return dim && strncmp(dim, "sim_", 4) == 0;
 }
 
+/* A dimension gated by its own spread alone: a simulated count, or the
+ * program's own number (--metric); they carry their "source". */
+static int own_gate(json_t *bench, const char *dim)
+{
+	return pl_dimension_simulated(dim) ||
+	       json_is_string(json_object_get(
+		   json_object_get(json_object_get(bench, "dimensions"), dim), "source"));
+}
+
+/* Larger is better for dim: the dimension says so (--metric
+ * --higher-is-better), else the tier table does (ipc). */
+static int higher_better(json_t *bench, const char *dim)
+{
+	json_t *h = json_object_get(json_object_get(json_object_get(bench, "dimensions"), dim),
+				    "higher_is_better");
+	return json_is_boolean(h) ? json_is_true(h) : pl_dimension_higher_is_better(dim);
+}
+
 static size_t counted_samples(json_t *b)
 {
 	size_t n = 0, i;
@@ -96,9 +114,10 @@ static void rule_target(struct pl_verdict *v, double min_gain)
 static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored, json_t *bb,
 		       json_t *ab)
 {
-	if (pl_dimension_simulated(v->target)) {
+	if (own_gate(bb, v->target)) {
 		/* the gate applies to the dimension that decides: a simulated
-		 * count's own spread over its runs, whatever the wall time did */
+		 * count's own spread over its runs, or the program's number's over
+		 * its samples, whatever the whole process's wall time did */
 		struct pl_rule *r = rule(v, "target_not_noisy");
 		json_t *x = json_object_get(json_object_get(bb, "dimensions"), v->target);
 		json_t *y = json_object_get(json_object_get(ab, "dimensions"), v->target);
@@ -106,9 +125,9 @@ static void rule_noise(struct pl_verdict *v, int before_scored, int after_scored
 		double acv = json_number_value(json_object_get(y, "cv"));
 		r->passed = json_is_true(json_object_get(x, "scored")) &&
 			    json_is_true(json_object_get(y, "scored"));
-		snprintf(r->detail, sizeof(r->detail),
-			 "%s CV before %.3f%%, after %.3f%% over the simulated runs (max 5%%)",
-			 v->target, bcv * 100, acv * 100);
+		snprintf(r->detail, sizeof(r->detail), "%s CV before %.3f%%, after %.3f%% over %s (max 5%%)",
+			 v->target, bcv * 100, acv * 100,
+			 pl_dimension_simulated(v->target) ? "the simulated runs" : "its samples");
 		json_object_set_new(r->numbers, "before_cv", json_real(bcv));
 		json_object_set_new(r->numbers, "after_cv", json_real(acv));
 		return;
@@ -353,7 +372,10 @@ static void rule_regressions(struct pl_verdict *v, json_t *bb, json_t *ab)
 			ta = pl_tier_absolute(dim, av);
 		} else {
 			tb = 3;
-			ta = pl_tier_relative(dim, bv, av);
+			/* a number the program reports says its own direction */
+			ta = higher_better(bb, dim) && !pl_dimension_higher_is_better(dim)
+				 ? pl_tier_relative(dim, bv, 2 * bv - av)
+				 : pl_tier_relative(dim, bv, av);
 		}
 		compared++;
 		if (ta - tb >= 1) {
@@ -390,6 +412,17 @@ const char *pl_verdict_auto_target(json_t *bb, json_t *ab, char *why, size_t len
 	json_t *tb = json_object_get(db, "timing"), *ta = json_object_get(da, "timing");
 	double cb = json_number_value(json_object_get(tb, "cv"));
 	double ca = json_number_value(json_object_get(ta, "cv"));
+	/* the program's own number, where both runs read the same one */
+	const char *mb = json_string_value(json_object_get(json_object_get(bb, "metric"), "name"));
+	const char *ma = json_string_value(json_object_get(json_object_get(ab, "metric"), "name"));
+	if (mb && ma && !strcmp(mb, ma) && json_object_get(db, mb) && json_object_get(da, ma)) {
+		snprintf(why, len,
+			 "decided on %s, the number the program reports (--metric '%.200s'), not "
+			 "its whole-process time",
+			 mb,
+			 json_string_value(json_object_get(json_object_get(bb, "metric"), "expr")) ?: "");
+		return mb;
+	}
 	if (json_is_true(json_object_get(tb, "scored")) &&
 	    json_is_true(json_object_get(ta, "scored"))) {
 		snprintf(why, len,
@@ -486,8 +519,7 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	v->before_p50 = bval;
 	v->after_p50 = aval;
 	if (bval > 0)
-		v->gain = pl_dimension_higher_is_better(target) ? (aval - bval) / bval
-								: (bval - aval) / bval;
+		v->gain = higher_better(bb, target) ? (aval - bval) / bval : (bval - aval) / bval;
 	rule_target(v, in->min_gain);
 	rule_noise(v, btime_sc, atime_sc, bb, ab);
 	rule_samples(v, bb, ab);
