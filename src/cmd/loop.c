@@ -228,12 +228,27 @@ static int spec_commands(const struct pl_spec *sp, struct pl_loop_settings *s, c
 		return pl_error_set(err, PL_EINPUT, "%s: more than 255 commands to measure",
 				    sp->path);
 	/* one run measures them all: the most warm-up and runs any asks for */
+	int metric_given = s->metric != NULL; /* --metric wins over the file's */
 	for (size_t i = 0; i < n; i++)
 		if (from[i]) {
 			if (from[i]->warmup > s->warmup)
 				s->warmup = from[i]->warmup;
 			if (from[i]->min_runs > s->min_runs)
 				s->min_runs = from[i]->min_runs;
+			/* ... and one number the program reports, read from all */
+			if (metric_given) {
+				/* the option's number, whatever the file says */
+			} else if (from[i]->metric && !s->metric) {
+				s->metric = from[i]->metric;
+				s->metric_name = from[i]->metric_name;
+				s->metric_higher = from[i]->higher_is_better;
+			} else if (from[i]->metric && strcmp(from[i]->metric, s->metric) != 0) {
+				return pl_error_set(err, PL_EINPUT,
+						    "%s: benchmarks.%s.metric: one loop reads one "
+						    "number; '%s' differs from '%s'",
+						    sp->path, from[i]->name, from[i]->metric,
+						    s->metric);
+			}
 		}
 	for (size_t i = 0; i < cmds->n; i++) {
 		bench[i] = cmds->v[i];

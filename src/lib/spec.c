@@ -4,6 +4,7 @@
  * says the first thing wrong as FILE:LINE: KEY.PATH: what.
  */
 #include "spec.h"
+#include "metric.h"
 
 #include <ctype.h>
 #include <math.h>
@@ -146,14 +147,20 @@ static void bench_hash(struct pl_spec_bench *b)
 	h = hash_str(h, num);
 	h = hash_str(h, b->expect);
 	h = hash_str(h, b->target);
+	if (b->metric) { /* (older files' hashes stay as they were without it) */
+		h = hash_str(hash_str(h, b->metric), b->metric_name);
+		h = hash_str(h, b->higher_is_better ? "higher" : "lower");
+	}
 	snprintf(b->hash, sizeof b->hash, "%016llx", (unsigned long long)h);
 }
 
 static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 		      struct pl_spec_bench *b)
 {
-	static const char *const known[] = {"cmd",	"shell",  "params", "env", "warmup",
-					    "min_runs", "expect", "target", NULL};
+	static const char *const known[] = {"cmd",	    "shell",	   "params",
+					    "env",	    "warmup",	   "min_runs",
+					    "expect",	    "target",	   "metric",
+					    "metric_name", "higher_is_better", NULL};
 	char where[300];
 	snprintf(where, sizeof where, "benchmarks.%.280s", name);
 	b->warmup = b->min_runs = -1;
@@ -201,6 +208,24 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 				rc = pl_yaml_bad(
 				    c, v, at, "expected 1, log n, n, n log n, n^2 or n^3, got '%s'",
 				    b->expect);
+		} else if (!strcmp(key, "metric")) {
+			rc = pl_yaml_string(c, v, at, &b->metric);
+			struct pl_metric m;
+			struct pl_error me;
+			if (!rc && pl_metric_init(&m, b->metric, NULL, 0, &me) != PL_OK)
+				rc = pl_yaml_bad(c, v, at, "%s", me.msg);
+			else if (!rc)
+				pl_metric_release(&m);
+		} else if (!strcmp(key, "metric_name")) {
+			rc = pl_yaml_string(c, v, at, &b->metric_name);
+			struct pl_metric m;
+			struct pl_error me;
+			if (!rc && pl_metric_init(&m, "x", b->metric_name, 0, &me) != PL_OK)
+				rc = pl_yaml_bad(c, v, at, "%s", me.msg);
+			else if (!rc)
+				pl_metric_release(&m);
+		} else if (!strcmp(key, "higher_is_better")) {
+			rc = pl_yaml_bool(c, v, at, &b->higher_is_better);
 		} else if (!strcmp(key, "target")) {
 			rc = pl_yaml_string(c, v, at, &b->target);
 			for (const char *q = b->target; !rc && *q; q++)
@@ -215,6 +240,11 @@ static int read_bench(struct pl_yaml *c, const char *name, yaml_node_t *map,
 	}
 	if (!rc && !b->cmd)
 		rc = pl_yaml_bad(c, map, where, "no 'cmd': the command to measure%s", "");
+	if (!rc && !b->metric && (b->metric_name || b->higher_is_better))
+		rc = pl_yaml_bad(c, map, where,
+				 "metric_name and higher_is_better describe a 'metric', which is "
+				 "missing%s",
+				 "");
 	if (!rc && !b->shell) { /* split as bench splits it: refused now, not mid-run */
 		struct pl_argv w = {0};
 		struct pl_error e2 = {{0}};
@@ -331,6 +361,8 @@ void pl_spec_release(struct pl_spec *s)
 		free(b->cmd);
 		free(b->expect);
 		free(b->target);
+		free(b->metric);
+		free(b->metric_name);
 		free_kv(b->params, b->nparams);
 		free_kv(b->env, b->nenv);
 	}
@@ -391,6 +423,12 @@ int pl_spec_bench_args(const struct pl_spec_bench *b, struct pl_argv *out)
 	}
 	if (b->expect)
 		rc |= push(out, "--expect") | push(out, b->expect);
+	if (b->metric)
+		rc |= push(out, "--metric") | push(out, b->metric);
+	if (b->metric_name)
+		rc |= push(out, "--metric-name") | push(out, b->metric_name);
+	if (b->higher_is_better)
+		rc |= push(out, "--higher-is-better");
 	if (b->shell)
 		rc |= push(out, "--shell");
 	return rc ? PL_ENOMEM : PL_OK;
@@ -515,6 +553,12 @@ json_t *pl_spec_bench_json(const struct pl_spec *s, const struct pl_spec_bench *
 	    "min_runs", b->min_runs >= 0 ? json_integer(b->min_runs) : json_null(), "expect",
 	    b->expect ? json_string(b->expect) : json_null(), "target",
 	    b->target ? json_string(b->target) : json_null());
+	if (b->metric)
+		json_object_set_new(settings, "metric",
+				    json_pack("{s:s, s:o, s:b}", "expr", b->metric, "name",
+					      b->metric_name ? json_string(b->metric_name)
+							     : json_null(),
+					      "higher_is_better", b->higher_is_better));
 	return json_pack("{s:s, s:s, s:s, s:o}", "file", s->path, "benchmark", b->name, "hash",
 			 b->hash, "settings", settings);
 }

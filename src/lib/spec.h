@@ -38,6 +38,9 @@ struct pl_spec_bench {
 	int min_runs; /* -1: not given */
 	char *expect; /* a complexity class, or NULL */
 	char *target; /* the dimension verify improves, or NULL (timing) */
+	char *metric; /* the program's own number (bench --metric), or NULL */
+	char *metric_name; /* its dimension, or NULL */
+	int higher_is_better;
 	char hash[17];
 };
 

@@ -40,10 +40,19 @@ check hb.json "d['comparisons'][0]['ratio'] == 2"
 grep -q "fast 2.00× higher than slow on throughput" out || fail "the comparison does not name the number: $(cat out)"
 grep -q "→ faster" out || fail "a higher throughput is not the faster: $(cat out)"
 
-# verify decides on it, in its direction
-run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'step_time_ms=([0-9.]+)' --metric-name step_time_ms -n t -o m2.json -- ./train.sh fast.txt
-expect_rc 0
-run "$PERFLOOP" verify --before m.json --after m2.json --suite-exit-code 0 -o v.json
+# verify decides on it, in its direction (a number the program reports is
+# as exposed to the machine's speed as its wall time: two measurements the
+# speed probe sees 4% apart, in the direction that would explain the gain,
+# are measured again, at most three times, as t300 does)
+for attempt in 1 2 3; do
+	run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'step_time_ms=([0-9.]+)' --metric-name step_time_ms -n t -o m.json -- ./train.sh
+	expect_rc 0
+	run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'step_time_ms=([0-9.]+)' --metric-name step_time_ms -n t -o m2.json -- ./train.sh fast.txt
+	expect_rc 0
+	run "$PERFLOOP" verify --before m.json --after m2.json --suite-exit-code 0 -o v.json
+	[ "$rc" -eq 1 ] && grep -q 'FAIL fingerprint_match.*machine_speed' "$T/out" || break
+	[ "$attempt" -lt 3 ] || skip "the machine's speed changed between the measurements three times: $(grep fingerprint_match "$T/out")"
+done
 expect_rc 0
 check v.json "d['verdict'] == 'accept' and d['target'] == 'step_time_ms' and d['gain'] == 0.5 and 'the number the program reports' in d['target_why']"
 check v.json "'target_not_noisy' in [r['name'] for r in d['rules']]"
@@ -79,6 +88,23 @@ for bad in "--metric (" "--metric x --metric-name timing" "--metric x --metric-n
 	[ "$(wc -l <"$T/err")" -eq 1 ] || fail "$bad: more than one line: $(cat "$T/err")"
 done
 
+# perfloop.yaml: the same, by name; a bad expression is one line naming it
+cat >perfloop.yaml <<'YAML'
+benchmarks:
+  train:
+    cmd: ./train.sh
+    metric: 'step_time_ms=([0-9.]+)'
+    metric_name: step_time_ms
+YAML
+run "$PERFLOOP" bench --no-history -w 0 -r 3 --batch 1 -o y.json train
+expect_rc 0
+check y.json "d['benchmarks'][0]['dimensions']['step_time_ms']['value'] == 40 and d['spec']['settings']['metric']['name'] == 'step_time_ms'"
+printf 'benchmarks:\n  train:\n    cmd: ./train.sh\n    metric: "("\n' >perfloop.yaml
+run "$PERFLOOP" bench --no-history -r 3 train
+expect_rc 2
+expect_err "perfloop.yaml:4.*benchmarks.train.metric"
+rm perfloop.yaml
+
 # the loop: baseline and turns decided on the number, kept for every turn
 command -v git >/dev/null 2>&1 || exit 0
 new_repo repo
@@ -90,10 +116,10 @@ run "$PERFLOOP" baseline --bench './train.sh' -n train --runs 4 --batch 1 --metr
 expect_rc 0
 grep -q 'decides: throughput' "$T/out" || fail "baseline: $(cat "$T/out")"
 check .perfloop/loop.json "d['metric'] == {'expr': 'samples/s: ([0-9]+)', 'name': 'throughput', 'higher_is_better': True}"
-echo 32 >step.txt
+echo 10 >step.txt
 run "$PERFLOOP" try -m "faster steps"
 expect_rc 0
-grep -q 'verdict: accept (on throughput)' "$T/out" || fail "a 25% higher throughput: $(cat "$T/out")"
+grep -q "verdict: accept (on throughput)" "$T/out" || fail "4x the throughput: $(cat "$T/out")"
 echo 64 >step.txt
 run "$PERFLOOP" try -m "slower steps"
 expect_rc 1
