@@ -12,6 +12,7 @@
 #include "cmd.h"
 #include "benchrun.h"
 #include "loop.h"
+#include "monotime.h"
 #include "simcount.h"
 #include "spec.h"
 #include "summary.h"
@@ -40,7 +41,8 @@ const char cmd_baseline_usage[] =
     "                          perfloop.yaml benchmark's name (repeatable)\n"
     "  -n, --name NAME         name of the next benchmark\n"
     "      --suite 'CMD'       the functional suite, run before every measurement\n"
-    "  -r, --runs N            exactly N runs per command (>= 3; default: bench's\n"
+    "  -r, --runs N            exactly N runs per command (>= 3; executions, as\n"
+    "                          bench's -r, unless --batch; default: bench's\n"
     "                          time-budget policy)\n"
     "      --max-iterations N  turns before the loop stops (default 3)\n"
     "      --min-gain X        the minimum accepted gain: 0.05 or 5% (default)\n"
@@ -177,6 +179,65 @@ static void print_baseline_medians(const struct pl_git *g)
 			       json_string_value(json_object_get(dec, "why")));
 	}
 	json_decref(doc);
+}
+
+/* Progress of baseline and try on a terminal's stderr: the phase, then the
+ * running benchmark's runs with an ETA, one line redrawn in place. */
+struct loop_progress {
+	struct pl_style st;
+	double last;
+	int drawn;
+};
+
+static void loop_phase(void *arg, const char *what)
+{
+	struct loop_progress *lp = arg;
+	if (lp->drawn)
+		pl_progress_clear(stderr);
+	fprintf(stderr, "perfloop: %s ...", what);
+	fflush(stderr);
+	lp->drawn = 1;
+}
+
+static void loop_runs(void *arg, const struct pl_bench *b, size_t index, int event)
+{
+	(void)index;
+	struct loop_progress *lp = arg;
+	double t = pl_now_s();
+	if (event != PL_PROGRESS_END && t - lp->last < 0.1)
+		return;
+	lp->last = t;
+	size_t total = b->target ? b->target : b->n;
+	double eta = -1;
+	char extra[64] = "warming up", tb[32];
+	if (event != PL_PROGRESS_WARMUP && b->n > 0) {
+		double med = pl_bench_current_median(b);
+		snprintf(extra, sizeof(extra), "median %s", pl_fmt_time(tb, sizeof(tb), med));
+		eta = total > b->n ? (double)(total - b->n) * med : 0;
+	}
+	if (lp->drawn)
+		pl_progress_clear(stderr);
+	pl_progress_draw(stderr, &lp->st, b->name, b->n, total ? total : 1, eta, extra);
+	fflush(stderr);
+	lp->drawn = 1;
+}
+
+static void loop_progress_start(struct loop_progress *lp)
+{
+	memset(lp, 0, sizeof(*lp));
+	if (!isatty(STDERR_FILENO))
+		return;
+	pl_style_detect(&lp->st, stderr);
+	struct pl_loop_progress p = {.runs = loop_runs, .phase = loop_phase, .arg = lp};
+	pl_loop_set_progress(&p);
+}
+
+static void loop_progress_end(struct loop_progress *lp)
+{
+	if (lp->drawn)
+		pl_progress_clear(stderr);
+	lp->drawn = 0;
+	pl_loop_set_progress(NULL);
 }
 
 static int open_repo(const char *dir, struct pl_git *g)
@@ -351,6 +412,7 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 			s.ledger = optarg;
 			break;
 		case 'k':
+			s.batch_auto = !strcmp(optarg, "auto");
 			if ((s.batch = pl_bench_parse_batch(optarg)) < 0) {
 				pl_die(PL_EXIT_USAGE,
 				       "option '--batch': expected auto or an integer 1..1000000, "
@@ -449,7 +511,10 @@ int cmd_baseline(int argc, char **argv, const struct pl_ctx *ctx)
 		goto done;
 	}
 	json_t *state;
+	struct loop_progress lp;
+	loop_progress_start(&lp);
 	int lrc = pl_loop_baseline(&g, &s, ctx->interrupted, &state, &err);
+	loop_progress_end(&lp);
 	if (lrc == PL_ENOTSUP) {
 		rc = pl_die(PL_EXIT_NEGATIVE, "%s", err.msg);
 		goto done;
@@ -527,7 +592,10 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 		return PL_EXIT_OK;
 	}
 	struct pl_try_outcome o;
+	struct loop_progress lp;
+	loop_progress_start(&lp);
 	int lrc = pl_loop_try(&g, message, cont, ctx->interrupted, &o, &err);
+	loop_progress_end(&lp);
 	if (o.recovered[0])
 		fprintf(stderr, "perfloop: %s\n", o.recovered);
 	if (lrc == PL_ENOTSUP) {

@@ -13,6 +13,7 @@
 #include <fcntl.h>
 #include <math.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -80,6 +81,37 @@ static int run_suite(const char *suite, double timeout_s, const volatile sig_ato
 	return rc;
 }
 
+static struct pl_loop_progress progress;
+
+void pl_loop_set_progress(const struct pl_loop_progress *p)
+{
+	if (p)
+		progress = *p;
+	else
+		memset(&progress, 0, sizeof(progress));
+}
+
+static void phase(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void phase(const char *fmt, ...)
+{
+	if (!progress.phase)
+		return;
+	char buf[300];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(buf, sizeof(buf), fmt, ap);
+	va_end(ap);
+	progress.phase(progress.arg, buf);
+}
+
+static void on_runs(void *arg, const struct pl_bench *b, size_t index,
+		    enum pl_progress_event ev)
+{
+	(void)arg;
+	if (progress.runs)
+		progress.runs(progress.arg, b, index, (int)ev);
+}
+
 /* Bench every stored command with the stored settings; write `file`. */
 static int measure(const struct pl_git *g, json_t *state, const char *file,
 		   const volatile sig_atomic_t *intr, json_t **summary, struct pl_error *err)
@@ -145,6 +177,11 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 		if (rc != PL_OK)
 			goto out;
 	}
+	if (progress.runs) {
+		run.progress = on_runs;
+		run.progress_arg = NULL;
+	}
+	phase("measuring %zu benchmark%s", run.nbench, run.nbench == 1 ? "" : "s");
 	rc = pl_bench_execute(&run, err);
 	if (rc != PL_OK)
 		goto out;
@@ -156,6 +193,15 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 		}
 	if ((rc = pl_bench_finish(&run)) != PL_OK)
 		goto out;
+	if (run.cfg.sim != PL_SIM_OFF && progress.phase) {
+		/* about PL_SIM_SLOWDOWN times a run, the runs two at a time here */
+		double est = 0;
+		for (i = 0; i < run.nbench; i++)
+			est += run.bench[i].wall_exec.present ? run.bench[i].wall_exec.d.min : 0;
+		if (run.cfg.sim != PL_SIM_EVIDENCE || est * PL_SIM_SLOWDOWN <= PL_SIM_AUTO_MAX_S)
+			phase("counting instructions under Valgrind: about %.0f s",
+			      est * 40 * PL_SIM_RUNS_DEFAULT / 2 + 1);
+	}
 	if ((rc = pl_sim_measure(&run, err)) != PL_OK)
 		goto out;
 	if (mode == PL_SIM_AUTO) {
@@ -376,9 +422,12 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 		      s->min_gain > 0 ? s->min_gain : 0.05, "ledger", lrel, "timeout_s",
 		      s->timeout_s > 0 ? s->timeout_s : PL_LOOP_TIMEOUT_DEFAULT, "iteration", 0,
 		      "turns", "last_accepted_gain");
-	/* K given, or calibrated (auto) by this baseline and kept for every turn */
+	/* K given, or calibrated (auto) by this baseline and kept for every turn;
+	 * --runs N alone is N executions (bench's -r), not N batches */
 	if (s->batch > 0)
 		json_object_set_new(state, "batch", json_integer(s->batch));
+	else if (s->runs > 0 && s->batch == 0 && !s->batch_auto)
+		json_object_set_new(state, "batch", json_integer(1));
 	if (s->warmup >= 0)
 		json_object_set_new(state, "warmup", json_integer(s->warmup));
 	if (s->min_runs > 0)
@@ -400,7 +449,11 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	int code;
 	rc = pl_perfloop_dir(g, pdir, sizeof(pdir), err);
 	if (rc == PL_OK)
+	{
+		if (s->suite)
+			phase("running the suite: %.200s", s->suite);
 		rc = run_suite(s->suite, suite_timeout(state), intr, &code, err);
+	}
 	if (rc == PL_OK && code != 0)
 		rc = pl_error_set(err, PL_EFAILED,
 				  "the suite must pass before a baseline: '%s' exited %d", s->suite,
@@ -975,6 +1028,8 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	int it = (int)json_integer_value(json_object_get(state, "iteration")) + 1;
 	const char *suite = json_string_value(json_object_get(state, "suite"));
 	int code;
+	if (suite)
+		phase("running the suite: %.200s", suite);
 	if ((rc = run_suite(suite, suite_timeout(state), intr, &code, err)) != PL_OK)
 		goto out;
 	char file[64];

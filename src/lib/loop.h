@@ -15,6 +15,8 @@
 #include "gitops.h"
 #include "verdict.h"
 
+struct pl_bench;
+
 #define PL_LOOP_SCHEMA "perfloop.loop/1"
 #define PL_LEDGER_DEFAULT "docs/perf/baseline_ledger.jsonl"
 #define PL_LOOP_TIMEOUT_DEFAULT 600.0 /* seconds per run; the suite gets 4x */
@@ -30,6 +32,7 @@ struct pl_loop_settings {
 	const char *ledger; /* default PL_LEDGER_DEFAULT; inside the repository */
 	double timeout_s;   /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
 	int batch;	    /* runs per sample; 0: calibrated at baseline, then kept */
+	int batch_auto;	    /* --batch auto was said (--runs then counts samples) */
 	int warmup;	    /* warm-up runs per command; -1: bench's default */
 	int min_runs;	    /* at least this many runs (>= 3); 0: 3 */
 	int sim;	    /* --sim (enum pl_sim_mode): auto simulates at baseline
@@ -38,6 +41,17 @@ struct pl_loop_settings {
 	const char *metric_name; /* its dimension (NULL: "metric") */
 	int metric_higher;	 /* larger is better */
 };
+
+/* How baseline and try report progress (the command draws it; NULL
+ * members: nothing): each benchmark's runs as bench's progress, and the
+ * phases ("running the suite", "counting instructions under Valgrind:
+ * about 12 s"). Set before pl_loop_baseline or pl_loop_try. */
+struct pl_loop_progress {
+	void (*runs)(void *arg, const struct pl_bench *b, size_t index, int event);
+	void (*phase)(void *arg, const char *what);
+	void *arg;
+};
+void pl_loop_set_progress(const struct pl_loop_progress *p);
 
 /* Measure, require CV <= 0.05, store the baseline and a checkpoint.
  * PL_EFAILED when the suite or a command fails; PL_ENOTSUP when too noisy

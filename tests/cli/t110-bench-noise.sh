@@ -23,7 +23,7 @@ check n.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) ==
 # left out for a contended CPU breaks the alternation, and a calibration
 # whose counted runs all took one branch never sees the swing; under three
 # stress lanes it once counted too few to see it)
-run "$PERFLOOP" bench -w 0 -r 10 --max-time 4 --contention keep -o b.json --shell -- "$swing"
+run "$PERFLOOP" bench -w 0 --batch auto -r 10 --max-time 4 --contention keep -o b.json --shell -- "$swing"
 expect_rc 0
 check b.json "d['benchmarks'][0]['run_cv'] > 0.3"
 check b.json "d['benchmarks'][0]['batch'] > 1 and 'calibration' in d['benchmarks'][0]['batch_reason']"
@@ -61,8 +61,13 @@ check t.json "len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) ==
 # --batch 1 and auto are recorded as asked
 run "$PERFLOOP" bench -r 3 --batch 1 -o d.json -- true
 check d.json "d['settings']['batch'] == 1 and d['benchmarks'][0]['batch'] == 1"
-run "$PERFLOOP" bench -r 3 -o e.json -- true
+run "$PERFLOOP" bench --batch auto -r 3 -o e.json -- true
 check e.json "d['settings']['batch'] == 'auto' and 'calibration' in d['benchmarks'][0]['batch_reason']"
+# -r N alone is N executions, as in hyperfine; without -r, auto
+run "$PERFLOOP" bench -w 0 -r 7 -o f.json -- true
+check f.json "d['settings']['batch'] == 1 and len(d['benchmarks'][0]['samples']) >= 7 and len([s for s in d['benchmarks'][0]['samples'] if s['counted']]) == 7"
+run "$PERFLOOP" bench -w 0 --min-runs 3 --time-budget 0.05 -o g.json -- true
+check g.json "d['settings']['batch'] == 'auto'"
 # --batch is checked
 run "$PERFLOOP" bench --batch 0 true
 expect_rc 2
