@@ -83,14 +83,23 @@ new_repo() {
 	git config user.name t
 }
 
+# work_sh SECONDS: a work.sh that sleeps SECONDS and computes in
+# proportion ($BUSY, 20 M iterations a second of sleep), so that its wall
+# time and its simulated instructions move together: where the wall time
+# is too noisy to decide, the counts decide (bench --sim), and a turn's
+# verdict does not depend on a quiet machine
+work_sh() {
+	printf '#!/bin/sh\nsleep %s\n"%s" %s\n' "$1" "$BUSY" "$(awk -v s="$1" 'BEGIN { printf "%d", s * 20000000 }')" >work.sh
+}
+
 # loop_template DIR [SECONDS]: a repository for the loop's fault tests,
-# entered: a committed work.sh (sleep SECONDS, 0.1 unless given) and
+# entered: a committed work.sh (work_sh SECONDS, 0.1 unless given) and
 # notes.txt, an uncommitted edit of the user's to notes.txt, a baseline of
 # work.sh (3 runs; skips where the machine is too noisy for one); base is
 # the base commit
 loop_template() {
 	new_repo "$1"
-	printf '#!/bin/sh\nsleep %s\n' "${2:-0.1}" >work.sh
+	work_sh "${2:-0.1}"
 	chmod +x work.sh
 	echo notes >notes.txt
 	git add -A

@@ -7,11 +7,11 @@
 . "$(dirname "$0")/lib.sh"
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
-# Each turn's three runs must pass the noise gate, or the test skips: a
-# host's hiccup of a few ms in one run is a CV past 5% of a 40 ms sleep
-# (3 of 5 runs skipped so on a quiet machine here), so the waits are long
-# enough to keep one under it: the base 0.3 s, the win 0.15 s, the
-# slowdown 0.6 s.
+# Each turn's verdict must come out as planned: the work (work_sh) sleeps
+# and computes in proportion, so where the three runs' wall time is over
+# the noise gate the simulated instructions decide (it skipped 3 of 5
+# times on a quiet machine when it slept alone): the base 0.3 s, the win
+# 0.15 s, the slowdown 0.6 s.
 loop_template tmpl 0.3
 
 # before: the change is in the tree, HEAD and the ledger as they were
@@ -55,7 +55,7 @@ turn() { # STEP SLEEP: a copy of the template, the change, a try killed at STEP
 	rm -rf case
 	cp -a tmpl case
 	cd case
-	printf '#!/bin/sh\nsleep %s\n' "$2" >work.sh
+	work_sh "$2"
 	set +e
 	PERFLOOP_FAULT_KILL=$1 "$PERFLOOP" try -m faster >"$T/out" 2>"$T/err"
 	rc=$?
@@ -118,7 +118,7 @@ for sig in HUP TERM; do
 	rm -rf case
 	cp -a tmpl case
 	cd case
-	printf '#!/bin/sh\nsleep 0.6\n' >work.sh
+	work_sh 0.6
 	"$PERFLOOP" try >"$T/out" 2>"$T/err" &
 	p=$!
 	# wait until the turn's journal appears, then signal at once
