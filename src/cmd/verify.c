@@ -255,8 +255,11 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		FILE *h = json_out ? stderr : stdout;
 		struct pl_style st;
 		pl_style_detect(&st, h);
-		fprintf(h, "%s%s%s: %s p50 %.6g -> %.6g (%+.1f%%)\n", pl_c(&st, PL_BOLD), v.bench,
-			pl_c(&st, PL_RESET), v.target, v.before_p50, v.after_p50, v.gain * 100);
+		char fb[48], fa[48];
+		pl_fmt_dim(fb, sizeof fb, v.target, v.before_p50);
+		pl_fmt_dim(fa, sizeof fa, v.target, v.after_p50);
+		fprintf(h, "%s%s%s: %s p50 %s -> %s (%+.1f%%)\n", pl_c(&st, PL_BOLD), v.bench,
+			pl_c(&st, PL_RESET), v.target, fb, fa, v.gain * 100);
 		fprintf(h, "  %s%s%s\n", pl_c(&st, PL_DIM), v.target_why,
 			pl_c(&st, PL_RESET));
 		for (int i = 0; i < v.nrules; i++)

@@ -365,10 +365,21 @@ static void benchmarks(struct pl_strbuf *b, const struct pl_report_input *in)
 			esc(b, jstr(c, "reference"));
 			pl_strbuf_printf(b,
 					 "</td><td class=\"num\">%.4g\u00d7</td><td "
-					 "class=\"num\">[%.4g, %.4g]</td><td class=\"num\">%.2g</td><td>",
+					 "class=\"num\">[%.4g, %.4g]</td><td class=\"num\">",
 					 jnum(c, "ratio"), json_number_value(json_array_get(ci, 0)),
-					 json_number_value(json_array_get(ci, 1)), jnum(c, "p_value"));
+					 json_number_value(json_array_get(ci, 1)));
+			/* a simulated comparison has no p: its counts do not vary */
+			if (json_is_number(json_object_get(c, "p_value")))
+				pl_strbuf_printf(b, "%.2g</td><td>", jnum(c, "p_value"));
+			else
+				pl_strbuf_puts(b, "\u2014</td><td>");
 			esc(b, jstr(c, "verdict"));
+			const char *dim = jstr(c, "dimension");
+			if (dim[0] && strcmp(dim, "timing") != 0) {
+				pl_strbuf_puts(b, " (on ");
+				esc(b, dim);
+				pl_strbuf_puts(b, ")");
+			}
 			pl_strbuf_puts(b, "</td></tr>\n");
 		}
 		pl_strbuf_puts(b, "</table>\n");

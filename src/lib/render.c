@@ -81,6 +81,13 @@ char *pl_fmt_dim(char *buf, size_t len, const char *dimension, double value)
 {
 	if (dimension && !strcmp(dimension, "timing"))
 		return pl_fmt_seconds(buf, len, value);
+	if (dimension && !strncmp(dimension, "sim_", 4)) { /* counts: 25.02M instructions */
+		char c[32];
+		pl_fmt_count(c, sizeof c, value);
+		snprintf(buf, len, "%s %s", c,
+			 !strcmp(dimension, "sim_cycles") ? "est. cycles" : "instructions");
+		return buf;
+	}
 	snprintf(buf, len, "%.6g", value);
 	return buf;
 }

@@ -541,6 +541,23 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 				    json_is_true(json_object_get(t, "scored"))
 					? ""
 					: " (N/A: too noisy to compare)");
+				/* where another dimension decides (simulated counts, the
+				 * program's own number), say which and its figure */
+				const char *dec = json_string_value(json_object_get(
+				    json_object_get(b, "decides"), "dimension"));
+				json_t *dd = dec ? json_object_get(json_object_get(b, "dimensions"), dec)
+						 : NULL;
+				if (dec && strcmp(dec, "timing") != 0 && dd) {
+					char v[48];
+					pl_fmt_dim(v, sizeof v, dec,
+						  json_number_value(json_object_get(dd, "value")));
+					pl_strbuf_printf(
+					    &o.b, "  decided on %s: p50 %s, CV %.3f%%%s\n", dec, v,
+					    json_number_value(json_object_get(dd, "cv")) * 100,
+					    json_is_true(json_object_get(dd, "scored"))
+						? ""
+						: " (N/A: too noisy to compare)");
+				}
 			}
 		}
 		pl_strbuf_puts(&o.b, "\n");
