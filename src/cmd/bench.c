@@ -124,7 +124,7 @@ const char cmd_bench_usage[] =
     "                          5%, and then decides the comparisons), off,\n"
     "                          instructions (always), cycles (always, with the\n"
     "                          cache simulated: estimated cycles decide)\n"
-    "      --sim-runs N        simulated runs per command (default 3, at most 20)\n"
+    "      --sim-runs N        simulated runs per command (default 3, 3 to 20)\n"
     "      --metric REGEX|json:PATH\n"
     "                          the number the program reports decides, not its\n"
     "                          whole-process time: each run's output is read for\n"
@@ -549,10 +549,12 @@ static int compare_sim(const struct pl_bench *b, json_t *base, struct pl_compari
 		if (pl_summary_sim_samples(base, b->name, d, &ref, &nr) != PL_OK)
 			return PL_EINPUT;
 	}
-	pl_sim_compare(!strcmp(d, "sim_cycles") ? b->sim_cyc : b->sim_ir, b->sim_n, ref, nr, c);
+	struct pl_comparison s = *c;
+	pl_sim_compare(!strcmp(d, "sim_cycles") ? b->sim_cyc : b->sim_ir, b->sim_n, ref, nr, &s);
 	free(ref);
-	if (!isfinite(c->ratio))
+	if (!isfinite(s.ratio) || !isfinite(s.ci_lo) || !isfinite(s.ci_hi))
 		return PL_EINPUT;
+	*c = s;
 	*dim = d;
 	return PL_OK;
 }
@@ -561,11 +563,52 @@ static int compare_sim(const struct pl_bench *b, json_t *base, struct pl_compari
  * wall time's verdict, why it may be in doubt (above), and how the CPU time
  * changed (contention stretches a run's wall time much more than the CPU
  * time it uses, so a doubtful slowdown can stand on it: see regressions()). */
+/* With --metric, b's number against the baseline's (each run's value, in
+ * its direction; in doubt where either side's is over the noise gate). */
+static json_t *compare_metric(const struct pl_bench_run *run, const struct pl_bench *b,
+			      json_t *base, const char *file)
+{
+	const struct pl_metric *m = run->cfg.metric;
+	double *ref = NULL, *cand = malloc((b->n + 1) * sizeof(*cand));
+	size_t nr = 0, nc = cand ? pl_bench_values(b, -10, 1, cand) : 0;
+	struct pl_comparison c;
+	json_t *out = NULL;
+	if (cand && nc && pl_summary_metric_samples(base, b->name, &ref, &nr) == PL_OK &&
+	    pl_bench_compare(cand, nc, ref, nr, run->cfg.resamples, run->cfg.seed, &c) == PL_OK &&
+	    isfinite(c.ratio) && isfinite(c.ci_lo) && isfinite(c.ci_hi)) {
+		if (m->higher && c.change != PL_CHANGE_NONE)
+			c.change = c.change == PL_CHANGE_FASTER ? PL_CHANGE_SLOWER : PL_CHANGE_FASTER;
+		struct pl_describe d;
+		char doubt[300] = "";
+		double bcv = pl_stats_describe(ref, nr, &d) == PL_OK ? d.cv : 0;
+		if (bcv > PL_NOISE_CV_MAX || b->reported.d.cv > PL_NOISE_CV_MAX)
+			snprintf(doubt, sizeof doubt,
+				 "%s's %s varies by %.1f%% (CV), this run's by %.1f%%, over the %.0f%% "
+				 "gate",
+				 file, m->name, bcv * 100, b->reported.d.cv * 100,
+				 PL_NOISE_CV_MAX * 100);
+		out = json_pack("{s:s, s:s, s:f, s:[f,f], s:o, s:s, s:o, s:n, s:n}", "name", b->name,
+				"dimension", m->name, "ratio", c.ratio, "ci95", c.ci_lo, c.ci_hi,
+				"p_value", isfinite(c.p) ? json_real(c.p) : json_null(), "verdict",
+				pl_change_name(c.change), "doubt",
+				doubt[0] ? json_string(doubt) : json_null(), "cpu", "speed_change");
+	}
+	free(cand);
+	free(ref);
+	return out;
+}
+
 static json_t *compare_baseline(const struct pl_bench_run *run, json_t *base, const char *file)
 {
 	json_t *cmps = json_array();
 	for (size_t i = 0; i < run->nbench; i++) {
 		const struct pl_bench *b = &run->bench[i];
+		if (run->cfg.metric) {
+			json_t *mc = compare_metric(run, b, base, file);
+			if (mc)
+				json_array_append_new(cmps, mc);
+			continue;
+		}
 		json_t *bb = pl_summary_bench(base, b->name, NULL);
 		double *ref = NULL;
 		size_t nr = 0;
@@ -624,6 +667,30 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 		{
 			const char *name = json_string_value(json_object_get(c, "name"));
 			double ratio = json_number_value(json_object_get(c, "ratio"));
+			if (run->cfg.metric) {
+				/* the program's number: its own direction, and no CPU
+				 * time to stand on where it is in doubt */
+				double slow = run->cfg.metric->higher && ratio > 0 ? 1 / ratio : ratio;
+				const char *dv = json_string_value(json_object_get(c, "doubt"));
+				if (strcmp(json_string_value(json_object_get(c, "verdict")), "slower") ||
+				    slow <= limit)
+					continue;
+				if (dv) {
+					fprintf(stderr,
+						"perfloop: warning: '%s' looks %.1f%% worse than in %s on "
+						"%s, but %s: not called a regression\n",
+						name, (slow - 1) * 100, base_path, run->cfg.metric->name,
+						dv);
+					continue;
+				}
+				fprintf(stderr,
+					"perfloop: regression: '%s' is %.1f%% worse than in %s on %s "
+					"(p %.2g)\n",
+					name, (slow - 1) * 100, base_path, run->cfg.metric->name,
+					json_number_value(json_object_get(c, "p_value")));
+				n++;
+				continue;
+			}
 			json_t *ci = json_object_get(c, "ci95");
 			int slower =
 			    !strcmp(json_string_value(json_object_get(c, "verdict")), "slower");
@@ -680,8 +747,23 @@ static int regressions(const struct pl_bench_run *run, json_t *base_cmp, const c
 	}
 	for (size_t i = 0; i < run->ncmp; i++) {
 		const struct pl_comparison *c = &run->cmp[i];
-		if (c->change != PL_CHANGE_SLOWER || c->ratio <= limit)
+		/* a number where higher is better (samples/s): its fall is the
+		 * slowdown, 1 / ratio */
+		double slow = run->cfg.metric && run->cfg.metric->higher && c->ratio > 0
+				  ? 1 / c->ratio
+				  : c->ratio;
+		if (c->change != PL_CHANGE_SLOWER || slow <= limit)
 			continue;
+		if (run->cfg.metric) {
+			fprintf(stderr,
+				"perfloop: regression: '%s' is %.1f%% worse than '%s' on %s (95%% CI "
+				"%.3f-%.3f, p %.2g)\n",
+				run->bench[c->bench].name, (slow - 1) * 100,
+				run->bench[c->reference].name, run->cfg.metric->name, c->ci_lo,
+				c->ci_hi, c->p);
+			n++;
+			continue;
+		}
 		if (c->dimension && strncmp(c->dimension, "sim_", 4) == 0)
 			fprintf(stderr,
 				"perfloop: regression: '%s' is %.1f%% slower than '%s' on %s "
@@ -1045,7 +1127,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			metric_higher = 1;
 			break;
 		case OPT_SIM_RUNS:
-			if (parse_int("--sim-runs", optarg, 1, &cfg->sim_runs) != 0)
+			if (parse_int("--sim-runs", optarg, 3, &cfg->sim_runs) != 0)
 				goto out;
 			if (cfg->sim_runs > PL_SIM_MAX_RUNS) {
 				pl_die(PL_EXIT_USAGE, "option '--sim-runs': at most %d, got '%s'",
@@ -1367,10 +1449,13 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 		{
 			json_t *r0 = json_array_get(
 			    json_object_get(json_object_get(bj, "sim"), "runs"), 0);
-			if (r0 && cfg->sim != PL_SIM_CYCLES)
-				cfg->sim = json_is_number(json_object_get(r0, "est_cycles"))
-					       ? PL_SIM_CYCLES
-					       : PL_SIM_INSTRUCTIONS;
+			/* as auto does, but also where this run's wall time
+			 * passes: the baseline's may not (a note, not an error,
+			 * where Valgrind cannot run it) */
+			if (r0) {
+				cfg->sim = PL_SIM_EVIDENCE;
+				cfg->sim_cache |= json_is_number(json_object_get(r0, "est_cycles"));
+			}
 		}
 	}
 	/* measured as the baseline was: its batch, unless --batch says */

@@ -608,6 +608,11 @@ static int parallel_check(struct pl_bench_run *run, struct pl_bench *b, const st
 	cpu_set_t allowed;
 	int ncpu = sched_getaffinity(0, sizeof(allowed), &allowed) == 0 ? CPU_COUNT(&allowed) : 1;
 	double others = before >= 1 && after >= 1 ? (before - 1 + after - 1) / 2.0 : 0;
+	/* procs_running counts the whole machine's tasks: those on the CPUs
+	 * perfloop may use are their share of them (a cpuset, taskset) */
+	long online = sysconf(_SC_NPROCESSORS_ONLN);
+	if (online > ncpu && ncpu > 0)
+		others = others * ncpu / (double)online;
 	double share = one_task_share(ncpu, others);
 	/* under load the margin is narrower: a single task gets about its share
 	 * (ratio 1), two busy ones measured 1.2-1.5 times it beside two hogs */
@@ -954,12 +959,6 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 	io->in_fd = -1;
 	io->out_fd = -1;
 	io->metric_fd = -1;
-	if (cfg->metric) {
-		io->metric_fd = memfd_create("perfloop-metric", MFD_CLOEXEC);
-		if (io->metric_fd < 0)
-			return pl_error_set(err, PL_ESYS, "--metric: cannot hold the output: %s",
-					    strerror(errno));
-	}
 	io->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (io->null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
@@ -974,6 +973,17 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 					    strerror(errno));
 		}
 	}
+	if (cfg->metric) {
+		io->metric_fd = memfd_create("perfloop-metric", MFD_CLOEXEC);
+		if (io->metric_fd < 0) {
+			int e = errno;
+			if (io->in_fd >= 0)
+				close(io->in_fd);
+			close(io->null_fd);
+			return pl_error_set(err, PL_ESYS, "--metric: cannot hold the output: %s",
+					    strerror(e));
+		}
+	}
 	if (!cfg->output || strcmp(cfg->output, "null") == 0) {
 		io->out_fd = -1;
 	} else if (strcmp(cfg->output, "inherit") == 0) {
@@ -984,6 +994,8 @@ static int open_io(const struct pl_bench_config *cfg, struct io *io, struct pl_e
 			int e = errno;
 			if (io->in_fd >= 0)
 				close(io->in_fd);
+			if (io->metric_fd >= 0)
+				close(io->metric_fd);
 			close(io->null_fd);
 			return pl_error_set(err, PL_EINPUT,
 					    "option '--output': cannot open '%s': %s", cfg->output,
@@ -1500,7 +1512,8 @@ int pl_bench_finish(struct pl_bench_run *run)
 			c->bench = i;
 			c->reference = run->reference;
 			if (pl_bench_compare(scratch, nc, rs, nr, run->cfg.resamples,
-					     run->cfg.seed ^ (i + 1), c) == PL_OK) {
+					     run->cfg.seed ^ (i + 1), c) == PL_OK &&
+			    isfinite(c->ratio) && isfinite(c->ci_lo) && isfinite(c->ci_hi)) {
 				if (run->cfg.metric) {
 					c->dimension = run->cfg.metric->name;
 					/* a larger number of samples/s is the faster one */

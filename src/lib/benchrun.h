@@ -56,6 +56,7 @@ struct pl_bench_config {
 	int sim;	       /* --sim: enum pl_sim_mode (simcount.h); 0 auto */
 	const struct pl_metric *metric; /* --metric: the program's own number, NULL off */
 	int sim_runs;	       /* simulated executions per command (default 3) */
+	int sim_cache;	       /* simulate the cache too (as a baseline did) */
 };
 
 /* A dimension is scored (comparable) only when its CV is at most this. */

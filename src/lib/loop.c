@@ -138,8 +138,12 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 	/* the deterministic measure: the baseline's "auto" simulates where it
 	 * can afford to (evidence for a turn measured on a noisier machine);
 	 * each turn then simulates as the baseline did */
+	/* a loop from before the deterministic measure has no "sim": its
+	 * baseline has no counts, so its turns take none */
 	const char *sim = json_string_value(json_object_get(state, "sim"));
-	int mode = sim ? pl_sim_parse_mode(sim) : PL_SIM_AUTO;
+	int mode = sim ? pl_sim_parse_mode(sim)
+		   : strncmp(file, "try-", 4) == 0 ? PL_SIM_OFF
+						   : PL_SIM_AUTO;
 	/* the program's own number, as the baseline read it: it decides, and
 	 * the process is not simulated */
 	struct pl_metric metric = {0};
@@ -368,6 +372,7 @@ static int archive_loop(const struct pl_git *g, char *out, size_t len, struct pl
 		return pl_error_set(err, PL_ESYS, "cannot read '%s': %s", top, strerror(errno));
 	struct dirent *e;
 	int rc = PL_OK;
+	json_t *moved = json_array(); /* to put back where one cannot move */
 	while (rc == PL_OK && (e = readdir(d))) {
 		const char *n = e->d_name;
 		int ours = !strcmp(n, "loop.json") || !strcmp(n, "baseline.json") ||
@@ -381,8 +386,23 @@ static int archive_loop(const struct pl_git *g, char *out, size_t len, struct pl
 		if (rename(from, to) != 0)
 			rc = pl_error_set(err, PL_ESYS, "cannot move '%s' to '%s': %s", from, to,
 					  strerror(errno));
+		else
+			json_array_append_new(moved, json_string(n));
 	}
 	closedir(d);
+	if (rc != PL_OK) { /* the old loop stays whole where it was */
+		size_t i;
+		json_t *n;
+		json_array_foreach(moved, i, n)
+		{
+			char from[4700], to[4600];
+			snprintf(from, sizeof(from), "%s/%s", sub, json_string_value(n));
+			snprintf(to, sizeof(to), "%s/%s", top, json_string_value(n));
+			rename(from, to);
+		}
+		rmdir(sub);
+	}
+	json_decref(moved);
 	size_t tl = strlen(g->top);
 	snprintf(out, len, "%.4000s", strncmp(sub, g->top, tl) == 0 ? sub + tl + 1 : sub);
 	return rc;

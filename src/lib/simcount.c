@@ -270,15 +270,25 @@ static char **job_env(char *seedvar, size_t len)
 	return env;
 }
 
-static int start(const struct pl_bench_run *run, struct job *j, const char *valgrind, int in_fd,
+static int start(const struct pl_bench_run *run, struct job *j, const char *valgrind,
 		 int null_fd, struct pl_error *err)
 {
+	/* each run reads --input from its start: its own open file, since runs
+	 * at once would share (and move) one offset */
+	int in_fd = -1;
+	if (run->cfg.input && (in_fd = open(run->cfg.input, O_RDONLY | O_CLOEXEC)) < 0)
+		return pl_error_set(err, PL_EINPUT, "option '--input': cannot open '%s': %s",
+				    run->cfg.input, strerror(errno));
 	const char *tmp = getenv("TMPDIR");
 	snprintf(j->dir, sizeof j->dir, "%s/perfloop-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
-	if (!mkdtemp(j->dir))
+	if (!mkdtemp(j->dir)) {
+		int e = errno;
+		if (in_fd >= 0)
+			close(in_fd);
 		return pl_error_set(err, PL_ESYS, "cannot create a directory in '%s': %s",
-				    tmp && *tmp ? tmp : "/tmp", strerror(errno));
-	int cache = run->cfg.sim == PL_SIM_CYCLES;
+				    tmp && *tmp ? tmp : "/tmp", strerror(e));
+	}
+	int cache = run->cfg.sim == PL_SIM_CYCLES || run->cfg.sim_cache;
 	char outfile[4300], logfile[4300], seedvar[40];
 	snprintf(outfile, sizeof outfile, "--cachegrind-out-file=%s/cg.%%p.%%n", j->dir);
 	snprintf(logfile, sizeof logfile, "--log-file=%s/valgrind.%%p.log", j->dir);
@@ -298,6 +308,8 @@ static int start(const struct pl_bench_run *run, struct job *j, const char *valg
 		free(argv);
 		free(env);
 		remove_dir(j->dir);
+		if (in_fd >= 0)
+			close(in_fd);
 		return PL_ENOMEM;
 	}
 	for (size_t i = 0; i < npre; i++)
@@ -318,6 +330,8 @@ static int start(const struct pl_bench_run *run, struct job *j, const char *valg
 	int e = errno;
 	free(argv);
 	free(env);
+	if (in_fd >= 0)
+		close(in_fd);
 	if (pid < 0) {
 		remove_dir(j->dir);
 		return pl_error_set(err, PL_ESYS, "cannot start Valgrind: %s", strerror(e));
@@ -454,14 +468,9 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 	size_t width = hooks ? 1 : (size_t)allowed_cpus();
 	if (width > 8)
 		width = 8;
-	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC), in_fd = -1;
+	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
-	if (cfg->input && (in_fd = open(cfg->input, O_RDONLY | O_CLOEXEC)) < 0) {
-		close(null_fd);
-		return pl_error_set(err, PL_EINPUT, "option '--input': cannot open '%s': %s",
-				    cfg->input, strerror(errno));
-	}
 	struct job jobs[8];
 	memset(jobs, 0, sizeof jobs);
 	size_t next = 0, total = nlist * per, running = 0;
@@ -497,10 +506,8 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 			}
 			jobs[s].b = b;
 			jobs[s].k = next % per;
-			if ((rc = start(run, &jobs[s], valgrind, in_fd, null_fd, err)) != PL_OK)
+			if ((rc = start(run, &jobs[s], valgrind, null_fd, err)) != PL_OK)
 				break;
-			if (in_fd >= 0)
-				lseek(in_fd, 0, SEEK_SET);
 			next++;
 			running++;
 		}
@@ -551,8 +558,6 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 	kill_all(jobs, width);
 	if (rc == PL_OK && hooks && last)
 		rc = pl_bench_hook(run, last, "cleanup", cfg->cleanup, err);
-	if (in_fd >= 0)
-		close(in_fd);
 	close(null_fd);
 	return rc;
 }
@@ -576,6 +581,8 @@ static void sim_stats(struct pl_bench *b)
  * either side over the noise gate, and both simulated. */
 static void recompare(struct pl_bench_run *run)
 {
+	if (run->cfg.metric) /* the program's own number decides, not the counts */
+		return;
 	for (size_t i = 0; i < run->ncmp; i++) {
 		struct pl_comparison *c = &run->cmp[i];
 		const struct pl_bench *x = &run->bench[c->bench], *r = &run->bench[c->reference];
@@ -665,7 +672,8 @@ int pl_sim_measure(struct pl_bench_run *run, struct pl_error *err)
 				 noisy->wall.d.cv * 100);
 		else
 			snprintf(b->sim_why, sizeof b->sim_why,
-				 "kept as evidence for a later turn measured on a noisier machine");
+				 "kept as evidence: a comparison with a simulated baseline, or a "
+				 "later turn on a noisier machine, can decide on it");
 		list[nlist++] = b;
 	}
 	int rc = nlist ? simulate(run, list, nlist, valgrind, err) : PL_OK;

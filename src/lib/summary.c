@@ -642,25 +642,24 @@ static int sim_agrees(const char *path, size_t i, json_t *b, struct pl_error *er
 	return PL_OK;
 }
 
-int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, double **x,
-			   size_t *n)
+/* The numbers at `key` of a benchmark's array `arr` of objects (samples,
+ * sim.runs), those whose "counted" is not false: malloc'd in *x;
+ * PL_EINPUT where there are none. */
+static int numbers_of(json_t *arr, const char *key, double **x, size_t *n)
 {
 	*x = NULL;
 	*n = 0;
-	json_t *b = pl_summary_bench(doc, name, NULL);
-	json_t *runs = json_object_get(json_object_get(b, "sim"), "runs");
-	const char *key = !strcmp(dim, "sim_cycles") ? "est_cycles" : "instructions";
-	if (!json_array_size(runs))
+	if (!json_array_size(arr))
 		return PL_EINPUT;
-	*x = malloc(json_array_size(runs) * sizeof(**x));
+	*x = malloc(json_array_size(arr) * sizeof(**x));
 	if (!*x)
 		return PL_ENOMEM;
 	size_t j;
-	json_t *r;
-	json_array_foreach(runs, j, r)
+	json_t *s;
+	json_array_foreach(arr, j, s)
 	{
-		json_t *v = json_object_get(r, key);
-		if (json_is_number(v))
+		json_t *c = json_object_get(s, "counted"), *v = json_object_get(s, key);
+		if ((!c || json_is_true(c)) && json_is_number(v) && isfinite(json_number_value(v)))
 			(*x)[(*n)++] = json_number_value(v);
 	}
 	if (!*n) {
@@ -669,6 +668,20 @@ int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, doubl
 		return PL_EINPUT;
 	}
 	return PL_OK;
+}
+
+int pl_summary_metric_samples(json_t *doc, const char *name, double **x, size_t *n)
+{
+	json_t *b = pl_summary_bench(doc, name, NULL);
+	return numbers_of(json_object_get(b, "samples"), "metric", x, n);
+}
+
+int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, double **x,
+			   size_t *n)
+{
+	json_t *b = pl_summary_bench(doc, name, NULL);
+	return numbers_of(json_object_get(json_object_get(b, "sim"), "runs"),
+			  !strcmp(dim, "sim_cycles") ? "est_cycles" : "instructions", x, n);
 }
 
 int pl_summary_load(const char *path, json_t **out, struct pl_error *err)

@@ -49,6 +49,9 @@ int pl_summary_cpu_samples(json_t *doc, const char *name, double **x, size_t *n)
  * timing where scored, else a scored simulated one (sim_cycles, then
  * sim_instructions), else timing (which then cannot decide); why in buf. */
 const char *pl_summary_decides(json_t *bench, char *why, size_t len);
+/* The program's own number (--metric) of each counted run of benchmark
+ * `name`: malloc'd in *x; PL_EINPUT where it has none. */
+int pl_summary_metric_samples(json_t *doc, const char *name, double **x, size_t *n);
 /* The simulated executions' counts of benchmark `name` (dim: sim_instructions
  * or sim_cycles): malloc'd in *x; PL_EINPUT where it has none. */
 int pl_summary_sim_samples(json_t *doc, const char *name, const char *dim, double **x,

@@ -243,13 +243,16 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 		}
 	}
 	r->passed = json_array_size(list) == 0;
+	int explains_dir = speed && ((d > 0) == (v->gain < 0) || v->gain == 0);
 	if (r->passed && speed && fabs(d) > PL_SPEED_CHANGE_MAX)
 		snprintf(r->detail, sizeof(r->detail),
 			 "cpu_model, kernel, governor, smt%s and python are equal; the machine "
-			 "ran %.1f%% %s during the after, which cannot explain this %.1f%% %s",
+			 "ran %.1f%% %s during the after, which %s this %.1f%% %s",
 			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "",
-			 fabs(d) * 100, d > 0 ? "slower" : "faster", fabs(v->gain) * 100,
-			 v->gain > 0 ? "gain" : "loss");
+			 fabs(d) * 100, d > 0 ? "slower" : "faster",
+			 explains_dir ? "explains at most about three times its size, less than"
+				      : "cannot explain",
+			 fabs(v->gain) * 100, v->gain > 0 ? "gain" : "loss");
 	else if (r->passed)
 		snprintf(r->detail, sizeof(r->detail),
 			 "cpu_model, kernel, governor, smt%s%s and python are equal%s",

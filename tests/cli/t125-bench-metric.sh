@@ -60,6 +60,23 @@ run "$PERFLOOP" verify --before m2.json --after m.json --suite-exit-code 0 -o v2
 expect_rc 1
 check v2.json "d['verdict'] == 'reject' and d['gain'] == -1"
 
+# --baseline and --fail-on-regression on the number, in its direction: half
+# the throughput is a regression (exit 1), twice it is not
+echo 80 >slow.txt
+run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'samples/s: ([0-9]+)' --metric-name throughput --higher-is-better -n t -o tb.json -- ./train.sh
+expect_rc 0
+run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'samples/s: ([0-9]+)' --metric-name throughput --higher-is-better -n t --baseline tb.json --fail-on-regression -o ts.json -- ./train.sh slow.txt
+expect_rc 1
+expect_err "perfloop: regression: 't' is 100.0% worse than in tb.json on throughput"
+check ts.json "d['baseline']['comparisons'][0]['dimension'] == 'throughput' and d['baseline']['comparisons'][0]['verdict'] == 'slower'"
+run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'samples/s: ([0-9]+)' --metric-name throughput --higher-is-better -n t --baseline tb.json --fail-on-regression -o tf.json -- ./train.sh fast.txt
+expect_rc 0
+check tf.json "d['baseline']['comparisons'][0]['verdict'] == 'faster'"
+# two commands: the lower throughput is the regression
+run "$PERFLOOP" bench --no-history -w 0 -r 4 --batch 1 --metric 'samples/s: ([0-9]+)' --metric-name throughput --higher-is-better --fail-on-regression -n a -n b "./train.sh step.txt" "./train.sh slow.txt"
+expect_rc 1
+expect_err "'b' is 100.0% worse than 'a' on throughput"
+
 # JSON output (Google Benchmark's --benchmark_format=json), by path
 cat >gb.sh <<'SH'
 #!/bin/sh
