@@ -204,7 +204,7 @@ static int measure(const struct pl_git *g, json_t *state, const char *file,
 			est += run.bench[i].wall_exec.present ? run.bench[i].wall_exec.d.min : 0;
 		if (run.cfg.sim != PL_SIM_EVIDENCE || est * PL_SIM_SLOWDOWN <= PL_SIM_AUTO_MAX_S)
 			phase("counting instructions under Valgrind: about %.0f s",
-			      est * 40 * PL_SIM_RUNS_DEFAULT / 2 + 1);
+			      est * PL_SIM_SLOWDOWN * PL_SIM_RUNS_DEFAULT / 2 + 1);
 	}
 	if ((rc = pl_sim_measure(&run, err)) != PL_OK)
 		goto out;

@@ -475,7 +475,7 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 	memset(jobs, 0, sizeof jobs);
 	size_t next = 0, total = nlist * per, running = 0;
 	/* a run's limit: the command's own timeout, times the slowdown */
-	double limit = cfg->timeout_s > 0 ? cfg->timeout_s * PL_SIM_SLOWDOWN : 0;
+	double limit = cfg->timeout_s > 0 ? cfg->timeout_s * PL_SIM_TIMEOUT_FACTOR : 0;
 	int rc = PL_OK;
 	struct pl_bench *last = NULL;
 	while (rc == PL_OK && (next < total || running)) {
@@ -526,8 +526,9 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 				running--;
 				rc = pl_error_set(err, PL_EFAILED,
 						  "'%s' under Valgrind timed out after %g s (--timeout "
-						  "%g times %g, Valgrind's slowdown)",
-						  jobs[s].b->name, limit, cfg->timeout_s, PL_SIM_SLOWDOWN);
+						  "%g times %g, room for Valgrind's slowdown)",
+						  jobs[s].b->name, limit, cfg->timeout_s,
+						  PL_SIM_TIMEOUT_FACTOR);
 				break;
 			}
 			if (w == 0)

@@ -38,8 +38,13 @@ const char *pl_sim_mode_name(int mode);
 /* where the counts can decide, the wait for a quiet CPU bench makes first
  * (--wait-quiet, 5 s otherwise) */
 #define PL_SIM_WAIT_QUIET_S 1.0
-/* the slowdown under cachegrind that estimate assumes (measured 30-60x) */
-#define PL_SIM_SLOWDOWN 60.0
+/* the slowdown under cachegrind that estimate assumes: measured 10x (a C
+ * loop), 22x (a torch training script), 27-32x (Python scripts whose
+ * start-up dominates) */
+#define PL_SIM_SLOWDOWN 40.0
+/* a simulated run's time limit: --timeout times this (the cache simulated
+ * can cost 100x in memory-bound code) */
+#define PL_SIM_TIMEOUT_FACTOR 100.0
 
 /* The totals of a cachegrind run, every process of it added up. */
 struct pl_sim_counts {
