@@ -183,11 +183,6 @@ int pl_sim_timing_decides(const struct pl_bench *b)
 	return b->wall.present && b->wall.d.n >= 3 && b->wall.d.cv <= PL_NOISE_CV_MAX;
 }
 
-const char *pl_sim_dimension(const struct pl_bench *b)
-{
-	return b->sim_cache ? "sim_cycles" : "sim_instructions";
-}
-
 static double median_of(const double *x, size_t n)
 {
 	double t[PL_SIM_MAX_RUNS];
@@ -230,7 +225,6 @@ void pl_sim_compare(const double *cand, size_t nc, const double *ref, size_t nr,
 struct job {
 	pid_t pid;
 	struct pl_bench *b;
-	size_t k;	 /* which execution of b */
 	char dir[4200];	 /* where its processes write */
 	double t0;
 };
@@ -505,7 +499,6 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 					break;
 			}
 			jobs[s].b = b;
-			jobs[s].k = next % per;
 			if ((rc = start(run, &jobs[s], valgrind, null_fd, err)) != PL_OK)
 				break;
 			next++;

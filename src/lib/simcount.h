@@ -68,10 +68,6 @@ int pl_sim_available(char *version, size_t len);
 /* Whether b's wall time can decide: measured and within the noise gate. */
 int pl_sim_timing_decides(const struct pl_bench *b);
 
-/* The simulated dimension that decides for b: sim_cycles where the cache
- * was simulated, else sim_instructions. */
-const char *pl_sim_dimension(const struct pl_bench *b);
-
 /* The comparison of two deterministic measurements: the ratio of the
  * medians, its interval from the extremes (the least and the most either
  * could be), and faster or slower only where that whole interval lies
