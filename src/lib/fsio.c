@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -96,8 +97,56 @@ char *pl_fsio_read(const char *path, size_t *len, int *missing)
 	return buf;
 }
 
+const char *pl_relpath_check(const char *rel, int own_state)
+{
+	if (!rel || !*rel)
+		return "an empty path";
+	if (rel[0] == '/')
+		return "an absolute path";
+	if (strlen(rel) >= 4096)
+		return "a path over 4095 bytes";
+	for (const char *c = rel; *c;) {
+		const char *e = strchr(c, '/');
+		size_t n = e ? (size_t)(e - c) : strlen(c);
+		if (n == 0)
+			return "an empty path component";
+		if ((n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+			return "a '.' or '..' component";
+		if (n == 4 && strncasecmp(c, ".git", 4) == 0)
+			return "a path into .git";
+		if (own_state && c == rel && n == 9 && strncmp(c, ".perfloop", 9) == 0)
+			return "a path into .perfloop";
+		if (!e)
+			break;
+		c = e + 1;
+		if (!*c)
+			return "an empty path component";
+	}
+	return NULL;
+}
+
+/* fs.protected_symlinks, as the kernel applies it to an open(2) that
+ * follows a link: a link in a sticky, world-writable directory (/tmp) is
+ * followed only if its owner is ours or the directory's. perfloop follows
+ * an output path's link itself, so it must apply the rule itself. */
+static int link_protected(const char *link, const struct stat *lst)
+{
+	if (lst->st_uid == geteuid())
+		return 0;
+	char *dcopy = strdup(link);
+	if (!dcopy)
+		return 1;
+	struct stat dst;
+	int r = stat(dirname(dcopy), &dst);
+	free(dcopy);
+	if (r != 0)
+		return 1;
+	return (dst.st_mode & S_ISVTX) && (dst.st_mode & S_IWOTH) && lst->st_uid != dst.st_uid;
+}
+
 /* The file a write to path lands in: a symlink given as the output path is
- * written through, as any program's `> path` would, never replaced. */
+ * written through, as any program's `> path` would, never replaced; NULL
+ * with errno EACCES for a link the kernel would not follow (see above). */
 static char *final_target(const char *path)
 {
 	char *cur = strdup(path);
@@ -105,6 +154,11 @@ static char *final_target(const char *path)
 		struct stat st;
 		if (lstat(cur, &st) != 0 || !S_ISLNK(st.st_mode))
 			return cur;
+		if (link_protected(cur, &st)) {
+			free(cur);
+			errno = EACCES;
+			return NULL;
+		}
 		char link[4096];
 		ssize_t n = readlink(cur, link, sizeof(link) - 1);
 		if (n < 0)
@@ -151,6 +205,11 @@ int pl_fsio_stage_with(const char *path, pl_fsio_writer write, void *ctx,
 {
 	memset(st, 0, sizeof(*st));
 	char *target = final_target(path);
+	if (!target && errno == EACCES)
+		return pl_error_set(err, PL_EINPUT,
+				    "cannot write '%s': a symlink in a sticky directory that "
+				    "belongs to another user (fs.protected_symlinks)",
+				    path);
 	if (!target)
 		return PL_ENOMEM;
 	size_t plen = strlen(target);

@@ -41,6 +41,14 @@ int pl_fsio_check_writable(const char *path, struct pl_error *err);
  * with errno set, and *missing when it does not exist. */
 char *pl_fsio_read(const char *path, size_t *len, int *missing);
 
+/* Whether rel, a path taken from a file or a tool call, names something
+ * inside a project tree: NULL if so, else why not (a static string). It must
+ * be relative, without empty, "." or ".." components, and without a ".git"
+ * component in any case (git refuses the same, as its hooks live there);
+ * with own_state, nothing under .perfloop/ either. Symlinks are the
+ * writer's to refuse (it must not follow one). */
+const char *pl_relpath_check(const char *rel, int own_state);
+
 /* write(2) all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int pl_fsio_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path, so a rename into it is durable. */

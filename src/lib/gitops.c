@@ -653,6 +653,8 @@ static int take_manifest(const struct pl_git *g, const char *index, int strict,
 		if (!tab || sscanf(rec, "%o %*s %d", &mode, &stage) != 2)
 			continue;
 		const char *path = tab + 1;
+		if (strncmp(path, ".perfloop/", 10) == 0)
+			continue; /* perfloop's own state, even committed, is not the tree's */
 		if (stage != 0) {
 			if (m->n && strcmp(m->v[m->n - 1].path, path) == 0)
 				continue;
@@ -674,7 +676,7 @@ static int take_manifest(const struct pl_git *g, const char *index, int strict,
 		char *p = others + i;
 		size_t pl = strlen(p);
 		i += pl + 1;
-		if (!pl)
+		if (!pl || strncmp(p, ".perfloop/", 10) == 0)
 			continue;
 		struct entry *e = add_entry(m, p, p[pl - 1] == '/' ? pl - 1 : pl, 0);
 		if (!e) {
@@ -740,7 +742,7 @@ static int take_manifest(const struct pl_git *g, const char *index, int strict,
 		e->st[3] = (long long)st.st_ino;
 		if (S_ISREG(st.st_mode)) {
 			e->kind = K_FILE;
-			e->mode = st.st_mode & 07777;
+			e->mode = st.st_mode & 0777;
 			use_cache(e, cache);
 		} else if (S_ISLNK(st.st_mode)) {
 			e->kind = K_LINK;
@@ -803,6 +805,19 @@ static json_t *manifest_json(const struct manifest *m)
 	return a;
 }
 
+/* An ignored path as git lists it (a directory ends in '/'), confined. */
+static int ignored_ok(const char *p)
+{
+	size_t n = strlen(p);
+	if (n == 0 || n >= 4096)
+		return 0;
+	char buf[4096];
+	memcpy(buf, p, n + 1);
+	if (buf[n - 1] == '/')
+		buf[n - 1] = '\0';
+	return pl_relpath_check(buf, 0) == NULL;
+}
+
 static int manifest_load(json_t *doc, const char *file, struct manifest *m,
 			 struct pl_error *err)
 {
@@ -831,6 +846,18 @@ static int manifest_load(json_t *doc, const char *file, struct manifest *m,
 					    "%s: entries[%zu]: path, type or blob missing or invalid",
 					    file, i);
 		}
+		/* a revert writes each path: none may leave the tree or reach
+		 * into .git (hooks) */
+		const char *why = pl_relpath_check(p, 0);
+		if (why) {
+			char *q = pl_git_quote(p);
+			free(p);
+			manifest_release(m);
+			pl_error_set(err, PL_EINPUT, "%s: entries[%zu].path: %s is %s; refused", file,
+				     i, q ? q : "?", why);
+			free(q);
+			return PL_EINPUT;
+		}
 		struct entry *e = add_entry(m, p, strlen(p), json_is_true(json_object_get(o, "tracked")));
 		free(p);
 		if (!e) {
@@ -839,7 +866,8 @@ static int manifest_load(json_t *doc, const char *file, struct manifest *m,
 		}
 		e->kind = (enum kind)k;
 		e->leftover = json_is_true(json_object_get(o, "leftover"));
-		e->mode = (unsigned)json_integer_value(json_object_get(o, "mode"));
+		/* permission bits only: never set-user-ID from a file's word */
+		e->mode = (unsigned)json_integer_value(json_object_get(o, "mode")) & 0777;
 		snprintf(e->oid, sizeof(e->oid), "%s", oid);
 		snprintf(e->state, sizeof(e->state), "%s",
 			 json_string_value(json_object_get(o, "state")) ?: "");
@@ -852,7 +880,7 @@ static int manifest_load(json_t *doc, const char *file, struct manifest *m,
 	json_array_foreach(ign, i, o)
 	{
 		const char *p = json_string_value(o);
-		if (p && pl_grow((void **)&m->ignored, &m->ignored_cap, m->nignored + 1, sizeof(char *), 16) == 0)
+		if (p && ignored_ok(p) && pl_grow((void **)&m->ignored, &m->ignored_cap, m->nignored + 1, sizeof(char *), 16) == 0)
 			m->ignored[m->nignored++] = strdup(p);
 	}
 	if (m->nignored)
@@ -1009,7 +1037,8 @@ int pl_checkpoint_create_ex(const struct pl_git *g, const char *const *leftovers
 	if ((rc = manifest_commit(g, &m, "perfloop checkpoint", commit, sizeof(commit), err)) !=
 	    PL_OK)
 		goto out;
-	if ((rc = git(g, NULL, NULL, NULL, err, "update-ref", "-m", "perfloop checkpoint",
+	if ((rc = git(g, NULL, NULL, NULL, err, "update-ref", "--create-reflog", "-m",
+		      "perfloop checkpoint",
 		      "refs/perfloop/checkpoint", commit, NULL)) != PL_OK)
 		goto out;
 	char created[32];
@@ -1231,6 +1260,46 @@ static int read_blobs(const struct pl_git *g, const struct entry *const *want, s
 	return PL_OK;
 }
 
+/* A checkpoint this clone made: its commit is refs/perfloop/checkpoint or
+ * in that ref's log. A .perfloop/ that came with a clone, an archive or a
+ * pull is someone else's word on what the tree was; reverting to it would
+ * write their files (and their index) into this tree. */
+static int checkpoint_ours(const struct pl_git *g, json_t *cp, const char *cpath,
+			   struct pl_error *err)
+{
+	const char *commit = json_string_value(json_object_get(cp, "commit"));
+	int ok = 0;
+	if (commit && strlen(commit) >= 40 && strspn(commit, "0123456789abcdef") == strlen(commit)) {
+		struct pl_error ignore = {0};
+		char *out = NULL;
+		if (git(g, NULL, &out, NULL, &ignore, "rev-parse", "--verify", "-q",
+			"refs/perfloop/checkpoint", NULL) == PL_OK && out) {
+			chomp(out);
+			ok = strcmp(out, commit) == 0;
+		}
+		free(out);
+		out = NULL;
+		if (!ok && git(g, NULL, &out, NULL, &ignore, "reflog", "show", "--format=%H",
+			       "refs/perfloop/checkpoint", "--", NULL) == PL_OK && out) {
+			size_t cl = strlen(commit);
+			for (char *l = out; *l && !ok;) {
+				char *nl = strchr(l, '\n');
+				size_t n = nl ? (size_t)(nl - l) : strlen(l);
+				ok = n == cl && strncmp(l, commit, cl) == 0;
+				l = nl ? nl + 1 : l + n;
+			}
+		}
+		free(out);
+	}
+	if (ok)
+		return PL_OK;
+	return pl_error_set(err, PL_EINPUT,
+			    "%s: commit: not a checkpoint taken in this repository (not in "
+			    "refs/perfloop/checkpoint or its log); a .perfloop/ that came with a clone "
+			    "or a copy is not reverted to: run 'perfloop checkpoint' to take your own",
+			    cpath);
+}
+
 int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_result *res,
 			 struct pl_error *err)
 {
@@ -1255,6 +1324,10 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 				    "%s: schema: expected '%s' (a checkpoint from an older perfloop "
 				    "cannot be reverted exactly; take a new one)",
 				    cpath, PL_CHECKPOINT_SCHEMA);
+	}
+	if ((rc = checkpoint_ours(g, cp, cpath, err)) != PL_OK) {
+		json_decref(cp);
+		return rc;
 	}
 	int index_saved = json_is_true(json_object_get(cp, "index_saved"));
 	struct manifest before = {0}, now = {0};
@@ -1337,7 +1410,8 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	/* everything the revert overwrites is kept first */
 	if ((rc = manifest_commit(g, &now, "perfloop: the tree before a revert", res->saved,
 				  sizeof(res->saved), err)) != PL_OK ||
-	    (rc = git(g, NULL, NULL, NULL, err, "update-ref", "-m", "perfloop revert",
+	    (rc = git(g, NULL, NULL, NULL, err, "update-ref", "--create-reflog", "-m",
+		      "perfloop revert",
 		      "refs/perfloop/reverted", res->saved, NULL)) != PL_OK)
 		goto out;
 	/* git's own lock on the index, held while the tree is written: an

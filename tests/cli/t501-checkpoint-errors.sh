@@ -96,4 +96,58 @@ mkdir "$(git rev-parse --git-path rebase-apply)"
 run "$PERFLOOP" revert
 expect_rc 2
 expect_err "middle of a rebase or am"
+
+# a checkpoint is perfloop's own record, never a file's word: a manifest
+# whose path leaves the tree or reaches into .git is refused, nothing written
+cd "$T"
+new_repo hostile
+echo one >a.txt
+git add a.txt
+git commit -qm one
+run "$PERFLOOP" checkpoint
+expect_rc 0
+cp .perfloop/checkpoint.json good.json
+mkdir -p "$T/victimhome"
+for bad in '../victimhome/.bashrc' '.git/hooks/pre-commit' 'sub/../../victimhome/x' '/tmp/abs' '.GIT/config' 'a/./b' 'x//y'; do
+	python3 - "$bad" <<'PY'
+import json, sys
+d = json.load(open('good.json'))
+d['entries'][0]['path'] = sys.argv[1]
+d['entries'][0]['mode'] = 0o4755
+json.dump(d, open('.perfloop/checkpoint.json', 'w'))
+PY
+	run "$PERFLOOP" revert
+	expect_rc 2
+	expect_err "entries\[0\].path"
+done
+[ -z "$(ls -A "$T/victimhome")" ] || fail "revert wrote outside the tree"
+[ ! -e .git/hooks/pre-commit ] || fail "revert installed a hook"
+# a checkpoint that came with a clone is not this clone's: refused whole
+cp good.json .perfloop/checkpoint.json
+git add -f .perfloop/checkpoint.json
+git commit -qm "a committed checkpoint"
+cd "$T"
+git clone -q hostile cloned
+cd cloned
+echo changed >a.txt
+run "$PERFLOOP" revert
+expect_rc 2
+expect_err "not a checkpoint taken in this repository"
+[ "$(cat a.txt)" = changed ] || fail "revert to a cloned checkpoint wrote a file"
+# the clone's own checkpoint works as ever
+run "$PERFLOOP" checkpoint
+expect_rc 0
+echo again >a.txt
+run "$PERFLOOP" revert
+expect_rc 0
+[ "$(cat a.txt)" = changed ] || fail "revert to the clone's own checkpoint"
+# every revert's snapshot of the tree stays reachable: refs/perfloop/reverted keeps a log
+echo twice >a.txt
+run "$PERFLOOP" revert
+expect_rc 0
+[ "$(git reflog show --format=%H refs/perfloop/reverted | wc -l)" -ge 2 ] ||
+	fail "refs/perfloop/reverted has no log of earlier snapshots"
+git reflog show --format=%H refs/perfloop/reverted | while read -r c; do
+	git cat-file -e "$c^{tree}" || fail "a reverted snapshot is gone"
+done
 echo ok
