@@ -23,27 +23,48 @@
 
 #include "fsio.h"
 
+struct appended {
+	const char *old, *line;
+	size_t oldlen, linelen; /* linelen counts the newline */
+};
+
+static int write_appended(int fd, void *ctx)
+{
+	const struct appended *a = ctx;
+	if (a->old && pl_fsio_write_all(fd, a->old, a->oldlen) != 0)
+		return -1;
+	const char *stall = getenv("PERFLOOP_FAULT_LEDGER_STALL");
+	if (stall && strcmp(stall, "1") == 0) {
+		size_t half = a->linelen / 2;
+		if (pl_fsio_write_all(fd, a->line, half) != 0)
+			return -1;
+		fsync(fd);
+		sleep(30);
+		return pl_fsio_write_all(fd, a->line + half, a->linelen - half);
+	}
+	return pl_fsio_write_all(fd, a->line, a->linelen);
+}
+
 int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 {
 	char *line = json_dumps(entry, JSON_COMPACT | JSON_REAL_PRECISION(12));
 	if (!line)
 		return PL_ENOMEM;
 	size_t plen = strlen(path);
-	char *lockp = malloc(plen + 8), *tmp = malloc(plen + 8);
-	int rc = PL_OK, lockfd = -1, fd = -1;
+	char *lockp = malloc(plen + 2);
+	int rc = PL_OK, lockfd = -1;
 	char *old = NULL;
-	if (!lockp || !tmp) {
+	if (!lockp) {
 		rc = PL_ENOMEM;
 		goto out;
 	}
 	/* lock the directory: a lock file would litter the user's tree */
-	snprintf(lockp, plen + 8, "%s", path);
+	snprintf(lockp, plen + 2, "%s", path);
 	char *slash = strrchr(lockp, '/');
 	if (slash)
 		*(slash == lockp ? slash + 1 : slash) = '\0';
 	else
-		snprintf(lockp, plen + 8, ".");
-	snprintf(tmp, plen + 8, "%s.tmp", path);
+		snprintf(lockp, plen + 2, ".");
 	lockfd = open(lockp, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (lockfd < 0 || flock(lockfd, LOCK_EX) != 0) {
 		rc = pl_error_set(err, PL_EINPUT, "cannot lock the directory of '%s': %s", path,
@@ -64,44 +85,17 @@ int pl_ledger_append(const char *path, json_t *entry, struct pl_error *err)
 				  path);
 		goto out;
 	}
-	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-	if (fd < 0)
-		goto sys_fail;
 	size_t llen = strlen(line);
 	line[llen] = '\n'; /* json_dumps leaves room: we wrote over its NUL */
-	if (old && pl_fsio_write_all(fd, old, len) != 0)
-		goto sys_fail;
-	const char *stall = getenv("PERFLOOP_FAULT_LEDGER_STALL");
-	if (stall && strcmp(stall, "1") == 0) {
-		if (pl_fsio_write_all(fd, line, llen / 2) != 0)
-			goto sys_fail;
-		fsync(fd);
-		sleep(30);
-		if (pl_fsio_write_all(fd, line + llen / 2, llen + 1 - llen / 2) != 0)
-			goto sys_fail;
-	} else if (pl_fsio_write_all(fd, line, llen + 1) != 0) {
-		goto sys_fail;
-	}
-	if (fsync(fd) != 0 || close(fd) != 0) {
-		fd = -1;
-		goto sys_fail;
-	}
-	fd = -1;
-	if (rename(tmp, path) != 0)
-		goto sys_fail;
-	pl_fsio_sync_dir(path);
-	goto out;
-sys_fail:
-	rc = pl_error_set(err, PL_EINPUT, "cannot append to '%s': %s", path, strerror(errno));
-	if (fd >= 0)
-		close(fd);
-	unlink(tmp);
+	struct appended a = {old, line, old ? len : 0, llen + 1};
+	/* a temporary of a name no one can have chosen (O_EXCL), beside the
+	 * ledger's final file, with its mode: see fsio.h */
+	rc = pl_fsio_write_atomic_with(path, write_appended, &a, err);
 out:
 	if (lockfd >= 0)
 		close(lockfd); /* releases the lock */
 	free(old);
 	free(lockp);
-	free(tmp);
 	free(line);
 	return rc;
 }

@@ -110,11 +110,12 @@ PERFLOOP_FAULT_LEDGER_STALL=1 "$PERFLOOP" verify -b slow.json -a fast.json --sui
 	--ledger docs/perf/baseline_ledger.jsonl >/dev/null 2>&1 &
 pid=$!
 i=0
-while [ ! -s docs/perf/baseline_ledger.jsonl.tmp ] && [ $i -lt 100 ]; do
+started() { for t in docs/perf/baseline_ledger.jsonl.tmp.*; do [ -s "$t" ] && return 0; done; return 1; }
+while ! started && [ $i -lt 100 ]; do
 	sleep 0.1
 	i=$((i + 1))
 done
-[ -s docs/perf/baseline_ledger.jsonl.tmp ] || fail "the append never started"
+started || fail "the append never started"
 kill -KILL "$pid"
 wait "$pid" 2>/dev/null || true
 cmp -s before.jsonl docs/perf/baseline_ledger.jsonl || fail "ledger changed by a killed append"
@@ -123,6 +124,28 @@ python3 -c "import json; [json.loads(l) for l in open('docs/perf/baseline_ledger
 run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
 expect_rc 0
 [ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 3 ] || fail "append after a kill"
+rm -f docs/perf/baseline_ledger.jsonl.tmp.*
+
+# the temporary file is no fixed name a planted symlink can redirect
+echo "victim" >victim.txt
+ln -s "$PWD/victim.txt" docs/perf/baseline_ledger.jsonl.tmp
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 0
+[ "$(cat victim.txt)" = victim ] || fail "a symlinked ledger.tmp overwrote its target"
+[ "$(wc -l <docs/perf/baseline_ledger.jsonl)" -eq 4 ] || fail "append beside a planted tmp"
+# a private ledger stays private
+chmod 600 docs/perf/baseline_ledger.jsonl
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 0
+[ "$(stat -c %a docs/perf/baseline_ledger.jsonl)" = 600 ] || fail "a 0600 ledger lost its mode"
+# a symlinked ledger is appended through, and stays a symlink
+mkdir -p keep && mv docs/perf/baseline_ledger.jsonl keep/ledger.jsonl
+ln -s ../../keep/ledger.jsonl docs/perf/baseline_ledger.jsonl
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --ledger docs/perf/baseline_ledger.jsonl
+expect_rc 0
+[ -L docs/perf/baseline_ledger.jsonl ] || fail "a symlinked ledger was replaced by a file"
+[ "$(wc -l <keep/ledger.jsonl)" -eq 6 ] || fail "append through a symlinked ledger"
+rm docs/perf/baseline_ledger.jsonl && mv keep/ledger.jsonl docs/perf/baseline_ledger.jsonl
 
 # bad input: one line, exit 2, nothing written
 run "$PERFLOOP" verify -b slow.json -a other.json --suite true -o never.json --ledger never.jsonl
