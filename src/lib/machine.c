@@ -819,6 +819,31 @@ int pl_machine_tune(const char *state_path, json_t **changed, json_t **failed,
 	return rc;
 }
 
+/* Whether path = value is a setting tune makes (see tunable) with a value
+ * such a file can hold: a record is a file anyone with the path may have
+ * written, and reset runs as root. */
+static int tuned_setting(const char *path, const char *value)
+{
+	static const char *const flags[] = {"/sys/devices/system/cpu/intel_pstate/no_turbo",
+					    "/sys/devices/system/cpu/cpufreq/boost",
+					    "/proc/sys/kernel/nmi_watchdog"};
+	for (size_t i = 0; i < sizeof(flags) / sizeof(flags[0]); i++)
+		if (strcmp(path, flags[i]) == 0)
+			return strcmp(value, "0") == 0 || strcmp(value, "1") == 0;
+	const char *pre = "/sys/devices/system/cpu/cpu", *post = "/cpufreq/scaling_governor";
+	size_t pl = strlen(pre);
+	if (strncmp(path, pre, pl) != 0)
+		return 0;
+	const char *d = path + pl, *e = d;
+	while (*e >= '0' && *e <= '9')
+		e++;
+	if (e == d || e - d > 4 || strcmp(e, post) != 0)
+		return 0;
+	/* a governor's name: lower-case letters, digits, '_' */
+	size_t vl = strspn(value, "abcdefghijklmnopqrstuvwxyz0123456789_");
+	return vl > 0 && vl < 32 && value[vl] == '\0';
+}
+
 int pl_machine_reset(const char *state_path, json_t **restored, json_t **failed,
 		     struct pl_error *err)
 {
@@ -839,10 +864,11 @@ int pl_machine_reset(const char *state_path, json_t **restored, json_t **failed,
 	json_object_foreach_safe(files, tmp, path, v)
 	{
 		char why[512];
-		if (!json_is_string(v) || strstr(path, "..") ||
-		    (strncmp(path, "/sys/", 5) != 0 && strncmp(path, "/proc/sys/", 10) != 0)) {
+		if (!json_is_string(v) || !tuned_setting(path, json_string_value(v))) {
 			json_array_append_new(*failed, json_sprintf("%s: field 'files.%s': not a "
-								    "recorded setting",
+								    "setting 'system tune' makes, "
+								    "or not a value it records; "
+								    "left as it is",
 								    sp, path));
 			continue;
 		}

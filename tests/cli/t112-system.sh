@@ -79,13 +79,31 @@ expect_err "system-tune.json:"
 python3 -c 'import json; print(json.dumps({"schema": "perfloop.tune/1", "files": {"/proc/sys/kernel/nmi_watchdog": "9" * 400}}))' >"$R/var/lib/perfloop/system-tune.json"
 run "$PERFLOOP" system reset
 expect_rc 2
-expect_err "is not a setting"
+expect_err "not a setting 'system tune' makes"
 [ "$(cat "$R/proc/sys/kernel/nmi_watchdog")" = 1 ] || fail "a 400-byte value was written"
 # a record that names a path outside /sys and /proc/sys is refused
 echo '{"schema": "perfloop.tune/1", "files": {"/etc/passwd": "x"}}' >"$R/var/lib/perfloop/system-tune.json"
 run "$PERFLOOP" system reset
 expect_rc 2
-expect_err "not a recorded setting"
+expect_err "not a setting 'system tune' makes"
+# (root) only the settings tune makes, with values they can hold: a record
+# naming another /proc/sys file (a core_pattern that runs a program) or a
+# governor file with a command in it is refused, the setting untouched and
+# the record kept
+echo '|/bin/true' >"$R/proc/sys/kernel/core_pattern"
+for rec in '{"/proc/sys/kernel/core_pattern": "|/tmp/evil %p"}' \
+	'{"/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor": "|/tmp/evil"}' \
+	'{"/sys/devices/system/cpu/cpu0/../../../../proc/sys/kernel/core_pattern": "x"}' \
+	'{"/proc/sys/kernel/nmi_watchdog": "2"}'; do
+	echo "{\"schema\": \"perfloop.tune/1\", \"files\": $rec}" >"$R/var/lib/perfloop/system-tune.json"
+	run "$PERFLOOP" system reset
+	expect_rc 2
+	expect_err "not a setting 'system tune' makes"
+	[ -e "$R/var/lib/perfloop/system-tune.json" ] || fail "a refused record was deleted"
+done
+[ "$(cat "$R/proc/sys/kernel/core_pattern")" = '|/bin/true' ] || fail "reset wrote core_pattern"
+[ "$(cat "$R/sys/devices/system/cpu/cpu0/cpufreq/scaling_governor")" = powersave ] || fail "reset wrote a governor it was not told"
+[ "$(cat "$R/proc/sys/kernel/nmi_watchdog")" = 1 ] || fail "reset wrote a watchdog value tune never records"
 # usage
 for bad in "" "frob" "show extra" "show --window 0" "show --bogus"; do
 	# shellcheck disable=SC2086
