@@ -620,7 +620,12 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 		printf("committed %.12s: %s of '%s' %+.1f%%; this run is the new baseline\n",
 		       o.commit, v->target, v->bench, o.gain * 100);
 		if (o.excluded[0])
-			printf("not committed (ignored by git): %s\n", o.excluded);
+			printf("not committed (ignored by git now or at the checkpoint): %s\n",
+			       o.excluded);
+		if (o.unmade[0])
+			printf("not committed (made or changed while measuring, not by the "
+			       "change): %s\n",
+			       o.unmade);
 		if (o.warning[0])
 			fprintf(stderr, "perfloop: warning: %s\n", o.warning);
 	} else {

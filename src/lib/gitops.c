@@ -27,6 +27,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -1499,6 +1500,87 @@ out:
 	return rc;
 }
 
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f)
+{
+	(void)st;
+	(void)f;
+	return flag == FTW_DP ? rmdir(p) : unlink(p);
+}
+
+/* Mark in ignored[] the paths that the checkpoint's own .gitignore files
+ * ignore. git judges ignores by the files in a work tree, and the change
+ * may have edited or emptied them (then a .env made afterwards would count
+ * as the change's), so they are rebuilt from the checkpoint's commit in a
+ * scratch repository and asked there. Best effort: the rules of now and
+ * the checkpoint's list of ignored paths still apply if this cannot run. */
+static void ignored_at_checkpoint(const struct pl_git *g, const char *commit,
+				  const struct pl_strbuf *in, char *const *paths, size_t n,
+				  unsigned char *ignored)
+{
+	struct pl_error ignore;
+	struct pl_gitrun ls = {.dir = g->top, .plain = 1};
+	char *lsargs[] = {"ls-tree", "-r", "-z", "--full-tree", (char *)commit, NULL};
+	if (pl_gitrunv(&ls, lsargs, &ignore) != PL_OK || !ls.outlen) {
+		pl_gitrun_release(&ls);
+		return;
+	}
+	const char *tmpdir = getenv("TMPDIR");
+	char scratch[4200];
+	snprintf(scratch, sizeof(scratch), "%s/perfloop-ignores.XXXXXX",
+		 tmpdir && *tmpdir ? tmpdir : "/tmp");
+	if (!mkdtemp(scratch)) {
+		pl_gitrun_release(&ls);
+		return;
+	}
+	struct pl_gitrun init = {.dir = scratch, .plain = 1};
+	char *initargs[] = {"init", "-q", NULL};
+	int ok = pl_gitrunv(&init, initargs, &ignore) == PL_OK;
+	pl_gitrun_release(&init);
+	size_t rules = 0;
+	/* "mode type oid\tpath" */
+	for (size_t k = 0; ok && k < ls.outlen;) {
+		char *rec = ls.out + k;
+		k += strlen(rec) + 1;
+		char *tab = strchr(rec, '\t'), oid[72];
+		const char *path = tab ? tab + 1 : "";
+		const char *base = strrchr(path, '/');
+		base = base ? base + 1 : path;
+		if (!tab || strcmp(base, ".gitignore") != 0 || pl_relpath_check(path, 0) ||
+		    sscanf(rec, "%*o blob %71s", oid) != 1)
+			continue;
+		struct pl_gitrun cat = {.dir = g->top, .plain = 1};
+		char *catargs[] = {"cat-file", "blob", oid, NULL};
+		char full[8400];
+		snprintf(full, sizeof(full), "%s/%s", scratch, path);
+		for (char *p = full + strlen(scratch) + 1; *p; p++)
+			if (*p == '/') {
+				*p = '\0';
+				mkdir(full, 0700);
+				*p = '/';
+			}
+		if (pl_gitrunv(&cat, catargs, &ignore) == PL_OK &&
+		    pl_fsio_write_atomic(full, cat.out, cat.outlen, &ignore) == PL_OK)
+			rules++;
+		pl_gitrun_release(&cat);
+	}
+	pl_gitrun_release(&ls);
+	if (ok && rules) {
+		char *args[] = {"check-ignore", "-z", "--stdin", NULL};
+		struct pl_gitrun r = {
+		    .dir = scratch, .plain = 1, .in = in->s ? in->s : "", .inlen = in->len};
+		pl_gitrunv(&r, args, &ignore);
+		for (size_t k = 0; k < r.outlen;) {
+			const char *p = r.out + k;
+			k += strlen(p) + 1;
+			for (size_t i = 0; i < n; i++)
+				if (!ignored[i] && strcmp(paths[i], p) == 0)
+					ignored[i] = 1;
+		}
+		pl_gitrun_release(&r);
+	}
+	nftw(scratch, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+}
+
 int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigned char *ignored,
 		   struct pl_error *err)
 {
@@ -1510,12 +1592,18 @@ int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigne
 	json_t *cp = NULL;
 	struct manifest before = {0};
 	struct pl_error ignore;
-	if (pl_json_load(cpath, &cp, &ignore) == PL_OK)
+	char commit[72] = "";
+	if (pl_json_load(cpath, &cp, &ignore) == PL_OK) {
 		manifest_load(cp, cpath, &before, &ignore);
+		snprintf(commit, sizeof(commit), "%s",
+			 json_string_value(json_object_get(cp, "commit")) ?: "");
+	}
 	json_decref(cp);
 	struct pl_strbuf in = {0};
 	for (size_t i = 0; i < n; i++)
 		pl_strbuf_append(&in, paths[i], strlen(paths[i]) + 1);
+	if (commit[0] && strspn(commit, "0123456789abcdef") == strlen(commit))
+		ignored_at_checkpoint(g, commit, &in, paths, n, ignored);
 	/* check-ignore exits 1 when nothing is ignored: not a failure */
 	char *args[] = {"check-ignore", "-z", "--stdin", NULL}; /* a tracked path is not ignored */
 	struct pl_gitrun r = {

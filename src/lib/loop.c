@@ -408,6 +408,15 @@ static int archive_loop(const struct pl_git *g, char *out, size_t len, struct pl
 	return rc;
 }
 
+/* The checkpoint a loop's baseline or last turn was measured from: a try
+ * is the difference from it, and from no other. */
+static void note_checkpoint(json_t *state, json_t *cp)
+{
+	const char *c = json_string_value(json_object_get(cp, "commit"));
+	if (c)
+		json_object_set_new(state, "checkpoint", json_string(c));
+}
+
 int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 		     const volatile sig_atomic_t *intr, json_t **out, struct pl_error *err)
 {
@@ -491,6 +500,8 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	json_t *cp = NULL;
 	if (rc == PL_OK)
 		rc = pl_checkpoint_create(g, &cp, err);
+	if (rc == PL_OK)
+		note_checkpoint(state, cp);
 	json_decref(cp);
 	char archived[4300] = "";
 	if (rc == PL_OK)
@@ -746,6 +757,35 @@ static void ledger_dirs(const struct pl_git *g, char *lpath)
 	*slash = '/';
 }
 
+/* Whether the checkpoint on disk is still the loop's (a 'perfloop
+ * checkpoint' in the middle of a change would make the turn the difference
+ * from a tree the baseline never measured). Loops older than this record
+ * pass. */
+static int checkpoint_is_loops(const struct pl_git *g, json_t *state, struct pl_error *err)
+{
+	const char *want = json_string_value(json_object_get(state, "checkpoint"));
+	if (!want)
+		return PL_OK;
+	char cpath[4300];
+	snprintf(cpath, sizeof(cpath), "%s/.perfloop/checkpoint.json", g->top);
+	json_t *cp = NULL;
+	struct pl_error ignore;
+	const char *have = NULL;
+	if (pl_json_load(cpath, &cp, &ignore) == PL_OK)
+		have = json_string_value(json_object_get(cp, "commit"));
+	int same = have && strcmp(have, want) == 0;
+	json_decref(cp);
+	if (same)
+		return PL_OK;
+	return pl_error_set(err, PL_EINPUT,
+			    "the checkpoint was taken again since the loop's baseline or last "
+			    "turn ('perfloop checkpoint' ran): the baseline measured the tree of "
+			    "%.12s, and a turn is the change from that tree only; run 'perfloop "
+			    "baseline' to start a loop from the tree as it is (no iteration was "
+			    "used)",
+			    want);
+}
+
 /* A turn's last steps, either verdict: the new checkpoint, the turn in
  * the loop's state. */
 static int end_turn(const struct pl_git *g, json_t *state, json_t *j, const char *step,
@@ -762,6 +802,7 @@ static int end_turn(const struct pl_git *g, json_t *state, json_t *j, const char
 	free(left);
 	if (rc != PL_OK)
 		return rc;
+	note_checkpoint(state, cp);
 	json_decref(cp);
 	fault_point(step);
 	record_turn(state, j);
@@ -996,6 +1037,17 @@ int pl_loop_pending(const struct pl_git *g, char *what, size_t len)
 	return 1;
 }
 
+static int cmp_strp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* s in v, sorted with cmp_strp */
+static int in_list(char *const *v, size_t n, const char *s)
+{
+	return n && bsearch(&s, v, n, sizeof(*v), cmp_strp) != NULL;
+}
+
 int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		const volatile sig_atomic_t *intr, struct pl_try_outcome *o, struct pl_error *err)
 {
@@ -1016,8 +1068,8 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		return pl_error_set(err, PL_EINPUT, "cannot enter '%s', where the baseline ran: %s",
 				    wd, strerror(errno));
 	}
-	char **paths = NULL;
-	size_t npaths = 0;
+	char **paths = NULL, **change = NULL;
+	size_t npaths = 0, nchange = 0;
 	unsigned char *ign = NULL;
 	int held = 0;
 	sigset_t oldmask;
@@ -1026,13 +1078,43 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 				  "the loop is done: %s; 'perfloop try --continue' goes on", why);
 		goto out;
 	}
-	/* a turn without a change would measure noise and use up an iteration */
+	if ((rc = checkpoint_is_loops(g, state, err)) != PL_OK)
+		goto out;
+	/* the change is what differs from the checkpoint now, before anything
+	 * runs: what a benchmark writes while measured is not the change's */
 	{
 		struct pl_revert_result touched;
 		if ((rc = pl_checkpoint_revert(g, 1, &touched, err)) != PL_OK)
 			goto out;
 		size_t changed = touched.nrestored + touched.ncreated;
+		if (touched.nkept) {
+			/* perfloop neither commits nor reverts inside a submodule: a
+			 * turn there would credit a commit without the change */
+			rc = pl_error_set(err, PL_EINPUT,
+					  "the change reaches into %s; a turn commits and reverts "
+					  "only this repository's own files: make the change "
+					  "here, or commit it in the submodule and 'perfloop "
+					  "baseline' again (no iteration was used)",
+					  touched.kept[0]);
+			pl_revert_result_release(&touched);
+			goto out;
+		}
+		change = calloc(changed + 1, sizeof(char *));
+		for (size_t i = 0; change && i < touched.nrestored; i++)
+			change[nchange++] = strdup(touched.restored[i]);
+		for (size_t i = 0; change && i < touched.ncreated; i++)
+			change[nchange++] = strdup(touched.created[i]);
 		pl_revert_result_release(&touched);
+		for (size_t i = 0; change && i < nchange; i++)
+			if (!change[i]) {
+				rc = PL_ENOMEM;
+				goto out;
+			}
+		if (!change) {
+			rc = PL_ENOMEM;
+			goto out;
+		}
+		qsort(change, nchange, sizeof(*change), cmp_strp);
 		if (changed == 0) {
 			rc = pl_error_set(err, PL_EINPUT,
 					  "nothing changed since the last checkpoint (the baseline "
@@ -1159,7 +1241,12 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			goto out;
 		size_t keep = 0;
 		for (size_t i = 0; i < npaths; i++) {
-			if (ign[i]) {
+			if (!in_list(change, nchange, paths[i])) {
+				size_t l = strlen(o->unmade);
+				snprintf(o->unmade + l, sizeof(o->unmade) - l, "%s%s",
+					 l ? ", " : "", paths[i]);
+				free(paths[i]);
+			} else if (ign[i]) {
 				size_t l = strlen(o->excluded);
 				snprintf(o->excluded + l, sizeof(o->excluded) - l, "%s%s",
 					 l ? ", " : "", paths[i]);
@@ -1253,6 +1340,9 @@ out:
 	for (size_t i = 0; i < npaths; i++)
 		free(paths[i]);
 	free(paths);
+	for (size_t i = 0; i < nchange; i++)
+		free(change[i]);
+	free(change);
 	free(ign);
 	json_decref(j);
 	json_decref(ventry);

@@ -72,6 +72,7 @@ struct pl_try_outcome {
 	char failure[1024]; /* why the change's run failed, if it did */
 	char recovered[1200]; /* an interrupted earlier turn completed or dropped */
 	char excluded[1024];  /* ignored paths left out of the commit */
+	char unmade[1024];    /* paths made or changed while measuring, not committed */
 	char warning[1200];   /* on accept: what could not follow the commit */
 };
 
