@@ -255,6 +255,11 @@ int main(int argc, char **argv)
 	sa.sa_flags = 0; /* no SA_RESTART: a blocking wait must return to see it */
 	sigaction(SIGINT, &sa, NULL);
 	sigaction(SIGTERM, &sa, NULL);
+	/* a closed terminal stops us as ^C does: the measured program killed,
+	 * what was measured written; under nohup it stays ignored */
+	struct sigaction hup;
+	if (sigaction(SIGHUP, NULL, &hup) == 0 && hup.sa_handler != SIG_IGN)
+		sigaction(SIGHUP, &sa, NULL);
 	/* a file-size limit (ulimit -f) must fail a write, which every writer
 	 * handles (temporary file removed, one error line), not kill us with a
 	 * temporary file left behind */

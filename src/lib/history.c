@@ -34,7 +34,28 @@
 struct pl_history {
 	sqlite3 *db;
 	char path[4096];
+	int read_err; /* the first failed step of a reading, 0 if none */
 };
+
+/* The next row: 1; 0 at the end or on an error, which is kept in
+ * h->read_err: a damaged page must not read as a short (or empty) history */
+static int row(struct pl_history *h, sqlite3_stmt *st)
+{
+	int rc = sqlite3_step(st);
+	if (rc == SQLITE_ROW)
+		return 1;
+	if (rc != SQLITE_DONE && !h->read_err)
+		h->read_err = rc;
+	return 0;
+}
+
+static int read_failed(struct pl_history *h, struct pl_error *err, const char *what)
+{
+	return pl_error_set(err, PL_EINPUT,
+			    "%s: %s: %s (the database is damaged: 'sqlite3 %s \"PRAGMA "
+			    "integrity_check\"' says where; bench records anew into a new file)",
+			    h->path, what, sqlite3_errstr(h->read_err), h->path);
+}
 
 static const char *migrations[] = {
     /* version 1 */
@@ -261,6 +282,7 @@ out:
 
 int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
 {
+	h->read_err = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
 		h->db,
@@ -272,19 +294,20 @@ int pl_history_list(struct pl_history *h, struct pl_strbuf *out, struct pl_error
 		return fail(h, err, "list");
 	pl_strbuf_printf(out, "%-40s %5s  %-20s  %s\n", "benchmark", "runs", "last run",
 			 "last p50");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (row(h, st)) {
 		char t[32]; /* bench's unit: "82.6 ms", not 0.0826414 */
 		pl_strbuf_printf(out, "%-40s %5d  %-20s  %s\n", sqlite3_column_text(st, 0),
 				 sqlite3_column_int(st, 1), sqlite3_column_text(st, 2),
 				 pl_fmt_time(t, sizeof t, sqlite3_column_double(st, 3)));
 	}
 	sqlite3_finalize(st);
-	return PL_OK;
+	return h->read_err ? read_failed(h, err, "list") : PL_OK;
 }
 
 int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *out,
 		    struct pl_error *err)
 {
+	h->read_err = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
 		h->db,
@@ -299,7 +322,7 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 	int n = 0;
 	pl_strbuf_printf(out, "%-20s  %-12s  %-18s  %12s  %5s  %6s\n", "time", "commit", "tree",
 			 "median", "n", "CV");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (row(h, st)) {
 		double p50 = sqlite3_column_double(st, 2), scale;
 		const char *unit;
 		pl_time_unit(p50, &scale, &unit);
@@ -311,6 +334,8 @@ int pl_history_show(struct pl_history *h, const char *name, struct pl_strbuf *ou
 				 sqlite3_column_int(st, 3), sqlite3_column_double(st, 4) * 100);
 	}
 	sqlite3_finalize(st);
+	if (h->read_err)
+		return read_failed(h, err, "show");
 	if (n == 0)
 		return pl_error_set(err, PL_EINPUT, "%s: no benchmark named '%s'", h->path, name);
 	/* sparkline of the medians, oldest first */
@@ -360,7 +385,7 @@ static int load_recording(struct pl_history *h, sqlite3_int64 bench_id, struct r
 		return -1;
 	sqlite3_bind_int64(st, 1, bench_id);
 	sqlite3_int64 batch = 1; /* recorded before schema 3: each run a sample */
-	if (sqlite3_step(st) == SQLITE_ROW) {
+	if (row(h, st)) {
 		r->cv = sqlite3_column_double(st, 0);
 		const char *fp = (const char *)sqlite3_column_text(st, 1);
 		r->fingerprint = fp ? json_loads(fp, 0, NULL) : NULL;
@@ -379,7 +404,7 @@ static int load_recording(struct pl_history *h, sqlite3_int64 bench_id, struct r
 	size_t cap = 0, in = 0;
 	double wall = 0, cpu = 0;
 	int rc = 0;
-	while (rc == 0 && sqlite3_step(st) == SQLITE_ROW) {
+	while (rc == 0 && row(h, st)) {
 		wall += sqlite3_column_double(st, 0);
 		cpu += sqlite3_column_double(st, 1);
 		if (++in < (size_t)batch)
@@ -464,6 +489,7 @@ out:
 
 int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
 {
+	h->read_err = 0;
 	/* consecutive recordings of the same benchmark spec */
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
@@ -480,7 +506,7 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 	struct pl_strbuf held = {0}; /* the slowdowns in doubt, listed after */
 	sqlite3_int64 prev_id = -1;
 	char prev_name[512] = "", prev_hash[32] = "", prev_commit[16] = "";
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (row(h, st)) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *hash = (const char *)sqlite3_column_text(st, 2);
@@ -508,6 +534,10 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 		snprintf(prev_commit, sizeof(prev_commit), "%s", commit);
 	}
 	sqlite3_finalize(st);
+	if (h->read_err) {
+		free(pl_strbuf_take(&held));
+		return read_failed(h, err, "regressions");
+	}
 	if (!found)
 		pl_strbuf_puts(out, "no regressions between consecutive recordings\n");
 	char *list = pl_strbuf_take(&held);
@@ -522,6 +552,7 @@ int pl_history_regressions(struct pl_history *h, struct pl_strbuf *out, struct p
 
 json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 {
+	h->read_err = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
 		h->db,
@@ -537,7 +568,7 @@ json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 	json_t *out = json_array(), *cur = NULL;
 	sqlite3_int64 prev_id = -1;
 	char prev_hash[32] = "", prev_commit[16] = "";
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (row(h, st)) {
 		sqlite3_int64 id = sqlite3_column_int64(st, 0);
 		const char *name = (const char *)sqlite3_column_text(st, 1);
 		const char *hash = (const char *)sqlite3_column_text(st, 2);
@@ -572,11 +603,17 @@ json_t *pl_history_series(struct pl_history *h, struct pl_error *err)
 			 (const char *)sqlite3_column_text(st, 3));
 	}
 	sqlite3_finalize(st);
+	if (h->read_err) {
+		json_decref(out);
+		read_failed(h, err, "series");
+		return NULL;
+	}
 	return out;
 }
 
 int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl_error *err)
 {
+	h->read_err = 0;
 	sqlite3_stmt *st;
 	if (sqlite3_prepare_v2(
 		h->db,
@@ -589,7 +626,7 @@ int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl
 		return fail(h, err, "export");
 	pl_strbuf_puts(out, "created,commit,benchmark,spec_hash,sample,wall_s,user_s,sys_s,"
 			    "max_rss_bytes,exit_code,counted\n");
-	while (sqlite3_step(st) == SQLITE_ROW) {
+	while (row(h, st)) {
 		const char *name = (const char *)sqlite3_column_text(st, 2);
 		pl_strbuf_printf(out, "%s,%s,\"", sqlite3_column_text(st, 0),
 				 sqlite3_column_text(st, 1));
@@ -603,7 +640,7 @@ int pl_history_export_csv(struct pl_history *h, struct pl_strbuf *out, struct pl
 				 sqlite3_column_int(st, 10));
 	}
 	sqlite3_finalize(st);
-	return PL_OK;
+	return h->read_err ? read_failed(h, err, "export") : PL_OK;
 }
 
 /* "clean", or "dirty:" and a digest of the uncommitted changes (tracked

@@ -1,11 +1,11 @@
 #!/bin/sh
-# SIGINT and SIGTERM at random moments, 50 times each for bench (inside a
+# SIGINT, SIGTERM and SIGHUP (a closed terminal) at random moments, 50 times each for bench (inside a
 # git repository, so the history database is written too), profile, and
 # verify's ledger: whatever the moment, every file left is whole (JSON
 # that parses, an SVG that ends, ledger lines that parse, a database that
 # passes SQLite's integrity check), no temporary file is left behind, the
 # measured program is not left running, and the exit status is 0 or
-# 130 (143 or 130 when the signal came before perfloop could catch it).
+# 130 (129, 143 or 130 when the signal came before perfloop could catch it).
 # The seed is printed on failure: the same moments can be replayed.
 . "$(dirname "$0")/lib.sh"
 set -e
@@ -24,7 +24,7 @@ git commit -qm base
 rand() { # I MAX: a delay in [0, MAX) seconds, from the seed and I
 	awk -v s="$((SEED * 1000 + $1))" -v m="$2" 'BEGIN { srand(s); printf "%.3f", rand() * m }'
 }
-sig_of() { [ $(($1 % 2)) -eq 0 ] && echo INT || echo TERM; }
+sig_of() { case $(($1 % 3)) in 0) echo INT ;; 1) echo TERM ;; *) echo HUP ;; esac; }
 
 # start CMD... in the background (exit statuses allowed besides 130 and
 # 143: $OK_RC), signal it after a random delay, wait;
@@ -44,7 +44,7 @@ signalled() {
 	rc=$?
 	set -e
 	what="run $i (seed $SEED): SIG$s after ${d}s, exit $rc"
-	case " 130 143 $OK_RC " in
+	case " 129 130 143 $OK_RC " in
 	*" $rc "*) ;;
 	*) fail "$what: $(cat "$T/err")" ;;
 	esac
@@ -166,4 +166,23 @@ while [ $i -lt "$N" ]; do
 	i=$((i + 1))
 done
 [ "$cut" -gt 0 ] || fail "no profile was cut and written: the delays never fell inside the profiles"
+
+# --- a closed terminal (SIGHUP) mid-run: the program stopped, the summary
+# written and marked, exit 130 as for ^C; under nohup it runs on ---
+printf '#!/bin/sh\nexec sleep 37\n' >hup-$marker.sh
+chmod +x hup-$marker.sh
+"$PERFLOOP" bench -w 0 -r 3 --batch 1 --sim off -o hup.json -- ./hup-$marker.sh >"$T/out" 2>"$T/err" &
+p=$!
+started_any() { pgrep -f "sleep 37" >/dev/null; }
+i=0
+until started_any || [ $i -ge 100 ]; do sleep 0.05; i=$((i + 1)); done
+kill -HUP $p
+set +e
+wait $p
+rc=$?
+set -e
+what="SIGHUP"
+[ "$rc" -eq 130 ] || fail "SIGHUP: exit $rc, not 130: $(cat "$T/err")"
+pgrep -f "sleep 37" >/dev/null && fail "SIGHUP left the measured program running"
+grep -q '"interrupted": *true' hup.json || fail "SIGHUP: no summary marked interrupted"
 echo ok

@@ -201,4 +201,27 @@ run "$PERFLOOP" history list
 expect_rc 2
 expect_err "another application"
 cmp -s before.db .perfloop/history.db || fail "a foreign database was changed"
+# a damaged page in a real history: an error, never an empty history or
+# "no regressions" with exit 0
+python3 - <<'PY'
+data = bytearray(open('good.db', 'rb').read())
+size = int.from_bytes(data[16:18], 'big') or 65536
+pages = len(data) // size
+assert pages >= 3, pages
+# every page past the schema's: garbage where the b-trees were
+for p in range(1, pages):
+    data[p * size:(p + 1) * size] = bytes([0xA5]) * size
+open('.perfloop/history.db', 'wb').write(data)
+PY
+for req in list regressions "show t"; do
+	# shellcheck disable=SC2086
+	run "$PERFLOOP" history $req
+	expect_rc 2
+	expect_err "damaged"
+	[ ! -s "$T/out" ] || fail "history $req printed a table over a damaged database: $(cat "$T/out")"
+done
+run "$PERFLOOP" report --format html -o damaged.html .perfloop/history.db
+expect_rc 2
+expect_err "damaged"
+[ ! -e damaged.html ] || fail "a report was drawn from a damaged database"
 echo ok
