@@ -1473,6 +1473,15 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	for (size_t k = 0; k < nparams; k++)
 		pnames[k] = params[k].name;
 	size_t combos = pl_params_combinations(params, nparams);
+	if (combos > PL_PARAMS_MAX_BENCHES / (ncmds ? ncmds : 1)) {
+		char many[32];
+		snprintf(many, sizeof many, combos == SIZE_MAX ? "more than 2^64" : "%zu", combos);
+		rc = pl_die(PL_EXIT_USAGE,
+			    "option '-P': %zu command%s x %s combinations of values: at most %d "
+			    "benchmarks in one bench (sweep fewer values, or split the sweep)",
+			    ncmds, ncmds == 1 ? "" : "s", many, PL_PARAMS_MAX_BENCHES);
+		goto out;
+	}
 	for (size_t ci = 0; ci < ncmds; ci++) {
 		for (size_t comb = 0; comb < combos; comb++) {
 			size_t idx[16];

@@ -8,6 +8,7 @@
 
 #include <errno.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -137,8 +138,11 @@ void pl_param_release(struct pl_param *p)
 size_t pl_params_combinations(const struct pl_param *p, size_t k)
 {
 	size_t total = 1;
-	for (size_t i = 0; i < k; i++)
+	for (size_t i = 0; i < k; i++) {
+		if (p[i].values.n && total > SIZE_MAX / p[i].values.n)
+			return SIZE_MAX; /* eight sweeps of 256 values wrapped to 0 */
 		total *= p[i].values.n;
+	}
 	return total;
 }
 

@@ -91,7 +91,17 @@ static int one_param(struct pl_yaml *c, const char *name, yaml_node_t *v, const 
 			m += 13;
 		return pl_yaml_bad(c, v, at, "%s", m);
 	}
+	size_t n = prm.values.n, had = b->combos ? b->combos : 1;
 	pl_param_release(&prm);
+	if (n && had > PL_PARAMS_MAX_BENCHES / n) {
+		char why[200];
+		snprintf(why, sizeof why,
+			 "with the parameters before it, over %d combinations of values (sweep "
+			 "fewer values, or split the benchmark)",
+			 PL_PARAMS_MAX_BENCHES);
+		return pl_yaml_bad(c, v, at, "%s", why);
+	}
+	b->combos = had * n;
 	if (push_kv(&b->params, &b->nparams, name, vals))
 		return pl_error_set(c->err, PL_ENOMEM, "out of memory");
 	return PL_OK;
@@ -469,6 +479,15 @@ int pl_spec_commands(const struct pl_spec_bench *b, struct pl_argv *cmds, struct
 			goto out;
 	}
 	size_t combos = pl_params_combinations(prm, np);
+	if (combos > PL_PARAMS_MAX_BENCHES) {
+		char many[32];
+		snprintf(many, sizeof many, combos == SIZE_MAX ? "more than 2^64" : "%zu", combos);
+		rc = pl_error_set(err, PL_EINPUT,
+				  "benchmark '%s': params: %s combinations of values, at most %d "
+				  "(sweep fewer values, or split the benchmark)",
+				  b->name, many, PL_PARAMS_MAX_BENCHES);
+		goto out;
+	}
 	for (size_t i = 0; i < combos && rc == PL_OK; i++) {
 		size_t idx[16];
 		pl_params_combination(prm, np, i, idx);

@@ -32,6 +32,7 @@ struct pl_spec_bench {
 	int shell;		   /* run through sh -c */
 	struct pl_spec_kv *params; /* NAME -> VALUES in -P's syntax */
 	size_t nparams;
+	size_t combos; /* the params' combinations so far (0 before the first) */
 	struct pl_spec_kv *env;
 	size_t nenv;
 	int warmup;   /* -1: not given */

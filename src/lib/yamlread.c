@@ -34,6 +34,47 @@ static int syntax_error(const char *path, yaml_parser_t *parser, struct pl_error
 			    parser->context ? " " : "", parser->context ? parser->context : "");
 }
 
+/* perfloop's own files nest a handful of levels and weigh kilobytes;
+ * libyaml's loader takes minutes over 200,000 levels (and SIGTERM waits),
+ * so both are bounded before it runs */
+#define PL_YAML_MAX_DEPTH 64
+#define PL_YAML_MAX_BYTES (4L << 20)
+
+/* A first pass over the events, stopping at the first level too deep. */
+static int check_depth(const char *path, FILE *f, struct pl_error *err)
+{
+	yaml_parser_t parser;
+	if (!yaml_parser_initialize(&parser))
+		return pl_error_set(err, PL_ENOMEM, "out of memory");
+	yaml_parser_set_input_file(&parser, f);
+	int rc = PL_OK, depth = 0;
+	for (;;) {
+		yaml_event_t ev;
+		if (!yaml_parser_parse(&parser, &ev)) {
+			rc = syntax_error(path, &parser, err);
+			break;
+		}
+		yaml_event_type_t t = ev.type;
+		size_t line = ev.start_mark.line + 1;
+		yaml_event_delete(&ev);
+		if (t == YAML_SEQUENCE_START_EVENT || t == YAML_MAPPING_START_EVENT)
+			depth++;
+		else if (t == YAML_SEQUENCE_END_EVENT || t == YAML_MAPPING_END_EVENT)
+			depth--;
+		if (depth > PL_YAML_MAX_DEPTH) {
+			rc = pl_error_set(err, PL_EINPUT,
+					  "%s:%zu: nested deeper than %d levels (perfloop's files "
+					  "need a few)",
+					  path, line, PL_YAML_MAX_DEPTH);
+			break;
+		}
+		if (t == YAML_STREAM_END_EVENT)
+			break;
+	}
+	yaml_parser_delete(&parser);
+	return rc;
+}
+
 int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
 {
 	memset(y, 0, sizeof *y);
@@ -42,8 +83,19 @@ int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
 	FILE *f = fopen(path, "rb");
 	if (!f)
 		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
+	if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > PL_YAML_MAX_BYTES) {
+		fclose(f);
+		return pl_error_set(err, PL_EINPUT, "%s: over %ld MiB (perfloop's files weigh "
+				    "kilobytes)", path, PL_YAML_MAX_BYTES >> 20);
+	}
+	rewind(f);
+	int rc = check_depth(path, f, err);
+	if (rc != PL_OK) {
+		fclose(f);
+		return rc;
+	}
+	rewind(f);
 	yaml_parser_t parser;
-	int rc = PL_OK;
 	if (!yaml_parser_initialize(&parser)) {
 		fclose(f);
 		return pl_error_set(err, PL_ENOMEM, "out of memory");

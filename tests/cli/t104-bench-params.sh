@@ -32,4 +32,15 @@ done
 run "$PERFLOOP" bench -P n=1 -P n=2 -- "$BUSY" 1
 expect_rc 2
 expect_err "given twice"
+# products are bounded, never wrapped: eight sweeps of 256 values made 0
+# benchmarks and exit 0; 101 x 100 is refused before anything runs
+# shellcheck disable=SC2046
+run "$PERFLOOP" bench $(for p in a b c d e f g h; do printf -- '-P %s=1..256 ' $p; done) -- true
+expect_rc 2
+expect_err "more than 2^64 combinations"
+run "$PERFLOOP" bench -P a=1..101 -P b=1..100 -o never.json -- true
+expect_rc 2
+expect_err "10100 combinations of values: at most 10000 benchmarks"
+[ ! -e never.json ] || fail "a refused sweep wrote a summary"
+[ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
 echo ok

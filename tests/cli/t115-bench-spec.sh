@@ -126,4 +126,21 @@ PY
 check .perfloop/loop.json 'd["suite"] == "test -f spin.sh" and d["ledger"] == "perf/ledger.jsonl" and d["min_gain"] == 0.1 and d["max_iterations"] == 2'
 check .perfloop/loop.json 'd["warmup"] == 2 and d["min_runs"] == 6'
 check .perfloop/baseline.json 'all(len(b["samples"]) >= 6 for b in d["benchmarks"]) and d["settings"]["warmup"] == 2'
+
+# limits, each one line naming the file (and the key), at once: a sweep of
+# 10^12 combinations (it grew to 24 GB), 200,000 levels of nesting (124 s
+# in libyaml), a file of 5 MiB
+mkdir "$T/limits" && cd "$T/limits"
+printf 'benchmarks:\n  x:\n    cmd: echo {a}{b}{c}{d}\n    params: {a: 1..1000, b: 1..1000, c: 1..1000, d: 1..1000}\n' >perfloop.yaml
+run "$PERFLOOP" bench x
+expect_rc 2
+expect_err "perfloop.yaml:4: benchmarks.x.params.b: with the parameters before it, over 10000 combinations"
+python3 -c "print('benchmarks: ' + '[' * 200000 + ']' * 200000)" >perfloop.yaml
+run "$PERFLOOP" bench x
+expect_rc 2
+expect_err "perfloop.yaml:1: nested deeper than 64 levels"
+python3 -c "print('benchmarks: {}\n' + '#' * (5 << 20))" >perfloop.yaml
+run "$PERFLOOP" bench x
+expect_rc 2
+expect_err "perfloop.yaml: over 4 MiB"
 exit 0
