@@ -702,6 +702,18 @@ static void per_file_ignores(const struct pl_scan_config *c, struct pl_scan_file
 	}
 }
 
+/* Whether a rule's id is or starts with id (any case). */
+static int known_id(const struct pl_rules *rules, const char *id)
+{
+	for (size_t k = 0; k < rules->n; k++) {
+		struct pl_rule_info ri;
+		pl_rule_info(rules->v[k], &ri);
+		if (!strncasecmp(ri.id, id, strlen(id)))
+			return 1;
+	}
+	return 0;
+}
+
 int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
@@ -805,13 +817,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	for (size_t i = 0; i < sel.n + ign.n; i++) {
 		const char *id = i < sel.n ? sel.v[i] : ign.v[i - sel.n];
-		int known = 0;
-		for (size_t k = 0; k < rules.n && !known; k++) {
-			struct pl_rule_info ri;
-			pl_rule_info(rules.v[k], &ri);
-			known = !strncasecmp(ri.id, id, strlen(id));
-		}
-		if (!known) {
+		if (!known_id(&rules, id)) {
 			rc = pl_die(PL_EXIT_USAGE, "--%s: no rule is or starts with '%s'",
 				    i < sel.n ? "select" : "ignore", id);
 			goto done;
@@ -866,6 +872,27 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			goto done;
 		}
 		if (conf.path) {
+			/* a settings file's id is checked as --select's is: a typo
+			 * there silently gave 0 findings */
+			const char *bad = NULL, *key = NULL;
+			for (size_t i = 0; !bad && i < conf.select.n; i++)
+				if (!known_id(&rules, conf.select.v[i]))
+					bad = conf.select.v[i], key = "select";
+			for (size_t i = 0; !bad && i < conf.ignore.n; i++)
+				if (!known_id(&rules, conf.ignore.v[i]))
+					bad = conf.ignore.v[i], key = "ignore";
+			for (size_t f = 0; !bad && f < conf.nper_file; f++)
+				for (size_t i = 0; !bad && i < conf.per_file[f].ids.n; i++)
+					if (!known_id(&rules, conf.per_file[f].ids.v[i]))
+						bad = conf.per_file[f].ids.v[i],
+						key = "per-file-ignores";
+			if (bad) {
+				rc = pl_die(PL_EXIT_USAGE,
+					    "%s: [tool.perfloop.scan] %s: no rule is or starts "
+					    "with '%s' (see 'perfloop scan --list-rules')",
+					    conf.path, key, bad);
+				goto done;
+			}
 			if (conf.has_select && sel.n == 0)
 				for (size_t i = 0; i < conf.select.n; i++)
 					push(&sel, conf.select.v[i]);

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "fsio.h"
 
@@ -281,13 +282,46 @@ int pl_pyproject_read(const char *path, struct pl_scan_config *out, struct pl_er
 	return 1;
 }
 
+/* Whether d/name exists. */
+static int has(const char *d, const char *name)
+{
+	char p[PATH_MAX + 32];
+	snprintf(p, sizeof p, "%s/%s", strcmp(d, "/") ? d : "", name);
+	struct stat st;
+	return lstat(p, &st) == 0;
+}
+
+/* The project's root above d: the git work tree's top (the nearest
+ * directory holding .git), else the nearest directory with a
+ * pyproject.toml, else d itself. A settings file above it is another
+ * project's (or a stranger's, in /tmp) and never applies. */
+static void project_root(const char *d, char *root, size_t len)
+{
+	char cur[PATH_MAX], first_py[PATH_MAX] = "";
+	snprintf(cur, sizeof cur, "%s", d);
+	for (;;) {
+		if (has(cur, ".git")) {
+			snprintf(root, len, "%s", cur);
+			return;
+		}
+		if (!first_py[0] && has(cur, "pyproject.toml"))
+			snprintf(first_py, sizeof first_py, "%s", cur);
+		char *slash = strrchr(cur, '/');
+		if (!slash || slash == cur)
+			break;
+		*slash = '\0';
+	}
+	snprintf(root, len, "%s", first_py[0] ? first_py : d);
+}
+
 int pl_pyproject_find(const char *dir, struct pl_scan_config *out, struct pl_error *err)
 {
-	char d[PATH_MAX];
+	char d[PATH_MAX], root[PATH_MAX];
 	memset(out, 0, sizeof *out);
 	out->advisory = -1;
 	if (!realpath(dir, d))
 		return 0;
+	project_root(d, root, sizeof root);
 	for (;;) {
 		char p[PATH_MAX + 16];
 		snprintf(p, sizeof p, "%s/pyproject.toml", strcmp(d, "/") ? d : "");
@@ -299,7 +333,7 @@ int pl_pyproject_find(const char *dir, struct pl_scan_config *out, struct pl_err
 				return rc;
 		}
 		char *slash = strrchr(d, '/');
-		if (!slash || slash == d)
+		if (!slash || slash == d || strcmp(d, root) == 0)
 			break;
 		*slash = '\0';
 	}

@@ -48,7 +48,9 @@ struct pl_scan_config {
 int pl_pyproject_read(const char *path, struct pl_scan_config *out, struct pl_error *err);
 
 /* The nearest pyproject.toml with a [tool.perfloop.scan] table, from dir
- * up to the file system's root; read as above. 0 when there is none. */
+ * up to the project's root (the git work tree's top; outside git, the
+ * nearest directory with a pyproject.toml), never above it; read as above.
+ * 0 when there is none. */
 int pl_pyproject_find(const char *dir, struct pl_scan_config *out, struct pl_error *err);
 
 void pl_scan_config_release(struct pl_scan_config *c);

@@ -292,4 +292,30 @@ printf '[tool.other]\nx = 1\n' >"$T/none.toml"
 run "$PERFLOOP" scan --config "$T/none.toml" "$T/cfg"
 expect_rc 2
 expect_err "has no \[tool.perfloop.scan\] table"
+# an id no rule has, in the file: refused as --select refuses it (it
+# silently gave 0 findings), naming the file and the key
+printf '[tool.perfloop.scan]\nselect = ["NOPE"]\n' >"$T/nope.toml"
+run "$PERFLOOP" scan --config "$T/nope.toml" "$T/cfg"
+expect_rc 2
+expect_err "nope.toml: \[tool.perfloop.scan\] select: no rule is or starts with 'NOPE'"
+printf '[tool.perfloop.scan]\n[tool.perfloop.scan.per-file-ignores]\n"a/*" = ["PY9999"]\n' >"$T/nope2.toml"
+run "$PERFLOOP" scan --config "$T/nope2.toml" "$T/cfg"
+expect_rc 2
+expect_err "per-file-ignores: no rule is or starts with 'PY9999'"
+# a settings file above the project is not the project's: a git work tree
+# stops the search at its top; outside git, the nearest pyproject.toml does
+mkdir -p "$T/outer/proj" "$T/outer2/inner"
+printf '[tool.perfloop.scan]\nselect = ["C"]\n' >"$T/outer/pyproject.toml"
+cp "$T/outer/pyproject.toml" "$T/outer2/pyproject.toml"
+cp "$T/cfg/src/b.py" "$T/outer/proj/b.py"
+cp "$T/cfg/src/b.py" "$T/outer2/inner/b.py"
+printf '[project]\nname = "inner"\n' >"$T/outer2/inner/pyproject.toml"
+git init -q "$T/outer/proj"
+export GIT_CEILING_DIRECTORIES="$T/outer:$T/outer2"
+for d in "$T/outer/proj" "$T/outer2/inner"; do
+	run "$PERFLOOP" scan --advisory --format json "$d"
+	expect_rc 0
+	check "$T/out" "[f['leaf'] for f in d['findings']] == ['PY003']"
+	! grep -q "settings from" "$T/err" || fail "a settings file above $d applied: $(cat "$T/err")"
+done
 unset GIT_CEILING_DIRECTORIES
