@@ -1908,10 +1908,14 @@ static int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx)
 	char title[600];
 	command_title(o, title, sizeof title);
 	printf("perfloop profile: %s (system calls, tracepoints)\n", title);
-	if (s->mounted)
-		fprintf(stderr, "perfloop: mounted tracefs at %s (it was not mounted), as perf "
-				"does\n",
+	if (s->mounted == 1)
+		fprintf(stderr, "perfloop: mounted tracefs at %s to open the tracepoints (it was "
+				"not mounted), and unmounted it\n",
 			s->tracefs);
+	else if (s->mounted)
+		fprintf(stderr, "perfloop: mounted tracefs at %s to open the tracepoints (it was "
+				"not mounted); it could not be unmounted: 'umount %s'\n",
+			s->tracefs, s->tracefs);
 	pl_syscalls_print(s, (size_t)o->top);
 	struct pl_strbuf names = {0};
 	if (o->formats) {

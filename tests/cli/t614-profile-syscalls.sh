@@ -114,4 +114,27 @@ expect_rc 2
 run "$PERFLOOP" profile --syscalls --alloc -- ./known scratch
 expect_rc 2
 expect_err "one at a time"
+# a tracefs perfloop had to mount is unmounted again (it stayed, and
+# 'system reset' did not undo it): in a mount namespace of its own, where
+# this machine lets root make one
+if [ "$(id -u)" -eq 0 ] && unshare -m --propagation private true 2>/dev/null; then
+	cat >"$T/ns.sh" <<SH
+umount /sys/kernel/tracing 2>/dev/null
+umount /sys/kernel/debug/tracing 2>/dev/null
+grep -q ' /sys/kernel/tracing ' /proc/self/mounts && exit 3
+"$PERFLOOP" profile --syscalls -o "$T/nsprof" -- ./known scratch >/dev/null || exit 4
+grep -q ' /sys/kernel/tracing ' /proc/self/mounts && exit 5
+exit 0
+SH
+	set +e
+	unshare -m --propagation private sh "$T/ns.sh" 2>"$T/err"
+	nsrc=$?
+	set -e
+	case $nsrc in
+	0) grep -q "mounted tracefs at /sys/kernel/tracing .*and unmounted it" "$T/err" || fail "not said: $(cat "$T/err")" ;;
+	3) echo "tracefs could not be unmounted in a namespace: that part not checked" ;;
+	5) fail "profile --syscalls left tracefs mounted: $(cat "$T/err")" ;;
+	*) fail "profile --syscalls in a mount namespace: exit $nsrc: $(cat "$T/err")" ;;
+	esac
+fi
 echo ok

@@ -592,6 +592,10 @@ int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mount
 			*mounted = 1;
 		*enter = read_id(roots[0], "raw_syscalls/sys_enter");
 		*leave = read_id(roots[0], "raw_syscalls/sys_exit");
+		/* a caller that needs only the ids (bench's counter) leaves
+		 * nothing mounted behind it; the others unmount when done */
+		if (!mounted)
+			umount2(roots[0], MNT_DETACH);
 	}
 	if (*enter < 0 || *leave < 0)
 		return pl_error_set(err, PL_EINPUT,
@@ -852,6 +856,10 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 	}
 	if (rc == PL_OK)
 		open_stacks(&T, tasks, ntasks, argv != NULL);
+	/* the tracepoints' ids are read and the events open: a tracefs we
+	 * mounted for them goes (a lazy unmount: nothing of ours holds it) */
+	if (s->mounted && s->tracefs && umount2(s->tracefs, MNT_DETACH) != 0)
+		s->mounted = 2; /* still mounted: said as such */
 started:
 	if (rc != PL_OK) {
 		pl_launch_end(&L, status);

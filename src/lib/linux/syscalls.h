@@ -68,7 +68,8 @@ struct pl_syscalls {
 	uint64_t events, lost;
 	double elapsed_s;
 	const char *tracefs; /* where the tracepoints' ids were read */
-	int mounted;	     /* perfloop mounted tracefs there (it was not) */
+	int mounted;	     /* perfloop mounted tracefs there (it was not): 1 and unmounted
+				again, 2 still mounted */
 	int stopped;	     /* ended by the duration */
 	struct pl_sys_slow slow[PL_SYS_SLOW]; /* slowest first */
 	size_t nslow;
