@@ -1413,6 +1413,14 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 	for (int i = 0; i < 6; i++) {
 		if (!*named[i])
 			continue;
+		if (pl_rank_shared_name(*named[i], &rank)) {
+			pl_die(PL_EXIT_USAGE,
+			       "option '%s': '%s' is one file for every rank (rank %ld under %s): "
+			       "put %%r in the name (as bench.%%r.json), or the ranks overwrite "
+			       "each other's",
+			       optnames[i], *named[i], rank.rank, rank.launcher);
+			goto out;
+		}
 		if (pl_rank_expand(optnames[i], *named[i], &rank, xnames[i], sizeof xnames[i],
 				   &err) != PL_OK) {
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);

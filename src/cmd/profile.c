@@ -227,6 +227,7 @@ struct opts {
 	double gpu_hz;
 	long top;
 	const char *out;
+	int out_given; /* -o given: never renamed per rank */
 	char **argv;
 	struct pl_rank rank;	 /* under a launcher: which rank this is */
 	const char *rank_filter; /* --rank-filter: the ranks to profile */
@@ -1981,6 +1982,7 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case 'o':
 			o->out = optarg;
+			o->out_given = 1;
 			break;
 		case OPT_LINES:
 			o->lines = 1;
@@ -2120,6 +2122,11 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 	/* under a launcher, one profile per rank: %r %l %h %p in the name */
 	pl_rank_detect(&o->rank);
 	struct pl_error xerr = {{0}};
+	/* several ranks never write one file: the default name gets the rank,
+	 * a name given without it is refused (below, once --rank-filter has
+	 * said whether several ranks write) */
+	if (!o->out_given && pl_rank_shared_name(o->out, &o->rank))
+		o->out = "profile.%r";
 	if (pl_rank_expand("--out", o->out, &o->rank, prefix, sizeof prefix, &xerr) != PL_OK)
 		return pl_die(PL_EXIT_USAGE, "%s", xerr.msg);
 	if (o->rank_filter) {
@@ -2137,6 +2144,14 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 				      strerror(errno));
 		}
 	}
+	/* one rank named by --rank-filter writes alone */
+	int one_rank = o->rank_filter && strspn(o->rank_filter, "0123456789") == strlen(o->rank_filter);
+	if (!one_rank && pl_rank_shared_name(o->out, &o->rank))
+		return pl_die(PL_EXIT_USAGE,
+			      "option '--out': '%s' is one file for every rank (rank %ld under %s): "
+			      "put %%r in the name (as prof.%%r), or the ranks overwrite each "
+			      "other's",
+			      o->out, o->rank.rank, o->rank.launcher);
 	static const char *const exts[] = {".speedscope.json", ".findings.json", ".steps.json",
 					   ".gpu.json", ".folded", ".svg"};
 	for (size_t i = 0; i < sizeof exts / sizeof *exts; i++) {

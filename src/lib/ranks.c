@@ -135,3 +135,20 @@ json_t *pl_rank_json(const struct pl_rank *r)
 			 num_or_null(r->local_rank), "world_size", num_or_null(r->world_size),
 			 "host", r->host, "launcher", r->launcher);
 }
+
+int pl_rank_shared_name(const char *name, const struct pl_rank *r)
+{
+	if (strcmp(r->launcher, "none") == 0 || r->world_size == 1)
+		return 0;
+	int has_r = 0, has_p = 0, has_h = 0, has_l = 0;
+	for (const char *p = name; *p; p++) {
+		if (*p != '%' || !p[1])
+			continue;
+		has_r |= p[1] == 'r';
+		has_p |= p[1] == 'p';
+		has_h |= p[1] == 'h';
+		has_l |= p[1] == 'l';
+		p++; /* "%%r" is a literal %r */
+	}
+	return !(has_r || has_p || (has_h && has_l));
+}

@@ -32,6 +32,12 @@ void pl_rank_detect(struct pl_rank *r);
 int pl_rank_expand(const char *option, const char *in, const struct pl_rank *r, char *out,
 		   size_t len, struct pl_error *err);
 
+/* Whether an output name would be one file for several ranks: under a
+ * launcher of more than one rank (or one that does not say how many), a
+ * name without %r or %p, and not both %h and %l. Two ranks writing one
+ * file leave the last one's, silently. */
+int pl_rank_shared_name(const char *name, const struct pl_rank *r);
+
 /* Whether rank is in list ("0,3", ranges "0-3", both: "0,4-7"): 1 or 0;
  * PL_EINPUT naming option where list is not such a list. */
 int pl_rank_in(const char *option, const char *list, long rank, struct pl_error *err);

@@ -44,5 +44,23 @@ if [ -n "$py" ]; then
 	RANK=1 run "$PERFLOOP" profile --format folded -o 'prof.%r' -- "$py" p.py
 	expect_rc 0
 	[ -s prof.1.folded ] || fail "profile -o prof.%r: $(ls prof*)"
+	# without -o, each rank gets its own default name
+	RANK=1 WORLD_SIZE=2 run "$PERFLOOP" profile --format folded -- "$py" p.py
+	expect_rc 0
+	[ -s profile.1.folded ] || fail "profile under a launcher, no -o: $(ls profile*)"
 fi
+# one file named for several ranks: refused before anything runs (the last
+# rank to finish silently overwrote the others'); one rank alone may
+RANK=1 WORLD_SIZE=2 run "$PERFLOOP" bench -o shared.json -- true
+expect_rc 2
+expect_err "'shared.json' is one file for every rank (rank 1 under torchrun): put %r"
+[ ! -e shared.json ] || fail "a shared name was written"
+RANK=1 WORLD_SIZE=2 run "$PERFLOOP" bench --export-csv 'x.%h.csv' -- true
+expect_rc 2
+expect_err "option '--export-csv'"
+RANK=1 WORLD_SIZE=2 run "$PERFLOOP" profile --format folded -o shared -- true
+expect_rc 2
+expect_err "'shared' is one file for every rank"
+RANK=1 WORLD_SIZE=1 run "$PERFLOOP" bench -w 0 -r 3 --sim off -o alone.json -- true
+expect_rc 0
 echo ok

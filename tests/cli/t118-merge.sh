@@ -84,11 +84,11 @@ run "$PERFLOOP" merge b4.0.json b4.1.json again.json
 expect_rc 2
 expect_err "b4.1.json and again.json are both rank 1"
 [ "$(wc -l <"$T/err")" -eq 1 ] || fail "$(cat "$T/err")"
-RANK=1 WORLD_SIZE=4 "$PERFLOOP" bench -r 3 -w 0 --batch 1 -o other.json true >/dev/null 2>&1 ||
+RANK=1 WORLD_SIZE=4 "$PERFLOOP" bench -r 3 -w 0 --batch 1 -o other.%r.json true >/dev/null 2>&1 ||
 	fail "bench true"
-run "$PERFLOOP" merge b4.0.json other.json
+run "$PERFLOOP" merge b4.0.json other.1.json
 expect_rc 2
-expect_err "other.json: benchmarks.0. is 'true'"
+expect_err "other.1.json: benchmarks.0. is 'true'"
 # reported: a rank missing of the world; a summary that recorded no rank
 run "$PERFLOOP" merge -o miss b4.0.json b4.1.json b4.3.json
 expect_rc 0
@@ -184,10 +184,10 @@ valid findings-1.schema.json rp.0.findings.json
 grep -q "rank 0 of 2 on" rp.0.svg || fail "the flame graph does not say its rank"
 check rp.0.speedscope.json '", rank 0 of 2 on " in d["name"]'
 # a launcher that does not say the world's size: "rank 1 on HOST"
-run env RANK=1 "$PERFLOOP" profile -d 5 --format speedscope,findings -o nw -- "$py" -c 'sum(range(10**6))'
+run env RANK=1 "$PERFLOOP" profile -d 5 --format speedscope,findings -o 'nw.%r' -- "$py" -c 'sum(range(10**6))'
 expect_rc 0
-check nw.speedscope.json '", rank 1 on " in d["name"]'
-check nw.findings.json 'd["launch"]["rank"] == 1 and d["launch"]["world_size"] is None'
+check nw.1.speedscope.json '", rank 1 on " in d["name"]'
+check nw.1.findings.json 'd["launch"]["rank"] == 1 and d["launch"]["world_size"] is None'
 run "$PERFLOOP" profile --rank-filter 1,,2 -- true
 expect_rc 2
 expect_err "option '--rank-filter': expected ranks"
