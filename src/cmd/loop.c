@@ -631,13 +631,19 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 	} else {
 		printf("reverted %zu file%s", o.reverted.nrestored,
 		       o.reverted.nrestored == 1 ? "" : "s");
-		for (size_t i = 0; i < o.reverted.nrestored; i++)
-			printf("%s%s", i ? ", " : ": ", o.reverted.restored[i]);
+		for (size_t i = 0; i < o.reverted.nrestored; i++) {
+			char *q = pl_git_quote(o.reverted.restored[i]); /* never raw bytes */
+			printf("%s%s", i ? ", " : ": ", q ? q : "?");
+			free(q);
+		}
 		printf("\n");
 		if (o.reverted.ncreated) {
 			printf("created by the change (left in place; remove them if unwanted):\n");
-			for (size_t i = 0; i < o.reverted.ncreated; i++)
-				printf("  %s\n", o.reverted.created[i]);
+			for (size_t i = 0; i < o.reverted.ncreated; i++) {
+				char *q = pl_git_quote(o.reverted.created[i]);
+				printf("  %s\n", q ? q : "?");
+				free(q);
+			}
 		}
 		if (o.evidence[0])
 			printf("evidence kept in %s and the ledger\n", o.evidence);

@@ -146,6 +146,26 @@ char *pl_git_quote(const char *path)
 	return pl_strbuf_take(&b);
 }
 
+static void set_path(json_t *o, const char *path);
+static char *get_path(json_t *o);
+
+json_t *pl_git_path_json(const char *path)
+{
+	json_t *s = json_string(path);
+	if (s)
+		return s;
+	json_t *o = json_object();
+	set_path(o, path);
+	return o;
+}
+
+char *pl_git_path_of(json_t *v)
+{
+	if (json_is_string(v))
+		return *json_string_value(v) ? strdup(json_string_value(v)) : NULL;
+	return json_is_object(v) ? get_path(v) : NULL;
+}
+
 /* JSON strings must be UTF-8: other names are stored as hex. */
 static void set_path(json_t *o, const char *path)
 {

@@ -67,6 +67,12 @@ void pl_revert_result_release(struct pl_revert_result *r);
 
 /* Paths recorded as ignored at the checkpoint, or ignored now: never to be
  * committed. *ignored[i] is set for each path (relative to top). */
+/* A path in a JSON document: a string, or {"path_hex": ...} where the name
+ * is not UTF-8 (JSON strings must be); and back (malloc'd; NULL if
+ * neither). */
+json_t *pl_git_path_json(const char *path);
+char *pl_git_path_of(json_t *v);
+
 int pl_git_ignored(const struct pl_git *g, char *const *paths, size_t n, unsigned char *ignored,
 		   struct pl_error *err);
 

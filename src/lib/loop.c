@@ -792,13 +792,16 @@ static int end_turn(const struct pl_git *g, json_t *state, json_t *j, const char
 		    struct pl_error *err)
 {
 	json_t *cp, *created = json_object_get(j, "created");
-	size_t n = json_array_size(created);
-	const char **left = calloc(n + 1, sizeof(*left));
+	size_t n = json_array_size(created), k = 0;
+	char **left = calloc(n + 1, sizeof(*left));
 	if (!left)
 		return PL_ENOMEM;
-	for (size_t i = 0; i < n; i++)
-		left[i] = json_string_value(json_array_get(created, i));
-	int rc = pl_checkpoint_create_ex(g, left, n, &cp, err);
+	for (size_t i = 0; i < n; i++) /* a name that is not UTF-8 too */
+		if ((left[k] = pl_git_path_of(json_array_get(created, i))))
+			k++;
+	int rc = pl_checkpoint_create_ex(g, (const char *const *)left, k, &cp, err);
+	for (size_t i = 0; i < k; i++)
+		free(left[i]);
 	free(left);
 	if (rc != PL_OK)
 		return rc;
@@ -928,7 +931,7 @@ static int finish_reject(const struct pl_git *g, json_t *state, json_t *j,
 		/* left in place, as said: the next checkpoint marks them */
 		json_t *created = json_array();
 		for (size_t i = 0; created && i < reverted->ncreated; i++)
-			json_array_append_new(created, json_string(reverted->created[i]));
+			json_array_append_new(created, pl_git_path_json(reverted->created[i]));
 		json_object_set_new(j, "created", created);
 		if ((rc = journal_write(g, j, err)) != PL_OK)
 			return rc;
@@ -1241,15 +1244,14 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			goto out;
 		size_t keep = 0;
 		for (size_t i = 0; i < npaths; i++) {
-			if (!in_list(change, nchange, paths[i])) {
-				size_t l = strlen(o->unmade);
-				snprintf(o->unmade + l, sizeof(o->unmade) - l, "%s%s",
-					 l ? ", " : "", paths[i]);
-				free(paths[i]);
-			} else if (ign[i]) {
-				size_t l = strlen(o->excluded);
-				snprintf(o->excluded + l, sizeof(o->excluded) - l, "%s%s",
-					 l ? ", " : "", paths[i]);
+			int unmade = !in_list(change, nchange, paths[i]);
+			if (unmade || ign[i]) {
+				char *list = unmade ? o->unmade : o->excluded;
+				size_t cap = unmade ? sizeof(o->unmade) : sizeof(o->excluded);
+				size_t l = strlen(list);
+				char *q = pl_git_quote(paths[i]); /* never raw bytes */
+				snprintf(list + l, cap - l, "%s%s", l ? ", " : "", q ? q : "?");
+				free(q);
 				free(paths[i]);
 			} else {
 				paths[keep++] = paths[i];

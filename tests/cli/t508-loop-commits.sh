@@ -4,8 +4,9 @@
 # path ignored at the checkpoint (a change that empties .gitignore does not
 # let a .env in); a turn refuses, using no iteration, when the checkpoint
 # was retaken in the middle of a change or when the change reaches into a
-# submodule perfloop cannot commit. Decided on the simulated counts (as
-# t507), so that a busy machine does not turn it into a skip.
+# submodule perfloop cannot commit. Decided on the simulated counts (a
+# random wait makes the wall time too noisy to decide, as in t507), so
+# that neither a busy machine nor a quiet one changes the verdicts.
 . "$(dirname "$0")/lib.sh"
 set -e
 command -v git >/dev/null 2>&1 || skip "git is not installed"
@@ -14,6 +15,7 @@ new_repo repo
 cat >app.sh <<SH
 #!/bin/sh
 "$BUSY" \$(cat size.txt)
+sleep 0.0\$(( \$(od -An -N1 -tu1 /dev/urandom) % 9 ))
 echo run >>runs.log
 echo "\$(cat size.txt)" >"out-\$(cat size.txt).txt"
 SH
@@ -62,6 +64,23 @@ expect_err "checkpoint was taken again"
 git checkout -q size.txt
 run "$PERFLOOP" baseline --bench './app.sh' -n app --max-iterations 6 --batch 1 --runs 3
 expect_rc 0
+
+# a rejected turn that made a file whose name is not UTF-8: named quoted,
+# never as raw bytes, and recorded as left over (a revert after the user
+# removes it does not bring it back)
+odd=$(printf 'odd-\377.txt')
+echo 8000000 >size.txt
+echo x >"$odd"
+run "$PERFLOOP" try -m "twice the work"
+expect_rc 1
+grep -q 'verdict: reject' "$T/out" || fail "no reject: $(cat "$T/out")"
+grep -qF '"odd-\377.txt"' "$T/out" || fail "the odd name not quoted: $(cat "$T/out" | od -c | head)"
+! grep -q "$(printf '\377')" "$T/out" || fail "a raw byte printed"
+check .perfloop/checkpoint.json "any(e.get('path_hex') == '6f64642dff2e747874' and e.get('leftover') for e in d['entries'])"
+rm "$odd"
+run "$PERFLOOP" revert
+expect_rc 0
+[ ! -e "$odd" ] || fail "revert brought back a leftover the user removed"
 cd "$T"
 new_repo lib
 echo v1 >lib.txt
