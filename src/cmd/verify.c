@@ -51,6 +51,8 @@ const char cmd_verify_usage[] =
     "                          shell: use \"sh -c '...'\" for shell syntax); its\n"
     "                          output goes to stderr\n"
     "      --suite-exit-code N take the suite's exit status as given\n"
+    "      --suite-timeout S   kill the suite after S seconds: a failed suite\n"
+    "                          (default 2400, the loop's)\n"
     "      --min-gain X        minimum improvement: 0.05 or 5% (default)\n"
     "      --ledger FILE       append the verdict as one JSON line (atomically);\n"
     "                          conventionally docs/perf/baseline_ledger.jsonl\n"
@@ -67,7 +69,16 @@ const char cmd_verify_usage[] =
     "  perfloop verify --before before.json --after after.json --suite-exit-code 0 \\\n"
     "      --target memory --ledger docs/perf/baseline_ledger.jsonl -o verdict.json\n";
 
-enum { OPT_BENCH = 256, OPT_SUITE, OPT_SUITE_EXIT, OPT_MIN_GAIN, OPT_LEDGER, OPT_JSON, OPT_QUIET };
+enum {
+	OPT_BENCH = 256,
+	OPT_SUITE,
+	OPT_SUITE_EXIT,
+	OPT_SUITE_TIMEOUT,
+	OPT_MIN_GAIN,
+	OPT_LEDGER,
+	OPT_JSON,
+	OPT_QUIET
+};
 
 static const struct option longopts[] = {
     {"before", required_argument, NULL, 'b'},
@@ -76,6 +87,7 @@ static const struct option longopts[] = {
     {"target", required_argument, NULL, 't'},
     {"suite", required_argument, NULL, OPT_SUITE},
     {"suite-exit-code", required_argument, NULL, OPT_SUITE_EXIT},
+    {"suite-timeout", required_argument, NULL, OPT_SUITE_TIMEOUT},
     {"min-gain", required_argument, NULL, OPT_MIN_GAIN},
     {"ledger", required_argument, NULL, OPT_LEDGER},
     {"out", required_argument, NULL, 'o'},
@@ -85,10 +97,11 @@ static const struct option longopts[] = {
     {NULL, 0, NULL, 0},
 };
 
-static int run_suite(const char *cmd, const struct pl_ctx *ctx, int *exit_code)
+static int run_suite(const char *cmd, double timeout_s, const struct pl_ctx *ctx,
+		     int *exit_code)
 {
 	struct pl_error err;
-	int rc = pl_spawn_suite(cmd, 0, ctx->interrupted, exit_code, &err);
+	int rc = pl_spawn_suite(cmd, timeout_s, ctx->interrupted, exit_code, &err);
 	if (rc == PL_ENOEXEC || rc == PL_EINPUT)
 		return pl_die(PL_EXIT_USAGE, "option '--suite': %s", err.msg);
 	if (rc == PL_EINTR)
@@ -102,6 +115,8 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	struct pl_verify_input in = {.min_gain = 0.05};
 	const char *suite = NULL, *ledger = NULL, *out = NULL, *suite_exit = NULL;
+	/* a suite that hangs must not hang the verdict: the loop's limit */
+	double suite_timeout = PL_SUITE_TIMEOUT_DEFAULT;
 	int json_out = 0, quiet = 0, rc = PL_EXIT_USAGE, c;
 	struct pl_error err = {{0}};
 	struct pl_verdict v = {0};
@@ -128,6 +143,19 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 		case OPT_SUITE_EXIT:
 			suite_exit = optarg;
 			break;
+		case OPT_SUITE_TIMEOUT: {
+			char *end;
+			errno = 0;
+			suite_timeout = strtod(optarg, &end);
+			if (errno || *end || end == optarg || !(suite_timeout > 0) ||
+			    suite_timeout > 1e7) {
+				pl_die(PL_EXIT_USAGE,
+				       "option '--suite-timeout': expected seconds > 0, got '%s'",
+				       optarg);
+				goto done;
+			}
+			break;
+		}
 		case OPT_MIN_GAIN: {
 			if (pl_parse_share(optarg, 0, &in.min_gain) < 0 || in.min_gain >= 1) {
 				pl_die(PL_EXIT_USAGE,
@@ -205,7 +233,7 @@ int cmd_verify(int argc, char **argv, const struct pl_ctx *ctx)
 	pl_verdict_release(&v);
 	if (suite) {
 		int code = -1;
-		int src = run_suite(suite, ctx, &code);
+		int src = run_suite(suite, suite_timeout, ctx, &code);
 		if (src != PL_EXIT_OK) {
 			rc = src;
 			goto done;

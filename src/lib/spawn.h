@@ -71,6 +71,9 @@ int pl_spawn_capture(char *const *argv, double timeout_s, char *out, size_t len)
  * or -1 if it could not run or was killed. */
 int pl_spawn_output(char *const *argv, int keep_stderr, char **out, size_t *len);
 
+/* A suite's time limit where none is given: the loop's (4x a run's 600 s). */
+#define PL_SUITE_TIMEOUT_DEFAULT 2400.0
+
 /* Run a functional suite: the command string split into words (no shell),
  * its stdout sent to our stderr so that our stdout stays machine output.
  * *exit_code is its status, -1 if it was killed, stopped or timed out

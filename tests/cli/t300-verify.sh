@@ -147,6 +147,16 @@ expect_rc 0
 [ "$(wc -l <keep/ledger.jsonl)" -eq 6 ] || fail "append through a symlinked ledger"
 rm docs/perf/baseline_ledger.jsonl && mv keep/ledger.jsonl docs/perf/baseline_ledger.jsonl
 
+# a suite that hangs is killed at its time limit and fails, never hangs
+# the verdict
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite "sleep 30" --suite-timeout 0.5 --json
+expect_rc 1
+check out "d['verdict'] == 'reject' and d['failed_rules'] == ['suite_green']"
+expect_err "timed out after 0.5 s"
+run "$PERFLOOP" verify -b slow.json -a fast.json --suite true --suite-timeout 0
+expect_rc 2
+expect_err "option '--suite-timeout': expected seconds > 0"
+
 # bad input: one line, exit 2, nothing written
 run "$PERFLOOP" verify -b slow.json -a other.json --suite true -o never.json --ledger never.jsonl
 expect_rc 2
