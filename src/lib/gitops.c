@@ -1281,6 +1281,73 @@ static int read_blobs(const struct pl_git *g, const struct entry *const *want, s
 	return PL_OK;
 }
 
+/* ---- git's index lock, when perfloop is killed holding it -------------- */
+
+/* When pid started (field 22 of /proc/PID/stat, in clock ticks since
+ * boot), 0 when there is no such process: a pid and its start name one
+ * process whatever reuses the number. */
+static unsigned long long proc_start(pid_t pid)
+{
+	char p[64], buf[1024];
+	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	size_t n = fread(buf, 1, sizeof buf - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *q = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+	unsigned long long start = 0;
+	if (q && sscanf(q + 2, "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
+			       "%*d %*d %*d %llu",
+			&start) != 1)
+		start = 0;
+	return start;
+}
+
+static void owner_path(const struct pl_git *g, char *out, size_t len)
+{
+	snprintf(out, len, "%s/.perfloop/index.lock.owner", g->top);
+}
+
+/* Say who holds git's index lock: this process, and which lock (its
+ * inode), so that a revert after this one was killed (SIGKILL, the OOM
+ * killer, a cancelled tool call) can tell its own stale lock from a live
+ * git's. */
+static void own_lock(const struct pl_git *g, int lockfd)
+{
+	struct stat st;
+	char p[4400], text[128];
+	if (fstat(lockfd, &st) != 0)
+		return;
+	owner_path(g, p, sizeof p);
+	int n = snprintf(text, sizeof text, "%ld %llu %llu\n", (long)getpid(),
+			 proc_start(getpid()), (unsigned long long)st.st_ino);
+	struct pl_error ignore;
+	pl_fsio_write_atomic(p, text, (size_t)n, &ignore);
+}
+
+/* Whether the lock at lockpath is one a killed perfloop left: the owner
+ * file names it (same inode) and a process that no longer runs. */
+static int stale_lock(const struct pl_git *g, const char *lockpath)
+{
+	char p[4400];
+	owner_path(g, p, sizeof p);
+	FILE *f = fopen(p, "r");
+	if (!f)
+		return 0;
+	long pid = 0;
+	unsigned long long start = 0, ino = 0;
+	int ok = fscanf(f, "%ld %llu %llu", &pid, &start, &ino) == 3;
+	fclose(f);
+	struct stat st;
+	if (!ok || pid <= 0 || lstat(lockpath, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (unsigned long long)st.st_ino != ino)
+		return 0;
+	unsigned long long now = proc_start((pid_t)pid);
+	return now == 0 || now != start;
+}
+
 /* A checkpoint this clone made: its commit is refs/perfloop/checkpoint or
  * in that ref's log. A .perfloop/ that came with a clone, an archive or a
  * pull is someone else's word on what the tree was; reverting to it would
@@ -1440,6 +1507,14 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	if (res->index_restored) {
 		snprintf(lockpath, sizeof(lockpath), "%s.lock", idx);
 		lockfd = open(lockpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		if (lockfd < 0 && errno == EEXIST && stale_lock(g, lockpath)) {
+			/* ours, from a perfloop killed mid-revert: the revert it
+			 * began is done now, from the same checkpoint */
+			unlink(lockpath);
+			lockfd = open(lockpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+		}
+		if (lockfd >= 0)
+			own_lock(g, lockfd);
 		if (lockfd < 0) {
 			rc = pl_error_set(
 			    err, PL_EINPUT,
@@ -1508,6 +1583,11 @@ out:
 		close(lockfd);
 	if (lockpath[0])
 		unlink(lockpath);
+	if (res->index_restored && !dry_run) {
+		char op[4400];
+		owner_path(g, op, sizeof op);
+		unlink(op);
+	}
 	free(blobs);
 	free(off);
 	free(len);

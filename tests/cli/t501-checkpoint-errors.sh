@@ -150,4 +150,41 @@ expect_rc 0
 git reflog show --format=%H refs/perfloop/reverted | while read -r c; do
 	git cat-file -e "$c^{tree}" || fail "a reverted snapshot is gone"
 done
+
+# git's index lock left by a perfloop killed mid-revert (SIGKILL, the OOM
+# killer, a cancelled tool call): the next revert knows its own stale lock
+# by the owner record (pid, start time, the lock's inode) and goes on; a
+# live process's lock, or one the record does not name, still stops it
+echo staged >a.txt
+git add a.txt
+run "$PERFLOOP" checkpoint
+expect_rc 0
+git reset -q a.txt
+echo edit >a.txt
+start_of() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $20}'; }
+sh -c 'exit 0' &
+dead=$!
+wait $dead
+: >.git/index.lock
+echo "$dead 1 $(stat -c %i .git/index.lock)" >.perfloop/index.lock.owner
+run "$PERFLOOP" revert
+expect_rc 0
+[ ! -e .git/index.lock ] || fail "a stale lock of a killed perfloop was left"
+[ ! -e .perfloop/index.lock.owner ] || fail "the owner record was left"
+[ "$(git diff --cached --name-only)" = a.txt ] || fail "the index was not restored after a stale lock"
+# a live process's lock: refused, kept
+git reset -q a.txt
+echo again >a.txt
+: >.git/index.lock
+echo "$$ $(start_of $$) $(stat -c %i .git/index.lock)" >.perfloop/index.lock.owner
+run "$PERFLOOP" revert
+expect_rc 2
+expect_err "git's index is locked"
+[ -e .git/index.lock ] || fail "a live process's lock was removed"
+# a lock the record does not name (another inode): refused, kept
+echo "$dead 1 1" >.perfloop/index.lock.owner
+run "$PERFLOOP" revert
+expect_rc 2
+[ -e .git/index.lock ] || fail "a lock the record does not name was removed"
+rm -f .git/index.lock .perfloop/index.lock.owner
 echo ok
