@@ -1348,6 +1348,38 @@ static int stale_lock(const struct pl_git *g, const char *lockpath)
 	return now == 0 || now != start;
 }
 
+/* git's index lock, taken as O_EXCL would take it (link(2) fails on an
+ * existing name), but made first under a name of our own so that the
+ * owner record names its inode before it becomes the lock: a kill at any
+ * moment leaves either no lock or one the record names. A lock a killed
+ * perfloop left is taken over. -1 with errno set (EEXIST: held). */
+static int take_lock(const struct pl_git *g, const char *lockpath)
+{
+	char mine[4400];
+	snprintf(mine, sizeof mine, "%s.perfloop-%ld", lockpath, (long)getpid());
+	unlink(mine); /* a predecessor of this pid's, killed */
+	int fd = open(mine, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	if (fd < 0)
+		return -1;
+	int stale = stale_lock(g, lockpath); /* the record read before ours replaces it */
+	own_lock(g, fd);
+	int rc = link(mine, lockpath);
+	if (rc != 0 && errno == EEXIST && stale) {
+		/* ours, from a perfloop killed mid-revert: the revert it began
+		 * is done now, from the same checkpoint */
+		unlink(lockpath);
+		rc = link(mine, lockpath);
+	}
+	int e = errno;
+	unlink(mine);
+	if (rc != 0) {
+		close(fd);
+		errno = e;
+		return -1;
+	}
+	return fd;
+}
+
 /* A checkpoint this clone made: its commit is refs/perfloop/checkpoint or
  * in that ref's log. A .perfloop/ that came with a clone, an archive or a
  * pull is someone else's word on what the tree was; reverting to it would
@@ -1506,15 +1538,7 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	 * editor's git that holds it makes us stop before touching anything */
 	if (res->index_restored) {
 		snprintf(lockpath, sizeof(lockpath), "%s.lock", idx);
-		lockfd = open(lockpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		if (lockfd < 0 && errno == EEXIST && stale_lock(g, lockpath)) {
-			/* ours, from a perfloop killed mid-revert: the revert it
-			 * began is done now, from the same checkpoint */
-			unlink(lockpath);
-			lockfd = open(lockpath, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-		}
-		if (lockfd >= 0)
-			own_lock(g, lockfd);
+		lockfd = take_lock(g, lockpath);
 		if (lockfd < 0) {
 			rc = pl_error_set(
 			    err, PL_EINPUT,
