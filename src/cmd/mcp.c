@@ -3,10 +3,18 @@
  * Model Context Protocol (JSON-RPC 2.0, one message per line on stdin and
  * stdout). Each tool runs perfloop itself (this binary) with the matching
  * command and returns its JSON document as structuredContent, with a short
- * text; paths are confined to the directory the server started in. While
- * a tool runs the server keeps reading the client (run_self polls stdin
- * beside the child's output): a cancellation stops the child's process
- * group, a ping is answered, other requests wait their turn in a queue.
+ * text. While a tool runs the server keeps reading the client (run_self
+ * polls stdin beside the child's output): a cancellation stops the child,
+ * a ping is answered, other requests wait their turn in a queue.
+ *
+ * What a client sends is data, never perfloop's options: operands follow
+ * "--" and values travel as "--option=VALUE", one argv element each. Every
+ * path is resolved inside the directory the server started in (no "..",
+ * nothing in .git, no symlink out of it), and files the server reads
+ * itself (resources, the loop's documents) are opened one component at a
+ * time without following symlinks. A tool that changes the loop's state
+ * (baseline, try, checkpoint, revert) is asked to stop when cancelled and
+ * never killed: it stops at its own safe point.
  */
 #include <dirent.h>
 #include <errno.h>
@@ -47,7 +55,8 @@ const char cmd_mcp_usage[] =
     "Exit status: 0 when stdin ends.\n";
 
 #define PROTOCOL "2025-06-18"
-#define MAX_LINE (16u << 20) /* a longer message is refused, not buffered */
+#define MAX_LINE (16u << 20)	 /* a longer message is refused, never buffered */
+#define MAX_RESOURCE (32u << 20) /* a larger file is not served */
 
 struct pl_schema_file {
 	const char *path, *text;
@@ -59,6 +68,7 @@ struct server {
 	char root[PATH_MAX];
 	char *in; /* bytes read, not yet a whole line */
 	size_t inlen, incap;
+	int skipping; /* inside a line over MAX_LINE: its rest is dropped */
 	int eof;
 	json_t *queue; /* requests read while a tool ran, in order */
 	json_t *last;  /* tool name -> its last document (perfloop://last/NAME.json) */
@@ -69,27 +79,217 @@ struct server {
 	int cancelled;
 };
 
-/* Is path (relative to root, or absolute) inside root? */
-static int confined(const struct server *S, const char *path)
+/* Bytes that are not UTF-8 (a file name in a message, a line cut short)
+ * become '?': jansson refuses to encode them, and a message it cannot
+ * encode would never be sent. */
+static void utf8_clean(char *s)
 {
-	char buf[2 * PATH_MAX + 2], real[PATH_MAX];
-	if (strlen(path) >= PATH_MAX)
-		return 0;
-	if (path[0] == '/')
-		snprintf(buf, sizeof buf, "%s", path);
-	else
-		snprintf(buf, sizeof buf, "%s/%s", S->root, path);
-	/* a path that does not exist yet: judge its directory */
-	if (!realpath(buf, real)) {
-		char *slash = strrchr(buf, '/');
-		if (!slash)
-			return 0;
-		*slash = '\0';
-		if (!realpath(buf[0] ? buf : "/", real))
-			return 0;
+	unsigned char *p = (unsigned char *)s;
+	while (*p) {
+		int n = *p < 0x80			    ? 0
+			: (*p & 0xe0) == 0xc0 && *p >= 0xc2 ? 1
+			: (*p & 0xf0) == 0xe0		    ? 2
+			: (*p & 0xf8) == 0xf0 && *p <= 0xf4 ? 3
+							    : -1;
+		int ok = n >= 0;
+		for (int k = 1; ok && k <= n; k++)
+			ok = (p[k] & 0xc0) == 0x80;
+		if (ok && n == 2) /* no overlong form, no surrogate */
+			ok = !(p[0] == 0xe0 && p[1] < 0xa0) && !(p[0] == 0xed && p[1] >= 0xa0);
+		if (ok && n == 3)
+			ok = !(p[0] == 0xf0 && p[1] < 0x90) && !(p[0] == 0xf4 && p[1] >= 0x90);
+		if (!ok) {
+			*p++ = '?';
+			continue;
+		}
+		p += n + 1;
 	}
-	size_t n = strlen(S->root);
-	return !strncmp(real, S->root, n) && (real[n] == '\0' || real[n] == '/');
+}
+
+/* A path from a tool call as a path relative to the root, or why not.
+ * Lexically: absolute only inside the root, no "..", no ".git" component
+ * (any case). Then what exists of it must resolve inside the root and
+ * outside its .git: a symlink that leads out, or nowhere, is refused. A
+ * path that does not exist yet is the command's to report. rel never
+ * starts with '-' (a "./" is put before one that would). */
+static const char *project_path(const struct server *S, const char *path, char *rel, size_t len)
+{
+	size_t rn = strlen(S->root), o = 0;
+	const char *p = path;
+	if (!*p)
+		return "an empty path";
+	if (strlen(p) >= PATH_MAX)
+		return "a path too long";
+	if (p[0] == '/') {
+		if (strncmp(p, S->root, rn) || (p[rn] && p[rn] != '/'))
+			return "a path outside the project";
+		p += rn;
+	}
+	if (len < 4)
+		return "a path too long";
+	while (*p) {
+		while (*p == '/')
+			p++;
+		size_t n = strcspn(p, "/");
+		if (!n)
+			break;
+		if (n == 2 && !strncmp(p, "..", 2))
+			return "a path with '..' (name it from the project's top)";
+		if (n == 4 && !strncasecmp(p, ".git", 4))
+			return "a path inside .git";
+		if (!(n == 1 && p[0] == '.')) {
+			if (o + n + 2 > len)
+				return "a path too long";
+			if (o && rel[o - 1] != '/')
+				rel[o++] = '/';
+			memcpy(rel + o, p, n);
+			o += n;
+		}
+		p += n;
+	}
+	if (!o)
+		rel[o++] = '.';
+	rel[o] = '\0';
+	if (rel[0] == '-') { /* never read as an option, whatever parses it */
+		if (o + 3 > len)
+			return "a path too long";
+		memmove(rel + 2, rel, o + 1);
+		memcpy(rel, "./", 2);
+	}
+	char full[2 * PATH_MAX + 2], real[PATH_MAX];
+	snprintf(full, sizeof full, "%s/%s", S->root, rel);
+	while (!realpath(full, real)) {
+		struct stat st;
+		if ((errno != ENOENT && errno != ENOTDIR) || lstat(full, &st) == 0)
+			return "a path that does not resolve inside the project (a symlink?)";
+		char *slash = strrchr(full, '/');
+		if (!slash || (size_t)(slash - full) < rn)
+			return "a path outside the project";
+		*slash = '\0';
+	}
+	size_t n = rn == 1 ? 0 : rn; /* the root may be "/" */
+	if (strncmp(real, S->root, n) || (real[n] && real[n] != '/'))
+		return "a path outside the project (through a symlink)";
+	if (!strncmp(real + n, "/.git", 5) && (real[n + 5] == '\0' || real[n + 5] == '/'))
+		return "a path inside .git";
+	return NULL;
+}
+
+/* Open rel, a path under the root, for reading: each directory opened
+ * with O_NOFOLLOW, so no symlink anywhere on the way is followed (nor
+ * "..", nor .git); a regular file only (a FIFO would block: O_NONBLOCK).
+ * The descriptor, or -1. */
+static int open_in_root(const struct server *S, const char *rel, int want_dir, struct stat *st)
+{
+	char buf[PATH_MAX];
+	if (!rel || !*rel || rel[0] == '/' || strlen(rel) >= sizeof buf)
+		return -1;
+	snprintf(buf, sizeof buf, "%s", rel);
+	int dfd = open(S->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	for (char *p = buf; dfd >= 0;) {
+		char *slash = strchr(p, '/');
+		if (slash)
+			*slash = '\0';
+		if (!*p || !strcmp(p, ".") || !strcmp(p, "..") || !strcasecmp(p, ".git"))
+			break;
+		int dir = slash || want_dir;
+		int fd = openat(dfd, p,
+				O_RDONLY | O_NOFOLLOW | O_CLOEXEC |
+				    (dir ? O_DIRECTORY : O_NONBLOCK | O_NOCTTY));
+		close(dfd);
+		dfd = fd;
+		if (fd < 0 || slash) {
+			p = slash ? slash + 1 : p;
+			continue;
+		}
+		if (fstat(fd, st) != 0 || (dir ? !S_ISDIR(st->st_mode) : !S_ISREG(st->st_mode)))
+			break;
+		return fd;
+	}
+	if (dfd >= 0)
+		close(dfd);
+	return -1;
+}
+
+/* The bytes of rel (open_in_root), NUL-terminated; NULL when it cannot be
+ * read or is over MAX_RESOURCE. */
+static char *read_in_root(const struct server *S, const char *rel, size_t *len)
+{
+	struct stat st;
+	int fd = open_in_root(S, rel, 0, &st);
+	if (fd < 0)
+		return NULL;
+	struct pl_strbuf b = {0};
+	char buf[65536];
+	ssize_t n;
+	int ok = 1;
+	while ((n = read(fd, buf, sizeof buf)) != 0) {
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0 || b.len + (size_t)n > MAX_RESOURCE) {
+			ok = 0;
+			break;
+		}
+		pl_strbuf_append(&b, buf, (size_t)n);
+	}
+	close(fd);
+	char *text = pl_strbuf_take(&b);
+	if (!ok) {
+		free(text);
+		return NULL;
+	}
+	if (!text)
+		text = calloc(1, 1);
+	if (len)
+		*len = text ? strlen(text) : 0;
+	return text;
+}
+
+/* perfloop's state directory, .perfloop/, where the tools write: a real
+ * directory, and no symlink in it or in its cache/ and mcp/ (a clone can
+ * ship one, and a write through it would land outside the project). NULL,
+ * or what is wrong. */
+static const char *state_dir_problem(const struct server *S, char *why, size_t len)
+{
+	static const char *const dirs[] = {".perfloop", ".perfloop/cache", ".perfloop/cache/scan",
+					   ".perfloop/mcp"};
+	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+		char path[PATH_MAX + 64];
+		struct stat st;
+		snprintf(path, sizeof path, "%s/%s", S->root, dirs[i]);
+		if (lstat(path, &st) != 0 && errno == ENOENT)
+			continue;
+		int fd = open_in_root(S, dirs[i], 1, &st);
+		if (fd < 0) {
+			snprintf(why, len,
+				 "'%s' is not a directory of this project (a symlink?): perfloop's "
+				 "state is never written through one; remove it",
+				 dirs[i]);
+			return why;
+		}
+		DIR *d = fdopendir(fd);
+		if (!d) {
+			close(fd);
+			continue;
+		}
+		struct dirent *e;
+		while ((e = readdir(d))) {
+			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+				continue;
+			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
+			    S_ISLNK(st.st_mode)) {
+				snprintf(why, len,
+					 "'%s/%.200s' is a symlink: perfloop's state is never read "
+					 "or written through one; remove it",
+					 dirs[i], e->d_name);
+				utf8_clean(why);
+				closedir(d);
+				return why;
+			}
+		}
+		closedir(d);
+	}
+	return NULL;
 }
 
 /* ---- messages out ---- */
@@ -108,12 +308,21 @@ static void send_msg(json_t *m)
 
 static void send_error(json_t *id, int code, const char *msg)
 {
+	char text[512];
+	snprintf(text, sizeof text, "%s", msg);
+	utf8_clean(text);
 	send_msg(json_pack("{s:s, s:O, s:{s:i, s:s}}", "jsonrpc", "2.0", "id",
-			   id ? id : json_null(), "error", "code", code, "message", msg));
+			   id ? id : json_null(), "error", "code", code, "message", text));
 }
 
+/* Every request is answered: a result that could not be built is an
+ * internal error, not silence. */
 static void send_result(json_t *id, json_t *result)
 {
+	if (!result) {
+		send_error(id, -32603, "internal error (out of memory)");
+		return;
+	}
 	send_msg(json_pack("{s:s, s:O, s:o}", "jsonrpc", "2.0", "id", id, "result", result));
 }
 
@@ -142,6 +351,15 @@ static int grow_in(struct server *S, size_t need)
 	return pl_grow((void **)&S->in, &S->incap, need, 1, 4096);
 }
 
+/* A line over MAX_LINE (or one that cannot be held): one error for it,
+ * and its rest is read and dropped up to its newline. */
+static void refuse_line(struct server *S)
+{
+	send_error(NULL, -32700, "parse error (a message over 16 MiB: refused, its line skipped)");
+	S->skipping = 1;
+	S->inlen = 0;
+}
+
 /* Read what stdin has (it was said readable) into whole messages. */
 static void read_input(struct server *S)
 {
@@ -151,42 +369,35 @@ static void read_input(struct server *S)
 		return;
 	if (n <= 0) {
 		S->eof = 1;
-		if (S->inlen)
+		if (S->inlen && !S->skipping)
 			take_line(S, S->in, S->inlen);
 		S->inlen = 0;
+		S->skipping = 0;
 		return;
 	}
-	size_t from = 0;
-	for (size_t i = 0; i < (size_t)n; i++) {
-		if (buf[i] != '\n')
-			continue;
-		if (S->inlen) { /* the rest of a line begun earlier */
-			if (grow_in(S, S->inlen + i - from) < 0) {
-				S->inlen = 0;
-				from = i + 1;
-				continue;
-			}
-			memcpy(S->in + S->inlen, buf + from, i - from);
-			take_line(S, S->in, S->inlen + i - from);
-			S->inlen = 0;
+	for (size_t from = 0; from < (size_t)n;) {
+		const char *nl = memchr(buf + from, '\n', (size_t)n - from);
+		size_t end = nl ? (size_t)(nl - buf) : (size_t)n, piece = end - from;
+		if (S->skipping) {
+			/* the rest of a refused line */
+		} else if (S->inlen + piece > MAX_LINE) {
+			refuse_line(S);
+		} else if (!S->inlen && nl) { /* a whole line in this read */
+			take_line(S, buf + from, piece);
+		} else if (grow_in(S, S->inlen + piece + 1) < 0) {
+			refuse_line(S);
 		} else {
-			take_line(S, buf + from, i - from);
+			memcpy(S->in + S->inlen, buf + from, piece);
+			S->inlen += piece;
+			if (nl)
+				take_line(S, S->in, S->inlen);
 		}
-		from = i + 1;
+		if (nl) { /* a line ends: the next one starts clean */
+			S->inlen = 0;
+			S->skipping = 0;
+		}
+		from = end + (nl != NULL);
 	}
-	size_t rest = (size_t)n - from;
-	if (!rest)
-		return;
-	if (S->inlen + rest > MAX_LINE) { /* never a message: drop it, say so once */
-		if (S->inlen <= MAX_LINE)
-			send_error(NULL, -32700, "parse error (a message over 16 MiB)");
-		S->inlen = MAX_LINE + 1;
-		return;
-	}
-	if (grow_in(S, S->inlen + rest) < 0)
-		return;
-	memcpy(S->in + S->inlen, buf + from, rest);
-	S->inlen += rest;
 }
 
 static int is_method(json_t *msg, const char *m)
@@ -196,7 +407,8 @@ static int is_method(json_t *msg, const char *m)
 }
 
 /* Messages that cannot wait for the running tool: a cancellation (of it,
- * or of a request still queued) and ping. */
+ * or of a request still queued: S->cancelled says, run_self stops the
+ * child) and ping. */
 static void control(struct server *S, pid_t child)
 {
 	for (size_t i = 0; i < json_array_size(S->queue);) {
@@ -204,11 +416,8 @@ static void control(struct server *S, pid_t child)
 		json_t *id = json_object_get(msg, "id");
 		if (is_method(msg, "notifications/cancelled")) {
 			json_t *rid = json_object_get(json_object_get(msg, "params"), "requestId");
-			if (rid && S->run_id && json_equal(rid, S->run_id) && child > 0 &&
-			    !S->cancelled) {
+			if (rid && S->run_id && json_equal(rid, S->run_id) && child > 0)
 				S->cancelled = 1;
-				kill(-child, SIGINT); /* bench, profile: write what they have */
-			}
 			for (size_t k = 0; rid && k < json_array_size(S->queue); k++) {
 				json_t *q = json_array_get(S->queue, k);
 				json_t *qid = json_object_get(q, "id");
@@ -241,6 +450,7 @@ static void progress(struct server *S, const char *tool, double elapsed, const c
 	char msg[300];
 	snprintf(msg, sizeof msg, "%s: %.0f s%s%.200s", tool, elapsed, line && *line ? ": " : "",
 		 line ? line : "");
+	utf8_clean(msg);
 	send_msg(json_pack("{s:s, s:s, s:{s:O, s:i, s:s}}", "jsonrpc", "2.0", "method",
 			   "notifications/progress", "params", "progressToken", S->progress,
 			   "progress", (int)++S->progress_n, "message", msg));
@@ -254,11 +464,19 @@ static double now_s(void)
 }
 
 /* Run this binary with argv (argv[0] a command) in its own process group,
- * collecting stdout and stderr, while still reading the client: a
- * cancellation stops it (SIGINT: it writes what it has; SIGKILL 5 s
- * later), a ping is answered, progress is sent each second. Returns the
- * exit code, -1 if it could not run or was killed. */
-static int run_self(struct server *S, const char *tool, char **argv, char **out, char **errtext)
+ * collecting stdout and stderr, while still reading the client: a ping is
+ * answered, progress is sent each second, and a cancellation stops it.
+ * How depends on the tool. One that changes the loop's state (stateful:
+ * revert, try, checkpoint, baseline) gets SIGINT alone, never its group:
+ * the gits it runs finish their step, perfloop stops at its own safe point
+ * (try holds signals through its journalled steps; checkpoint and revert
+ * do not look and complete), and nothing kills it:
+ * a SIGKILL mid-revert left half a tree and git's index lock. Any other
+ * tool's group gets SIGINT (bench writes what it measured) and SIGKILL
+ * 5 s later. Returns the exit code, -1 if it could not run or was
+ * killed. */
+static int run_self(struct server *S, const char *tool, int stateful, char **argv, char **out,
+		    char **errtext)
 {
 	int po[2], pe[2];
 	*out = *errtext = NULL;
@@ -324,8 +542,14 @@ static int run_self(struct server *S, const char *tool, char **argv, char **out,
 			read_input(S);
 			int was = S->cancelled;
 			control(S, pid);
-			if (S->cancelled && !was)
-				kill_at = now_s() + 5;
+			if (S->cancelled && !was && pid > 0) {
+				if (stateful) {
+					kill(pid, SIGINT);
+				} else {
+					kill(-pid, SIGINT);
+					kill_at = now_s() + 5;
+				}
+			}
 		}
 		double t = now_s();
 		if (kill_at && t > kill_at) {
@@ -350,65 +574,95 @@ static int run_self(struct server *S, const char *tool, char **argv, char **out,
 
 /* ---- tools ---- */
 
+/* A command line being built. Each element is one argv entry, so a value
+ * is never split; owned[] are the ones formatted here. */
 struct argv_b {
 	char *v[256];
 	int n;
-	char store[8][64]; /* numbers formatted for it */
-	int nstore;
+	int full; /* an element did not fit: the call is refused */
+	char *owned[256];
+	int nowned;
 };
 
 static void add(struct argv_b *a, const char *s)
 {
-	if (a->n < 254)
+	if (a->n < 254 && s)
 		a->v[a->n++] = (char *)s;
+	else
+		a->full = 1;
 	a->v[a->n] = NULL;
 }
 
-static const char *add_num(struct argv_b *a, const char *fmt, double v)
+static void argv_b_release(struct argv_b *a)
 {
-	if (a->nstore == 8)
-		return "";
-	char *s = a->store[a->nstore++];
-	if (!strcmp(fmt, "%lld"))
-		snprintf(s, 64, "%lld", (long long)v);
-	else
-		snprintf(s, 64, "%g", v);
-	return s;
+	for (int i = 0; i < a->nowned; i++)
+		free(a->owned[i]);
+	a->nowned = 0;
 }
 
-/* string or array of strings at key: each added after opt (NULL: bare) */
+/* "OPT=VALUE" as one element: an option's value, whatever it starts with
+ * (an option and its value as two elements would do for getopt, but not
+ * for main's --color, which takes "--color=..." from anywhere before
+ * "--"). */
+static void add_opt(struct argv_b *a, const char *opt, const char *value)
+{
+	char *s = NULL;
+	if (a->nowned < 256 && asprintf(&s, "%s=%s", opt, value) >= 0)
+		a->owned[a->nowned++] = s;
+	else
+		s = NULL;
+	add(a, s);
+}
+
+/* A string or an array of strings at key: each one after "OPT=" when opt
+ * is given, else as operands (the caller has added "--" before them).
+ * paths: each a path in the project (project_path), passed as resolved. */
 static const char *add_strings(const struct server *S, struct argv_b *a, json_t *args,
 			       const char *key, const char *opt, int paths)
 {
-	json_t *v = json_object_get(args, key);
+	json_t *v = json_object_get(args, key), *one = NULL;
 	if (!v)
 		return NULL;
 	if (json_is_string(v)) {
-		if (paths && !confined(S, json_string_value(v)))
-			return "a path outside the project";
-		if (opt)
-			add(a, opt);
-		add(a, json_string_value(v));
-		return NULL;
+		one = json_array();
+		json_array_append(one, v);
+		v = one;
 	}
 	if (!json_is_array(v))
 		return "expected a string or an array of strings";
 	size_t i;
 	json_t *x;
+	const char *bad = NULL;
 	json_array_foreach(v, i, x)
 	{
-		if (!json_is_string(x))
-			return "expected strings";
-		if (paths && !confined(S, json_string_value(x)))
-			return "a path outside the project";
+		char rel[PATH_MAX];
+		const char *s = json_string_value(x);
+		if (!s) {
+			bad = "expected strings";
+			break;
+		}
+		if (paths && (bad = project_path(S, s, rel, sizeof rel)))
+			break;
+		if (paths) {
+			char *d = strdup(rel);
+			if (!d || a->nowned == 256) {
+				free(d);
+				bad = "too many arguments";
+				break;
+			}
+			a->owned[a->nowned++] = d;
+			s = d;
+		}
 		if (opt)
-			add(a, opt);
-		add(a, json_string_value(x));
+			add_opt(a, opt, s);
+		else
+			add(a, s);
 	}
-	return NULL;
+	json_decref(one);
+	return bad;
 }
 
-/* A number at key, within [lo, hi], after opt; "" when absent. */
+/* A number at key, within [lo, hi], as "OPT=N"; nothing when absent. */
 static const char *add_number(struct argv_b *a, json_t *args, const char *key, const char *opt,
 			      double lo, double hi, int integer)
 {
@@ -418,8 +672,12 @@ static const char *add_number(struct argv_b *a, json_t *args, const char *key, c
 	if (!(integer ? json_is_integer(v) : json_is_number(v)) || json_number_value(v) < lo ||
 	    json_number_value(v) > hi)
 		return integer ? "expected an integer in range" : "expected a number in range";
-	add(a, opt);
-	add(a, add_num(a, integer ? "%lld" : "%g", json_number_value(v)));
+	char num[64];
+	if (integer)
+		snprintf(num, sizeof num, "%lld", (long long)json_integer_value(v));
+	else
+		snprintf(num, sizeof num, "%.15g", json_number_value(v));
+	add_opt(a, opt, num);
 	return NULL;
 }
 
@@ -429,7 +687,16 @@ static void add_flag(struct argv_b *a, json_t *args, const char *key, const char
 		add(a, opt);
 }
 
-enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4 };
+/* A tool's annotations, which a client may use to run it unasked (a
+ * read-only tool) and so must be true of the worst call of it:
+ * RO           changes nothing (scan's cache in .perfloop/cache aside)
+ * DESTRUCTIVE  may overwrite or delete: runs a command the client gives,
+ *              or replaces the loop's state or the user's files
+ * IDEMPOTENT   a second identical call changes nothing more
+ * OPEN         runs commands or reads processes beyond the project
+ * STATEFUL     (not an annotation) cancelled, it is asked to stop, never
+ *              killed: see run_self */
+enum { RO = 1, DESTRUCTIVE = 2, IDEMPOTENT = 4, OPEN = 8, STATEFUL = 16 };
 
 struct tool {
 	const char *name, *title, *description, *schema; /* schema: JSON text */
@@ -450,16 +717,18 @@ static const struct tool tools[] = {
      "findings-1", RO | IDEMPOTENT},
     {"bench", "Time commands with statistics and a noise gate",
      "Benchmark one or more commands (no shell: words split as a shell would, without "
-     "pipes or variables) and compare them to the first. Sends progress; cancelled, it "
+     "pipes or variables) and compare them to the first. Runs each command as given, "
+     "repeatedly: whatever the command does, it does. Sends progress; cancelled, it "
      "stops the command and keeps what was measured (perfloop://last/bench.json). "
      "Returns perfloop.bench/1.",
      "{\"type\":\"object\",\"properties\":{\"commands\":" STR_ARRAY ",\"minItems\":1},"
      "\"runs\":{\"type\":\"integer\",\"minimum\":2},"
      "\"max_time\":{\"type\":\"number\",\"exclusiveMinimum\":0,\"description\":\"seconds\"}},"
      "\"required\":[\"commands\"],\"additionalProperties\":false}",
-     "bench-1", RO},
+     "bench-1", DESTRUCTIVE | OPEN},
     {"profile", "Sample where a program spends its time",
-     "Profile a command (argv, no shell) or a running process for a bounded duration "
+     "Profile a command (argv, no shell: it runs as given) or a running process for a "
+     "bounded duration "
      "(perfloop profile: Python, native or mixed stacks). Writes the flame graph "
      "(perfloop://profile/last.svg) and returns the hot-function findings "
      "(perfloop.findings/1) with the top table as text.",
@@ -471,7 +740,7 @@ static const struct tool tools[] = {
      "\"idle\":{\"type\":\"boolean\"},\"gil\":{\"type\":\"boolean\"},"
      "\"subprocesses\":{\"type\":\"boolean\"}},\"required\":[\"duration\"],"
      "\"additionalProperties\":false}",
-     "findings-1", RO},
+     "findings-1", DESTRUCTIVE | OPEN},
     {"select", "Choose the one finding to work on",
      "Choose exactly one finding from findings files: algorithm first (SPEC.md section "
      "3). Returns the candidate document.",
@@ -499,7 +768,7 @@ static const struct tool tools[] = {
      "\"min_gain\":{\"type\":\"number\",\"minimum\":0,\"exclusiveMaximum\":1},"
      "\"timeout\":{\"type\":\"number\",\"exclusiveMinimum\":0}},"
      "\"required\":[\"benches\"],\"additionalProperties\":false}",
-     "bench-1", 0},
+     "bench-1", DESTRUCTIVE | OPEN | STATEFUL},
     {"try", "One turn of the loop: measure the change, keep or revert it",
      "After one change: run the suite and the baseline's benchmarks, verify; accept "
      "commits exactly the touched files with the ledger line, reject reverts them "
@@ -509,14 +778,15 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"required\":[\"turn\",\"iteration\"],\"properties\":{\"turn\":"
      "{\"type\":[\"object\",\"null\"]},\"iteration\":{\"type\":\"integer\"},\"verdict\":"
      "{\"type\":\"object\"}}}",
-     DESTRUCTIVE},
+     DESTRUCTIVE | OPEN | STATEFUL},
     {"checkpoint", "Record the working tree before a change",
      "Record every tracked and untracked, non-ignored path as it is, without touching "
-     "the tree or the index (perfloop checkpoint). Returns the checkpoint document.",
+     "the tree or the index (perfloop checkpoint); it replaces the previous checkpoint, "
+     "which revert would have restored. Returns the checkpoint document.",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
      "{\"type\":\"object\",\"required\":[\"schema\",\"entries\"],\"properties\":{\"schema\":"
      "{\"type\":\"string\"},\"entries\":{\"type\":\"array\"}}}",
-     0},
+     DESTRUCTIVE | IDEMPOTENT | STATEFUL},
     {"revert", "Undo the change made since the checkpoint",
      "Restore every path that differs from the checkpoint and remove what was created "
      "(perfloop revert); dry_run only says what it would do.",
@@ -525,7 +795,7 @@ static const struct tool tools[] = {
      "{\"type\":\"object\",\"required\":[\"restored\",\"created\"],\"properties\":{"
      "\"restored\":{\"type\":\"array\"},\"created\":{\"type\":\"array\"},\"dry_run\":{"
      "\"type\":\"boolean\"}}}",
-     DESTRUCTIVE | IDEMPOTENT},
+     DESTRUCTIVE | IDEMPOTENT | STATEFUL},
     {"status", "The loop's state",
      "The loop's baseline, iterations and verdicts (.perfloop/loop.json).",
      "{\"type\":\"object\",\"properties\":{},\"additionalProperties\":false}",
@@ -579,7 +849,7 @@ static json_t *tool_list(void)
 		    schema ? schema : json_object(), "annotations", "title", t->title,
 		    "readOnlyHint", (t->hints & RO) != 0, "destructiveHint",
 		    (t->hints & DESTRUCTIVE) != 0, "idempotentHint", (t->hints & IDEMPOTENT) != 0,
-		    "openWorldHint", 0);
+		    "openWorldHint", (t->hints & OPEN) != 0);
 		json_t *out = t->output ? output_schema(t->output) : NULL;
 		if (out)
 			json_object_set_new(o, "outputSchema", out);
@@ -588,11 +858,14 @@ static json_t *tool_list(void)
 	return a;
 }
 
+/* A JSON document under the root, read without following a symlink. */
 static json_t *load_file(const struct server *S, const char *rel)
 {
-	char path[PATH_MAX + 64];
-	snprintf(path, sizeof path, "%s/%s", S->root, rel);
-	return json_load_file(path, 0, NULL);
+	size_t n = 0;
+	char *text = read_in_root(S, rel, &n);
+	json_t *doc = text ? json_loadb(text, n, 0, NULL) : NULL;
+	free(text);
+	return doc;
 }
 
 /* A tool's result: the document and a text. A tool whose output schema
@@ -613,6 +886,8 @@ static json_t *tool_result(int rc, const char *out, const char *errtext, json_t 
 	if (doc && !t.s)
 		pl_strbuf_puts(&t, "ok (the document is in structuredContent)");
 	char *text = pl_strbuf_take(&t);
+	if (text)
+		utf8_clean(text);
 	json_t *r = json_pack("{s:[{s:s, s:s}], s:b}", "content", "type", "text", "text",
 			      text ? text : "", "isError",
 			      rc < 0 || rc >= 2 || (promised && !json_is_object(doc)));
@@ -623,7 +898,12 @@ static json_t *tool_result(int rc, const char *out, const char *errtext, json_t 
 }
 
 /* The arguments of tool name into a perfloop command line (a), or a
- * complaint about them. json_out: the command prints its document. */
+ * complaint about them. json_out: the command prints its document. No
+ * string from the client is an element of its own where an option could
+ * be read: values are "--option=VALUE", operands come after "--" (every
+ * command's getopt_long stops there), and bench's command lines, which
+ * bench reads as operands with "--" meaning something else, cannot start
+ * with '-'. */
 static const char *build(struct server *S, const char *name, json_t *args, struct argv_b *a,
 			 int *json_out)
 {
@@ -631,11 +911,12 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 	*json_out = 1;
 	if (!strcmp(name, "scan")) {
 		add(a, "scan");
-		add(a, "--format");
-		add(a, "json");
+		add(a, "--format=json");
 		add_flag(a, args, "advisory", "--advisory");
-		if (!(bad = add_strings(S, a, args, "select", "--select", 0)))
-			bad = add_strings(S, a, args, "paths", NULL, 1);
+		if ((bad = add_strings(S, a, args, "select", "--select", 0)))
+			return bad;
+		add(a, "--");
+		bad = add_strings(S, a, args, "paths", NULL, 1);
 	} else if (!strcmp(name, "bench")) {
 		add(a, "bench");
 		add(a, "--json");
@@ -663,30 +944,26 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 			     !strstr(" auto python native mixed ", json_string_value(mode)) ||
 			     strchr(json_string_value(mode), ' ') || !*json_string_value(mode)))
 			return "mode: auto, python, native or mixed";
+		if (cmd && (!json_is_array(cmd) || !json_array_size(cmd)))
+			return "command: an argv array";
 		char dir[PATH_MAX + 32];
 		snprintf(dir, sizeof dir, "%s/.perfloop", S->root);
 		mkdir(dir, 0777);
 		snprintf(dir, sizeof dir, "%s/.perfloop/mcp", S->root);
 		mkdir(dir, 0777);
 		add(a, "profile");
-		add(a, "-o");
-		add(a, ".perfloop/mcp/profile");
-		add(a, "--format");
-		add(a, "folded,svg,findings");
+		add(a, "--out=.perfloop/mcp/profile");
+		add(a, "--format=folded,svg,findings");
 		if ((bad = add_number(a, args, "duration", "--duration", 1e-3, 600, 0)) ||
 		    (bad = add_number(a, args, "rate", "--rate", 1, 20000, 0)) ||
 		    (bad = add_number(a, args, "pid", "--pid", 1, 4194304, 1)))
 			return bad;
-		if (mode) {
-			add(a, "--mode");
-			add(a, json_string_value(mode));
-		}
+		if (mode)
+			add_opt(a, "--mode", json_string_value(mode));
 		add_flag(a, args, "idle", "--idle");
 		add_flag(a, args, "gil", "--gil");
 		add_flag(a, args, "subprocesses", "--subprocesses");
 		if (cmd) {
-			if (!json_is_array(cmd) || !json_array_size(cmd))
-				return "command: an argv array";
 			add(a, "--");
 			bad = add_strings(S, a, args, "command", NULL, 0);
 		}
@@ -717,20 +994,15 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 			json_t *n = json_array_get(names, i), *b = json_array_get(bs, i);
 			if ((n && !json_is_string(n)) || !json_is_string(b))
 				return "benches, names: strings";
-			if (n) {
-				add(a, "--name");
-				add(a, json_string_value(n));
-			}
-			add(a, "--bench");
-			add(a, json_string_value(b));
+			if (n)
+				add_opt(a, "--name", json_string_value(n));
+			add_opt(a, "--bench", json_string_value(b));
 		}
 		json_t *suite = json_object_get(args, "suite");
 		if (suite && !json_is_string(suite))
 			return "suite: a command line";
-		if (suite) {
-			add(a, "--suite");
-			add(a, json_string_value(suite));
-		}
+		if (suite)
+			add_opt(a, "--suite", json_string_value(suite));
 		if ((bad = add_number(a, args, "runs", "--runs", 3, 1e9, 1)) ||
 		    (bad = add_number(a, args, "max_iterations", "--max-iterations", 1, 1e6, 1)) ||
 		    (bad = add_number(a, args, "min_gain", "--min-gain", 0, 0.999999, 0)))
@@ -742,10 +1014,8 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 		json_t *m = json_object_get(args, "message");
 		if (m && !json_is_string(m))
 			return "message: a string";
-		if (m) {
-			add(a, "--message");
-			add(a, json_string_value(m));
-		}
+		if (m)
+			add_opt(a, "--message", json_string_value(m));
 		add_flag(a, args, "continue", "--continue");
 		*json_out = 0;
 	} else if (!strcmp(name, "checkpoint")) {
@@ -766,19 +1036,22 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 		if (!strcmp(v, "show") && !json_is_string(n))
 			return "name: the benchmark to show";
 		add(a, "history");
+		add(a, "--"); /* a name such as "--db=/x" is a name */
 		add(a, v);
 		if (!strcmp(v, "show"))
 			add(a, json_string_value(n));
 		*json_out = 0;
 	} else if (!strcmp(name, "report")) {
 		add(a, "report");
-		add(a, "--format");
-		add(a, "md");
+		add(a, "--format=md");
+		add(a, "--");
 		*json_out = 0;
 		bad = add_strings(S, a, args, "inputs", NULL, 1);
 	} else {
 		return "unknown tool (tools/list names them)";
 	}
+	if (!bad && a->full)
+		bad = "too many arguments";
 	return bad;
 }
 
@@ -812,12 +1085,12 @@ static json_t *written_doc(struct server *S, const char *name)
 	return NULL;
 }
 
-static int promises_doc(const char *name)
+static const struct tool *find_tool(const char *name)
 {
 	for (size_t i = 0; i < sizeof tools / sizeof tools[0]; i++)
 		if (!strcmp(tools[i].name, name))
-			return tools[i].output != NULL;
-	return 0;
+			return &tools[i];
+	return NULL;
 }
 
 /* tools/call: the result, or NULL with *bad (then a JSON-RPC error). A
@@ -825,6 +1098,7 @@ static int promises_doc(const char *name)
 static json_t *call_tool(struct server *S, const char *name, json_t *args, const char **bad)
 {
 	struct argv_b a = {0};
+	const struct tool *t = find_tool(name);
 	add(&a, "perfloop");
 	int json_out;
 	*bad = NULL;
@@ -832,10 +1106,16 @@ static json_t *call_tool(struct server *S, const char *name, json_t *args, const
 		*bad = "arguments: expected an object";
 		return NULL;
 	}
-	if ((*bad = build(S, name, args, &a, &json_out)))
+	char why[400];
+	if (t && state_dir_problem(S, why, sizeof why)) /* refused before anything runs */
+		return tool_result(2, NULL, why, NULL, 0);
+	if ((*bad = build(S, name, args, &a, &json_out))) {
+		argv_b_release(&a);
 		return NULL;
+	}
 	char *out, *errtext;
-	int rc = run_self(S, name, a.v, &out, &errtext);
+	int rc = run_self(S, name, t && (t->hints & STATEFUL), a.v, &out, &errtext);
+	argv_b_release(&a);
 	json_t *doc = json_out && out ? json_loads(out, 0, NULL) : NULL;
 	if (!doc && rc >= 0 && rc < 2)
 		doc = written_doc(S, name);
@@ -843,7 +1123,7 @@ static json_t *call_tool(struct server *S, const char *name, json_t *args, const
 		json_object_set(S->last, name, doc);
 	json_t *r = NULL;
 	if (!S->cancelled)
-		r = tool_result(rc, out, errtext, doc, promises_doc(name));
+		r = tool_result(rc, out, errtext, doc, t && t->output);
 	json_decref(doc);
 	free(out);
 	free(errtext);
@@ -854,15 +1134,27 @@ static json_t *call_tool(struct server *S, const char *name, json_t *args, const
 
 struct resource {
 	char uri[160];
-	char path[PATH_MAX + 64]; /* the file; "" for a document in memory */
+	char rel[PATH_MAX]; /* the file, under the root; "" for a document in memory */
 	const char *mime;
 };
+
+/* Whether rel is a regular file under the root, reached through no
+ * symlink (open_in_root): 0, or -1. */
+static int readable(const struct server *S, const char *rel)
+{
+	struct stat st;
+	int fd = open_in_root(S, rel, 0, &st);
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
 
 /* What uri names, if it is one of the loop's: 0, or -1. */
 static int resource_of(struct server *S, const char *u, struct resource *r)
 {
 	snprintf(r->uri, sizeof r->uri, "%s", u);
-	r->path[0] = '\0';
+	r->rel[0] = '\0';
 	r->mime = "application/json";
 	if (!strncmp(u, "perfloop://last/", 16)) {
 		char name[64];
@@ -875,21 +1167,24 @@ static int resource_of(struct server *S, const char *u, struct resource *r)
 	if (!strcmp(u, "perfloop://profile/last.svg") || !strcmp(u, "perfloop://profile/last.folded") ||
 	    !strcmp(u, "perfloop://profile/last.findings.json")) {
 		const char *ext = u + strlen("perfloop://profile/last");
-		snprintf(r->path, sizeof r->path, "%s/.perfloop/mcp/profile%s", S->root, ext);
+		snprintf(r->rel, sizeof r->rel, ".perfloop/mcp/profile%s", ext);
 		r->mime = !strcmp(ext, ".svg")	    ? "image/svg+xml"
 			  : !strcmp(ext, ".folded") ? "text/plain"
 						    : "application/json";
-		return access(r->path, R_OK);
+		return readable(S, r->rel);
 	}
 	if (!strcmp(u, "perfloop://loop/ledger.jsonl")) {
 		json_t *loop = load_file(S, ".perfloop/loop.json");
 		const char *l = json_string_value(json_object_get(loop, "ledger"));
-		int ok = l && confined(S, l);
+		size_t rn = strlen(S->root);
+		if (l && l[0] == '/') /* absolute: only inside the root */
+			l = !strncmp(l, S->root, rn) && l[rn] == '/' ? l + rn + 1 : NULL;
+		int ok = l && strlen(l) < sizeof r->rel;
 		if (ok)
-			snprintf(r->path, sizeof r->path, "%s/%s", S->root, l);
+			snprintf(r->rel, sizeof r->rel, "%s", l);
 		json_decref(loop);
 		r->mime = "application/x-ndjson";
-		return ok ? access(r->path, R_OK) : -1;
+		return ok ? readable(S, r->rel) : -1;
 	}
 	if (strncmp(u, "perfloop://loop/", 16))
 		return -1;
@@ -898,23 +1193,23 @@ static int resource_of(struct server *S, const char *u, struct resource *r)
 	if (!len || len > 100 || n[0] == '.' || len < 6 || strcmp(n + len - 5, ".json") ||
 	    strspn(n, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_.-") != len)
 		return -1;
-	if (snprintf(r->path, sizeof r->path, "%s/.perfloop/%s", S->root, n) >=
-	    (int)sizeof r->path)
-		return -1;
-	return access(r->path, R_OK);
+	snprintf(r->rel, sizeof r->rel, ".perfloop/%s", n);
+	return readable(S, r->rel);
 }
 
 static json_t *resource_list(struct server *S)
 {
 	json_t *a = json_array();
 	struct pl_strbuf names = {0};
-	char dir[PATH_MAX + 32];
-	snprintf(dir, sizeof dir, "%s/.perfloop", S->root);
-	DIR *d = opendir(dir);
+	struct stat st;
+	int fd = open_in_root(S, ".perfloop", 1, &st); /* not a symlinked one */
+	DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+	if (fd >= 0 && !d)
+		close(fd);
 	struct dirent *e;
 	while (d && (e = readdir(d))) { /* the loop's documents and verdicts */
 		size_t n = strlen(e->d_name);
-		if (n > 5 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json"))
+		if (n > 5 && n <= 100 && e->d_name[0] != '.' && !strcmp(e->d_name + n - 5, ".json"))
 			pl_strbuf_printf(&names, "perfloop://loop/%s\n", e->d_name);
 	}
 	if (d)
@@ -928,7 +1223,7 @@ static json_t *resource_list(struct server *S)
 	for (char *line = all, *nl; line && (nl = strchr(line, '\n')); line = nl + 1) {
 		*nl = '\0';
 		struct resource r;
-		if (resource_of(S, line, &r) == 0)
+		if (resource_of(S, line, &r) == 0) /* a symlink is not listed: never read */
 			json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "uri", r.uri, "name",
 							   strrchr(r.uri, '/') + 1, "mimeType",
 							   r.mime));
@@ -946,24 +1241,16 @@ static void resource_read(struct server *S, json_t *id, json_t *params)
 		return;
 	}
 	char *text = NULL;
-	if (!r.path[0]) {
+	if (!r.rel[0]) {
 		const char *n = r.uri + 16;
 		char name[64];
 		snprintf(name, sizeof name, "%.*s", (int)(strstr(n, ".json") - n), n);
 		text = json_dumps(json_object_get(S->last, name), JSON_INDENT(1));
+	} else if (!(text = read_in_root(S, r.rel, NULL))) {
+		send_error(id, -32002, "resource not found (or over 32 MiB)");
+		return;
 	} else {
-		FILE *f = fopen(r.path, "r");
-		if (!f) {
-			send_error(id, -32002, "resource not found");
-			return;
-		}
-		struct pl_strbuf b = {0};
-		char buf[65536];
-		size_t n;
-		while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-			pl_strbuf_append(&b, buf, n);
-		fclose(f);
-		text = pl_strbuf_take(&b);
+		utf8_clean(text);
 	}
 	send_result(id, json_pack("{s:[{s:s, s:s, s:s}]}", "contents", "uri", r.uri, "mimeType",
 				  r.mime, "text", text ? text : ""));
