@@ -303,7 +303,7 @@ static int git_files(const char *dir, struct list *out)
 		else
 			snprintf(path, sizeof path, "%s/%s", dir, name);
 		struct stat st;
-		if (n && pl_scan_lang(path) >= 0 && stat(path, &st) == 0 && S_ISREG(st.st_mode))
+		if (n && pl_scan_lang(path) >= 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
 			push(out, path);
 		i += n + 1;
 	}

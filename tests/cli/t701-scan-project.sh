@@ -318,4 +318,14 @@ for d in "$T/outer/proj" "$T/outer2/inner"; do
 	check "$T/out" "[f['leaf'] for f in d['findings']] == ['PY003']"
 	! grep -q "settings from" "$T/err" || fail "a settings file above $d applied: $(cat "$T/err")"
 done
+# a tracked symlink is not followed out of the project (a directory walk
+# never followed one; git's list did): a file outside is never read
+mkdir -p "$T/linked"
+cp "$T/cfg/src/b.py" "$T/outside-secret.py"
+git init -q "$T/linked"
+ln -s "$T/outside-secret.py" "$T/linked/link.py"
+git -C "$T/linked" add link.py
+run "$PERFLOOP" scan --advisory --format json "$T/linked"
+expect_rc 0
+check "$T/out" "d['findings'] == []"
 unset GIT_CEILING_DIRECTORIES
