@@ -41,7 +41,7 @@ W=$PWD/work
 # simulation of the fit put the linear exponent outside 0.8-1.3 in 2.7% of
 # sweeps (it failed a clean-clone CI so); over 64x in none of 300.
 sweep() {
-	run "$PERFLOOP" bench --runs "${3:-5}" -w 1 --batch 1 -o "$1.json" -P "n=$2" "$W $1 {n}"
+	run "$PERFLOOP" bench --sim off --runs "${3:-5}" -w 1 --batch 1 -o "$1.json" -P "n=$2" "$W $1 {n}"
 	expect_rc 0
 	j "$1.json" '[c["class"] for c in d["complexity"] if c["dimension"] == "cpu_s"][0]'
 }
@@ -74,7 +74,7 @@ valid bench-1.schema.json q.json
 # the run is mostly the process's start, and with five processes on 2 CPUs
 # the CPU time's exponent interval over 875-14000 reached 1.2-3.6 and once
 # held no finding (1 run in 20); over 1750-28000 it kept within 1.83-2.08
-run "$PERFLOOP" bench --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json --plot q.svg -o q2.json -P n=1750..28000*2 "$W q {n}"
+run "$PERFLOOP" bench --sim off --runs 5 -w 1 --batch 1 --expect n --findings q.findings.json --plot q.svg -o q2.json -P n=1750..28000*2 "$W q {n}"
 expect_rc 0
 grep -q "finding \[high\]: the cost\( (CPU time)\)\? grows as n^.* above the expected O(n)" out || fail "--expect: $(cat out)"
 # --plot: an SVG of the medians and the fitted class, no script
@@ -109,11 +109,11 @@ run "$PERFLOOP" select --findings q.findings.json -o cand.json
 expect_rc 0
 check cand.json 'd["status"] == "ok" and d["candidate"]["metric_name"] == "complexity_exponent"'
 # three sizes: a fit, said to be weak
-run "$PERFLOOP" bench --runs 3 -w 0 --batch 1 -o w.json -P n=1000,2000,4000 "$W n {n}"
+run "$PERFLOOP" bench --sim off --runs 3 -w 0 --batch 1 -o w.json -P n=1000,2000,4000 "$W n {n}"
 expect_rc 0
 grep -q "warning: a weak fit: 3 sizes over a 4x range" out || fail "weak: $(cat out)"
 # a parameter that is not a size: no sweep
-run "$PERFLOOP" bench --runs 3 -w 0 --batch 1 -o s.json -P "m=a,b" "$W 1 {m}"
+run "$PERFLOOP" bench --sim off --runs 3 -w 0 --batch 1 -o s.json -P "m=a,b" "$W 1 {m}"
 expect_rc 0
 check s.json '"complexity" not in d'
 run "$PERFLOOP" bench --expect quadratic-ish -- true
