@@ -27,7 +27,7 @@ benchmarks:
     min_runs: 4
 Y
 cd sub
-run "$PERFLOOP" bench --batch 1 -o e.json env-check
+run "$PERFLOOP" bench --sim off --batch 1 -o e.json env-check
 expect_rc 0
 check e.json '[b["name"] for b in d["benchmarks"]] == ["env-check k=1", "env-check k=2"]'
 check e.json 'all(len(b["samples"]) >= 3 for b in d["benchmarks"])'
@@ -37,32 +37,32 @@ check e.json 'len(d["spec"]["hash"]) == 16'
 [ -z "${PL_SPEC_X:-}" ] || fail "the spec's environment leaked"
 valid bench-1.schema.json e.json
 # without the spec the same command fails: the environment was the spec's
-run "$PERFLOOP" bench -r 2 -w 0 --shell 'test "$PL_SPEC_X" = 1'
+run "$PERFLOOP" bench --sim off -r 2 -w 0 --shell 'test "$PL_SPEC_X" = 1'
 expect_rc 3
 expect_err "exited with code 1"
 # options given here win over the file's
-run "$PERFLOOP" bench --batch 1 --runs 2 -o p.json plain
+run "$PERFLOOP" bench --sim off --batch 1 --runs 2 -o p.json plain
 expect_rc 0
 # (the runs asked, as settings say: samples taken while the host slowed the
 # CPU are measured again and kept beside, uncounted)
 check p.json 'd["settings"]["runs"] == 2 and sum(s["counted"] for s in d["benchmarks"][0]["samples"]) == 2 and d["spec"]["settings"]["min_runs"] == 4'
 # --all: each benchmark in turn, in the history
-run "$PERFLOOP" bench --batch 1 -r 2 --all
+run "$PERFLOOP" bench --sim off --batch 1 -r 2 --all
 expect_rc 0
 grep -q "^== env-check" "$T/err" && grep -q "^== plain" "$T/err" || fail "--all: $(cat "$T/err")"
 [ "$(grep -c "^Benchmark" "$T/out")" -eq 3 ] || fail "--all ran: $(grep "^Benchmark" "$T/out")"
 # getopt takes an unambiguous prefix (--al was --all until --alloc came):
 # an ambiguous one is refused in one line, never passed on to a benchmark
-run "$PERFLOOP" bench --batch 1 -r 2 --al
+run "$PERFLOOP" bench --sim off --batch 1 -r 2 --al
 expect_rc 2
 expect_err "option '--al'"
 [ "$(wc -l <"$T/err")" -eq 1 ] || fail "--al: $(cat "$T/err")"
 # verify: the same benchmark as the file said then
 cd ..
-run "$PERFLOOP" bench --batch 1 -o b.json plain
+run "$PERFLOOP" bench --sim off --batch 1 -o b.json plain
 expect_rc 0
 sed 's/min_runs: 4/min_runs: 5/' perfloop.yaml >y && mv y perfloop.yaml
-run "$PERFLOOP" bench --batch 1 -o a.json plain
+run "$PERFLOOP" bench --sim off --batch 1 -o a.json plain
 expect_rc 0
 run "$PERFLOOP" verify --before b.json --after a.json --suite-exit-code 0 -o v.json
 check v.json '[r for r in d["rules"] if r["name"] == "same_spec"][0]["passed"] is False'
@@ -71,22 +71,22 @@ check v.json 'd["verdict"] == "reject" and "same_spec" in d["failed_rules"]'
 run "$PERFLOOP" verify --before a.json --after a.json --suite-exit-code 0 -o v2.json
 check v2.json '[r for r in d["rules"] if r["name"] == "same_spec"][0]["passed"] is True'
 # refused in one line, exit 2
-run "$PERFLOOP" bench -P k=1,2 env-check
+run "$PERFLOOP" bench --sim off -P k=1,2 env-check
 expect_rc 2
 expect_err "perfloop.yaml sets the parameters of its benchmarks"
-run "$PERFLOOP" bench --all true
+run "$PERFLOOP" bench --sim off --all true
 expect_rc 2
 expect_err "option '--all': runs every benchmark"
 printf 'benchmarks:\n  a:\n    cmd: ./x\n    warmup: two\n' >perfloop.yaml
-run "$PERFLOOP" bench a
+run "$PERFLOOP" bench --sim off a
 expect_rc 2
 expect_err "perfloop.yaml:4: benchmarks.a.warmup: expected an integer from 0 to 1000000, got 'two'"
 [ "$(wc -l <"$T/err")" -eq 1 ] || fail "more than one line: $(cat "$T/err")"
 # a command with arguments is no name: the broken file is not read
-run "$PERFLOOP" bench -r 2 -w 0 'sleep 0.001'
+run "$PERFLOOP" bench --sim off -r 2 -w 0 'sleep 0.001'
 expect_rc 0
 rm perfloop.yaml
-run "$PERFLOOP" bench --all
+run "$PERFLOOP" bench --sim off --all
 expect_rc 2
 expect_err "option '--all': no perfloop.yaml here"
 # baseline with no --bench: the file's benchmarks (one command per size,
@@ -132,15 +132,15 @@ check .perfloop/baseline.json 'all(len(b["samples"]) >= 6 for b in d["benchmarks
 # in libyaml), a file of 5 MiB
 mkdir "$T/limits" && cd "$T/limits"
 printf 'benchmarks:\n  x:\n    cmd: echo {a}{b}{c}{d}\n    params: {a: 1..1000, b: 1..1000, c: 1..1000, d: 1..1000}\n' >perfloop.yaml
-run "$PERFLOOP" bench x
+run "$PERFLOOP" bench --sim off x
 expect_rc 2
 expect_err "perfloop.yaml:4: benchmarks.x.params.b: with the parameters before it, over 10000 combinations"
 python3 -c "print('benchmarks: ' + '[' * 200000 + ']' * 200000)" >perfloop.yaml
-run "$PERFLOOP" bench x
+run "$PERFLOOP" bench --sim off x
 expect_rc 2
 expect_err "perfloop.yaml:1: nested deeper than 64 levels"
 python3 -c "print('benchmarks: {}\n' + '#' * (5 << 20))" >perfloop.yaml
-run "$PERFLOOP" bench x
+run "$PERFLOOP" bench --sim off x
 expect_rc 2
 expect_err "perfloop.yaml: over 4 MiB"
 exit 0
