@@ -17,6 +17,7 @@
 #include <string.h>
 
 #include "render.h"
+#include "select.h"
 #include "strbuf.h"
 #include "summary.h"
 #include "verdict.h"
@@ -193,14 +194,19 @@ static const struct pl_finding **ranked(const struct pl_findings *f, size_t *n, 
 	for (size_t i = 0; i < f->n; i++)
 		if (f->v[i].advisory == advisory)
 			v[(*n)++] = &f->v[i];
-	/* by impact: measured ratio, then severity, level, id (stable output) */
+	/* as select weighs them: a measured bottleneck of a training step
+	 * first, framework machinery last (context); then by impact: measured
+	 * ratio, severity, level, id (stable output) */
 	for (size_t i = 1; i < *n; i++)
 		for (size_t j = i; j > 0; j--) {
 			const struct pl_finding *a = v[j - 1], *b = v[j];
 			double ra = a->has_ratio ? a->ratio : 0, rb = b->has_ratio ? b->ratio : 0;
+			int ka = pl_finding_step_bottleneck(a) ? 0 : pl_finding_machinery(a, NULL) ? 2 : 1;
+			int kb = pl_finding_step_bottleneck(b) ? 0 : pl_finding_machinery(b, NULL) ? 2 : 1;
 			int swap =
-			    rb > ra ||
-			    (rb == ra && (b->severity < a->severity ||
+			    kb < ka ||
+			    (kb == ka && rb > ra) ||
+			    (kb == ka && rb == ra && (b->severity < a->severity ||
 					  (b->severity == a->severity &&
 					   (b->level < a->level ||
 					    (b->level == a->level && strcmp(b->id, a->id) < 0)))));
@@ -244,6 +250,14 @@ static void finding_block(struct out *o, const struct pl_report_input *in,
 	field(o, "Bottleneck", "%s (%s, level %d %s; %s)", f->signal, f->leaf, f->level,
 	      level_name(f->level), f->id);
 	field(o, "Severity", "%s", pl_severity_name(f->severity));
+	const char *what = NULL;
+	if (pl_finding_machinery(f, &what))
+		field(o, "Context", "%s: not a candidate; the time is the work it runs "
+				   "(look below it in the flame graph)",
+		      what);
+	else if (pl_finding_step_bottleneck(f))
+		field(o, "Context", "a measured bottleneck of the step: hot functions inside "
+				   "the step rank after it");
 	field(o, "Status", "%s", pl_fstatus_name(f->status));
 	if (f->has_metric_value)
 		field(o, "Before", "%s %g%s%s", f->metric_name, f->metric_value,

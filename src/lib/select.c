@@ -3,9 +3,12 @@
  * below: exclusion, the stop gate (if any high-severity algorithmic finding
  * is eligible, only algorithmic findings stay eligible), the level-7 guard
  * (compute-level work waits while any level 1-6 finding is open or data
- * loading takes more than 30% of a step), then ranking by level, severity,
- * measured ratio and confidence, with the id as the last tie-breaker so the
- * choice never depends on input order.
+ * loading takes more than 30% of a step), framework machinery (imports,
+ * the autograd engine's entry, thread and queue waits) kept as context,
+ * then ranking: a measured bottleneck of the training step (data loading,
+ * a straggler, a starved GPU) above everything inside the step, then by
+ * level, severity, measured ratio and confidence, with the id as the last
+ * tie-breaker so the choice never depends on input order.
  */
 #include "select.h"
 
@@ -32,9 +35,86 @@ static int excluded(const struct pl_finding *f, const char *const *ex, size_t n)
 	return 0;
 }
 
-/* <0 when a ranks before b */
+/* Frames that are machinery, by the file they are in (a suffix of the
+ * path or a part of it) or by their own name wherever they are. */
+static const struct {
+	const char *path, *name, *what;
+} machinery[] = {
+    {"<frozen importlib._bootstrap>", NULL, "Python's import machinery"},
+    {"<frozen importlib._bootstrap_external>", NULL, "Python's import machinery"},
+    {"importlib/", NULL, "Python's import machinery"},
+    {NULL, "_call_with_frames_removed", "Python's import machinery"},
+    {NULL, "_find_and_load", "Python's import machinery"},
+    {NULL, "_find_and_load_unlocked", "Python's import machinery"},
+    {NULL, "_load_unlocked", "Python's import machinery"},
+    {NULL, "exec_module", "Python's import machinery"},
+    {"torch/autograd/__init__.py", NULL, "the autograd engine's entry"},
+    {"torch/autograd/graph.py", NULL, "the autograd engine's entry"},
+    {NULL, "_engine_run_backward", "the autograd engine's entry"},
+    {"torch/_tensor.py", "backward", "the autograd engine's entry"},
+    {"torch/nn/modules/module.py", "_call_impl", "torch's module call dispatch"},
+    {"torch/nn/modules/module.py", "_wrapped_call_impl", "torch's module call dispatch"},
+    {"threading.py", NULL, "thread bootstrap and waits"},
+    {"queue.py", NULL, "a queue's wait"},
+    {"multiprocessing/connection.py", NULL, "a worker pipe's wait"},
+    {"multiprocessing/queues.py", NULL, "a worker queue's wait"},
+    {"selectors.py", NULL, "a poll's wait"},
+    {NULL, "_PyEval_EvalFrameDefault", "the interpreter's loop"},
+    {NULL, "__futex_abstimed_wait_common", "a lock's or condition's wait"},
+    {NULL, "pthread_cond_wait", "a lock's or condition's wait"},
+    {NULL, "pthread_cond_timedwait", "a lock's or condition's wait"},
+    {NULL, "epoll_wait", "a poll's wait"},
+    {NULL, "poll", "a poll's wait"},
+};
+
+static int path_has(const char *path, const char *part)
+{
+	if (!path)
+		return 0;
+	size_t pl = strlen(path), n = strlen(part);
+	if (part[n - 1] == '/') /* a folder anywhere in the path */
+		return strstr(path, part) != NULL;
+	/* a file: the whole path or its tail after a '/' */
+	return pl >= n && strcmp(path + pl - n, part) == 0 &&
+	       (pl == n || path[pl - n - 1] == '/');
+}
+
+int pl_finding_machinery(const struct pl_finding *f, const char **what)
+{
+	/* only a function the profile found hot: a rule's or a measurement's
+	 * finding is about the user's own code or the whole job */
+	if (!f->leaf || strcmp(f->leaf, "profile.hot-function") != 0)
+		return 0;
+	for (size_t i = 0; i < sizeof machinery / sizeof machinery[0]; i++) {
+		if (machinery[i].path && !path_has(f->path, machinery[i].path))
+			continue;
+		if (machinery[i].name && (!f->function || strcmp(f->function, machinery[i].name)))
+			continue;
+		if (what)
+			*what = machinery[i].what;
+		return 1;
+	}
+	return 0;
+}
+
+int pl_finding_step_bottleneck(const struct pl_finding *f)
+{
+	if (f->status != PL_FST_MEASURED || !f->metric_name)
+		return 0;
+	if (strcmp(f->metric_name, "data_loading_share") == 0)
+		return f->has_metric_value && f->metric_value > PL_DATA_LOADING_SHARE_MAX;
+	return f->leaf && (strcmp(f->leaf, "distributed.straggler") == 0 ||
+			   strcmp(f->leaf, "gpu.underutilized") == 0);
+}
+
+/* <0 when a ranks before b: a measured bottleneck of the step first (a
+ * hot function is inside the step it slows), then by level, severity,
+ * measured ratio, confidence and id */
 static int rank_cmp(const struct pl_finding *a, const struct pl_finding *b)
 {
+	int ba = pl_finding_step_bottleneck(a), bb = pl_finding_step_bottleneck(b);
+	if (ba != bb)
+		return bb - ba;
 	if (a->level != b->level)
 		return a->level - b->level;
 	if (a->severity != b->severity)
@@ -70,6 +150,7 @@ int pl_select(const struct pl_findings *f, const char *const *exclude, size_t ne
 	unsigned char *ok = calloc(f->n ? f->n : 1, 1);
 	if (!ok)
 		return PL_ENOMEM;
+	const char *what = NULL;
 
 	for (size_t i = 0; i < f->n; i++) {
 		ok[i] = !excluded(&f->v[i], exclude, nexclude);
@@ -79,6 +160,12 @@ int pl_select(const struct pl_findings *f, const char *const *exclude, size_t ne
 			ok[i] = 0,
 			set_why(s, i, "an advisory (a best-practice option), not a defect%s%s",
 				NULL, NULL);
+		else if (pl_finding_machinery(&f->v[i], &what))
+			ok[i] = 0,
+			set_why(s, i,
+				"%s: context, not a candidate (the time is the work it runs: "
+				"look below '%s' in the flame graph)",
+				what, f->v[i].function);
 	}
 
 	/* stop gate */
@@ -141,8 +228,13 @@ int pl_select(const struct pl_findings *f, const char *const *exclude, size_t ne
 		if (!ok[i] || (long)i == s->chosen)
 			continue;
 		const struct pl_finding *a = &f->v[i], *c = &f->v[s->chosen];
-		char buf[160];
-		if (a->level != c->level)
+		char buf[300];
+		if (pl_finding_step_bottleneck(c) && !pl_finding_step_bottleneck(a))
+			snprintf(buf, sizeof(buf),
+				 "the step's measured bottleneck %s (%s) ranks first: a hot "
+				 "function is inside the step it slows",
+				 c->id, c->leaf ? c->leaf : "?");
+		else if (a->level != c->level)
 			snprintf(buf, sizeof(buf), "level %d ranks after the candidate's level %d",
 				 a->level, c->level);
 		else if (a->severity != c->severity)
@@ -163,6 +255,11 @@ int pl_select(const struct pl_findings *f, const char *const *exclude, size_t ne
 	}
 	free(ok);
 	return PL_OK;
+}
+
+int pl_select_rank_cmp(const struct pl_finding *a, const struct pl_finding *b)
+{
+	return rank_cmp(a, b);
 }
 
 void pl_selection_release(struct pl_selection *s)

@@ -32,6 +32,11 @@ check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loadi
 check w0.findings.json "'train.py' in [f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['path']"
 # waiting threads feed the split, not the flame graph, without --idle
 grep -q "idle thread samples left out" out || fail "idle samples were not set apart: $(cat out)"
+# select takes the measured data-loading bottleneck, never a hot function
+# inside the step it slows (level 1 ranked first before)
+run "$PERFLOOP" select --explain -o cand.json --findings w0.findings.json
+expect_rc 0
+check cand.json "d['candidate']['metric_name'] == 'data_loading_share'"
 
 # the GPU idle while the step waits for data (a stand-in NVML at 20%)
 fake_nvml

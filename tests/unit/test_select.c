@@ -128,6 +128,53 @@ static void test_level7_guard(void **state)
 	pl_selection_release(&s);
 }
 
+/* a training job: the import machinery and the autograd engine's entry
+ * are context, a measured data-loading bottleneck ranks above every hot
+ * function (the profile of a loop waiting 79% of its step for data chose
+ * the torch import, then backward, before) */
+static void test_training_ranking(void **state)
+{
+	(void)state;
+	struct pl_selection s;
+	struct pl_finding a[] = {mk("IMP", 1, PL_SEV_HIGH, "cpu_share", 2.5, 0.9),
+				 mk("BWD", 1, PL_SEV_MEDIUM, "cpu_share", 1.4, 0.9),
+				 mk("FWD", 1, PL_SEV_LOW, "cpu_share", 1.1, 0.9),
+				 mk("DL", 3, PL_SEV_HIGH, "data_loading_share", 4.76, 0.9)};
+	for (int i = 0; i < 3; i++) {
+		a[i].leaf = (char *)"profile.hot-function";
+		a[i].status = PL_FST_MEASURED;
+	}
+	a[0].path = (char *)"<frozen importlib._bootstrap>";
+	a[0].function = (char *)"_call_with_frames_removed";
+	a[1].path = (char *)"/usr/lib/python3/dist-packages/torch/_tensor.py";
+	a[1].function = (char *)"backward";
+	a[2].path = (char *)"train.py";
+	a[2].function = (char *)"forward";
+	a[3].leaf = (char *)"ml.data-loading-bound";
+	a[3].status = PL_FST_MEASURED;
+	a[3].metric_value = 0.79;
+	a[3].has_metric_value = 1;
+	assert_string_equal(pick(a, 4, NULL, 0, &s), "DL");
+	assert_non_null(strstr(s.why[0], "Python's import machinery: context"));
+	assert_non_null(strstr(s.why[1], "autograd engine"));
+	assert_non_null(strstr(s.why[2], "measured bottleneck DL"));
+	pl_selection_release(&s);
+	/* data loading tried (excluded): the user's own hot function, never
+	 * the machinery */
+	const char *ex[] = {"DL"};
+	assert_string_equal(pick(a, 4, ex, 1, &s), "FWD");
+	pl_selection_release(&s);
+	/* a data-loading share under the threshold is no bottleneck: level rules */
+	a[3].metric_value = 0.2;
+	assert_string_equal(pick(a, 4, NULL, 0, &s), "FWD");
+	pl_selection_release(&s);
+	/* a user's file named like a machinery folder is not machinery */
+	a[2].path = (char *)"mythreading.py";
+	assert_false(pl_finding_machinery(&a[2], NULL));
+	a[2].path = (char *)"lib/threading.py";
+	assert_true(pl_finding_machinery(&a[2], NULL));
+}
+
 static void test_finding_id_stable(void **state)
 {
 	(void)state;
@@ -213,6 +260,7 @@ int main(void)
 	    cmocka_unit_test(test_rank_order),	      cmocka_unit_test(test_exclude_and_empty),
 	    cmocka_unit_test(test_stop_gate),	      cmocka_unit_test(test_level7_guard),
 	    cmocka_unit_test(test_finding_id_stable), cmocka_unit_test(test_findings_validation),
+	    cmocka_unit_test(test_training_ranking),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
