@@ -248,34 +248,6 @@ static void chomp(char *s)
 		s[--n] = '\0';
 }
 
-int pl_git_toplevel(const char *dir, char *out, size_t len)
-{
-	struct pl_git g;
-	g.index[0] = '\0';
-	snprintf(g.top, sizeof(g.top), "%s", dir);
-	char *top;
-	if (git(&g, NULL, &top, NULL, NULL, "rev-parse", "--show-toplevel", NULL) != PL_OK)
-		return -1;
-	chomp(top);
-	snprintf(out, len, "%s", top);
-	free(top);
-	return *out ? 0 : -1;
-}
-
-void pl_git_head_of(const char *top, char *out, size_t len)
-{
-	struct pl_git g;
-	g.index[0] = '\0';
-	snprintf(g.top, sizeof(g.top), "%s", top);
-	char *h = NULL;
-	out[0] = '\0';
-	if (git(&g, NULL, &h, NULL, NULL, "rev-parse", "--verify", "-q", "HEAD", NULL) == PL_OK) {
-		chomp(h);
-		snprintf(out, len, "%s", h);
-	}
-	free(h);
-}
-
 static int git_path(const struct pl_git *g, const char *what, char *out, size_t len,
 		    struct pl_error *err)
 {

@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "error.h"
+#include "gitrun.h"
 
 #define PL_CHECKPOINT_SCHEMA "perfloop.checkpoint/2"
 
@@ -26,12 +27,7 @@ struct pl_git {
  * bisect. */
 int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err);
 
-/* The top of the work tree containing dir, without the checks of
- * pl_git_open; -1 outside a repository. */
-int pl_git_toplevel(const char *dir, char *out, size_t len);
 
-/* HEAD's commit id in the repository at top ("" when there is none). */
-void pl_git_head_of(const char *top, char *out, size_t len);
 
 /* Create TOP/.perfloop (ignored by git through its own .gitignore). */
 int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err);

@@ -189,3 +189,30 @@ int pl_gitrun(struct pl_gitrun *r, struct pl_error *err, ...)
 	args[n] = NULL;
 	return pl_gitrunv(r, args, err);
 }
+
+int pl_git_toplevel(const char *dir, char *out, size_t len)
+{
+	struct pl_gitrun r = {.dir = dir, .plain = 1};
+	struct pl_error err;
+	char *args[] = {"rev-parse", "--show-toplevel", NULL};
+	out[0] = '\0';
+	if (pl_gitrunv(&r, args, &err) == PL_OK && r.out) {
+		r.out[strcspn(r.out, "\r\n")] = '\0';
+		snprintf(out, len, "%s", r.out);
+	}
+	pl_gitrun_release(&r);
+	return *out ? 0 : -1;
+}
+
+void pl_git_head_of(const char *top, char *out, size_t len)
+{
+	struct pl_gitrun r = {.dir = top, .plain = 1};
+	struct pl_error err;
+	char *args[] = {"rev-parse", "--verify", "-q", "HEAD", NULL};
+	out[0] = '\0';
+	if (pl_gitrunv(&r, args, &err) == PL_OK && r.out) {
+		r.out[strcspn(r.out, "\r\n")] = '\0';
+		snprintf(out, len, "%s", r.out);
+	}
+	pl_gitrun_release(&r);
+}

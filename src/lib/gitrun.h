@@ -33,4 +33,12 @@ int pl_gitrun(struct pl_gitrun *r, struct pl_error *err, ...);
 int pl_gitrunv(struct pl_gitrun *r, char *const *args, struct pl_error *err);
 void pl_gitrun_release(struct pl_gitrun *r);
 
+/* The top of the work tree containing dir, without the checks of
+ * pl_git_open; -1 outside a repository. */
+int pl_git_toplevel(const char *dir, char *out, size_t len);
+
+/* HEAD's commit id in the repository at top ("" when there is none). */
+void pl_git_head_of(const char *top, char *out, size_t len);
+
+
 #endif

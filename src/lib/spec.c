@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "complexity.h"
-#include "gitops.h"
+#include "gitrun.h"
 #include "hash.h"
 #include "params.h"
 #include "yamlread.h"

@@ -7,7 +7,7 @@
  */
 #include "counters.h"
 
-#include "syscalls.h"
+#include "tracefs.h"
 
 #include <errno.h>
 #include <stdlib.h>

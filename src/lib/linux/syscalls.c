@@ -2,6 +2,7 @@
  * profile --syscalls: see syscalls.h.
  */
 #include "syscalls.h"
+#include "tracefs.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -156,20 +157,6 @@ struct tracer {
 };
 
 /* ev: "group/name" */
-static int read_id(const char *root, const char *ev)
-{
-	char p[512];
-	snprintf(p, sizeof p, "%s/events/%s/id", root, ev);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return -1;
-	int id = -1;
-	if (fscanf(f, "%d", &id) != 1)
-		id = -1;
-	fclose(f);
-	return id;
-}
-
 static int push_ev(struct tracer *T, const struct ev *e)
 {
 	if (pl_grow((void **)&T->evs, &T->capev, T->nev + 1, sizeof *T->evs, 65536) < 0)
@@ -570,40 +557,6 @@ static uint64_t mono_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mounted,
-			   struct pl_error *err)
-{
-	static const char *const roots[] = {"/sys/kernel/tracing", "/sys/kernel/debug/tracing"};
-	*enter = *leave = -1;
-	if (mounted)
-		*mounted = 0;
-	for (size_t i = 0; i < 2 && (*enter < 0 || *leave < 0); i++) {
-		*enter = read_id(roots[i], "raw_syscalls/sys_enter");
-		*leave = read_id(roots[i], "raw_syscalls/sys_exit");
-		if (root)
-			*root = roots[i];
-	}
-	/* not mounted: as perf does, mount it where permitted (root) */
-	if ((*enter < 0 || *leave < 0) &&
-	    mount("nodev", roots[0], "tracefs", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) == 0) {
-		if (root)
-			*root = roots[0];
-		if (mounted)
-			*mounted = 1;
-		*enter = read_id(roots[0], "raw_syscalls/sys_enter");
-		*leave = read_id(roots[0], "raw_syscalls/sys_exit");
-		/* a caller that needs only the ids (bench's counter) leaves
-		 * nothing mounted behind it; the others unmount when done */
-		if (!mounted)
-			umount2(roots[0], MNT_DETACH);
-	}
-	if (*enter < 0 || *leave < 0)
-		return pl_error_set(err, PL_EINPUT,
-				    "--syscalls: the raw_syscalls tracepoints are not readable (tracefs "
-				    "is not mounted, or not readable by this user): as root, 'mount -t "
-				    "tracefs nodev /sys/kernel/tracing'");
-	return PL_OK;
-}
 
 /* the threads of pid (its /proc/PID/task), at most max; their count */
 static size_t task_ids(pid_t pid, pid_t *out, size_t max)
@@ -646,7 +599,7 @@ static void open_stacks(struct tracer *T, const pid_t *tasks, size_t ntasks, int
 {
 #if defined(__x86_64__)
 	const char *root = T->s->tracefs ? T->s->tracefs : "/sys/kernel/tracing";
-	int id = read_id(root, "sched/sched_switch");
+	int id = pl_tracefs_id(root, "sched/sched_switch");
 	if (id < 0)
 		return;
 	/* 16 MiB in all, 512 KiB to 4 MiB a CPU: 1 MiB a CPU lost a third of

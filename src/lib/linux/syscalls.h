@@ -32,6 +32,7 @@
 
 #include "error.h"
 #include "profdata.h"
+#include "tracefs.h"
 
 #define PL_SYS_MAX 512
 #define PL_SYS_HIST 256 /* 4 buckets per power of two of nanoseconds */
@@ -89,12 +90,8 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 		      const volatile sig_atomic_t *interrupted, struct pl_syscalls *s, int *status,
 		      struct pl_error *err);
 
-/* The raw_syscalls:sys_enter and sys_exit tracepoints' ids, tracefs
- * mounted first where it is not and this process may (root): root gets
- * where they were read, *mounted whether perfloop mounted it (both may be
- * NULL). PL_EINPUT with one line when they cannot be read. */
-int pl_syscall_tracepoints(int *enter, int *leave, const char **root, int *mounted,
-			   struct pl_error *err);
+/* pl_syscall_tracepoints: see tracefs.h */
+
 
 const char *pl_syscall_name(int nr);
 /* p99 of a syscall's durations in seconds (0 with no timed call) */
