@@ -1,7 +1,7 @@
 /*
  * perfloop bench: option parsing, parameter expansion, progress, output.
- * Measuring lives in lib/benchrun.c, the document in lib/summary.c, the
- * table and exports in lib/benchview.c.
+ * Measuring lives in measure/benchrun.c, the document in measure/summary.c, the
+ * table and exports in measure/benchview.c.
  */
 #include <ctype.h>
 #include <errno.h>
@@ -17,7 +17,7 @@
 #include "benchrun.h"
 #include "benchview.h"
 #include "cmd.h"
-#include "linux/allocprof.h"
+#include "allocprof.h"
 #include "ranks.h"
 #include "fsio.h"
 #include "gpu.h"

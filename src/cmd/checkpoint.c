@@ -1,5 +1,5 @@
 /*
- * perfloop checkpoint and perfloop revert: thin shells over lib/gitops.c.
+ * perfloop checkpoint and perfloop revert: thin shells over loop/gitops.c.
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -8,7 +8,7 @@
  * docs/<name>.md whose "Synopsis" block equals the usage text (a test,
  * tests/cli/t002-docs-synopsis.sh, checks that every command's page does).
  * argv[0] is the command name; the return value is the process exit code
- * (enum pl_exit in src/lib/error.h).
+ * (enum pl_exit in src/util/error.h).
  */
 #ifndef PL_CMD_H
 #define PL_CMD_H

@@ -1,7 +1,7 @@
 /*
  * perfloop dump: the Python stacks of a running CPython process, once
  * (py-spy dump): every thread, running or waiting, read from outside the
- * process with the profiler's reader (lib/pystack.c), never stopping it.
+ * process with the profiler's reader (profile/python/pystack.c), never stopping it.
  */
 #include <getopt.h>
 #include <jansson.h>
@@ -13,7 +13,7 @@
 #include "cmd.h"
 #include "error.h"
 #include "fsio.h"
-#include "linux/pyproc.h"
+#include "pyproc.h"
 #include "pystack.h"
 #include "strbuf.h"
 

@@ -1,5 +1,5 @@
 /*
- * perfloop history: the benchmark history of a repository (lib/history.c).
+ * perfloop history: the benchmark history of a repository (loop/history.c).
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * perfloop intake: write (or --check) docs/perf/intake-NAME.yaml, the cost
- * model of the code about to be optimized (src/lib/intake.h).
+ * model of the code about to be optimized (src/report/intake.h).
  */
 #include <errno.h>
 #include <getopt.h>

@@ -1,5 +1,5 @@
 /*
- * perfloop baseline, try and status: the one-change loop (lib/loop.c).
+ * perfloop baseline, try and status: the one-change loop (loop/loop.c).
  */
 #include <getopt.h>
 #include <math.h>

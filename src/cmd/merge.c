@@ -1,6 +1,6 @@
 /*
  * perfloop merge: one run's per-rank profiles and bench summaries taken
- * together (lib/merge.c): the per-rank tables, the stragglers, the merged
+ * together (report/merge.c): the per-rank tables, the stragglers, the merged
  * flame graph.
  */
 #include <getopt.h>

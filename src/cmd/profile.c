@@ -1,8 +1,8 @@
 /*
  * perfloop profile: launch or attach to a CPython program and sample its
- * Python stacks from outside (lib/pystack.c), then write the top table,
+ * Python stacks from outside (profile/python/pystack.c), then write the top table,
  * collapsed stacks, a flame graph, a speedscope file and findings
- * (lib/profdata.c, lib/flamegraph.c).
+ * (profile/profdata.c, report/flamegraph.c).
  *
  * The sampling loop paces itself with absolute deadlines
  * (clock_nanosleep(TIMER_ABSTIME)), so time spent sampling does not slow
@@ -34,12 +34,12 @@
 #include "gpu.h"
 #include "grow.h"
 #include "fingerprint.h"
-#include "linux/allocprof.h"
-#include "linux/counters.h"
-#include "linux/launch.h"
-#include "linux/native.h"
-#include "linux/pyproc.h"
-#include "linux/syscalls.h"
+#include "allocprof.h"
+#include "counters.h"
+#include "launch.h"
+#include "native.h"
+#include "pyproc.h"
+#include "syscalls.h"
 #include "ranks.h"
 #include "monotime.h"
 #include "memtrack.h"
@@ -1211,7 +1211,7 @@ static void release(struct profiler *P)
  * Each tick stops the running threads (PTRACE_INTERRUPT on threads seized
  * once), reads the Python stacks while they are stopped (so both views
  * are of the same instant), takes each thread's registers and the top of
- * its stack, lets them go, then unwinds with DWARF (lib/linux/native.c).
+ * its stack, lets them go, then unwinds with DWARF (profile/native/native.c).
  * The native stack is kept, except CPython's own code: each
  * _PyEval_EvalFrameDefault frame becomes the Python frames it was running
  * (up to the first frame of that call, pl_pyframe.entry), and the other
@@ -1664,7 +1664,7 @@ static int exit_status(const struct opts *o, const struct pl_ctx *ctx, int statu
 	return PL_EXIT_OK;
 }
 
-/* --mode native: perf_event_open sampling (lib/linux/native.c), the same
+/* --mode native: perf_event_open sampling (profile/native/native.c), the same
  * table and outputs. */
 static int profile_native(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
 {

@@ -1,6 +1,6 @@
 /*
  * perfloop report: read any mix of findings, summaries, verdicts and
- * ledgers, and print one report (lib/report.c).
+ * ledgers, and print one report (report/report.c).
  */
 #include <dirent.h>
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /*
  * perfloop scan: find performance anti-patterns in Python/PyTorch and C
- * source with tree-sitter and rules as data (lib/scan.c), and report them as
+ * source with tree-sitter and rules as data (scan/scan.c), and report them as
  * compiler-style text, perfloop.findings/1 JSON, SARIF 2.1.0 or Markdown.
  */
 #include <ctype.h>

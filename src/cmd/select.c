@@ -1,5 +1,5 @@
 /*
- * perfloop select: read findings, choose one candidate (lib/select.c),
+ * perfloop select: read findings, choose one candidate (decide/select.c),
  * write the candidate document.
  */
 #include <getopt.h>

@@ -1,6 +1,6 @@
 /*
  * perfloop steps: the data vs compute split of a training loop from the
- * per-step timings it already logs (lib/steps.c).
+ * per-step timings it already logs (profile/steps.c).
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * perfloop system show|tune|reset: what on this machine disturbs
- * measurements, and setting what can be set (lib/machine.c).
+ * measurements, and setting what can be set (os/machine.c).
  */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,6 +1,6 @@
 /*
  * perfloop verify: compare a before and an after summary under the
- * acceptance rules (lib/verdict.c), optionally run the suite, write the
+ * acceptance rules (decide/verdict.c), optionally run the suite, write the
  * verdict and append it to the ledger.
  */
 #include <errno.h>

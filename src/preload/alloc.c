@@ -41,7 +41,7 @@
  * place, from the thread state PyGILState_GetThisThreadState gives it
  * (this thread's, the GIL held or not: a thread reading its own frames
  * sees them whole, as faulthandler does), with the layouts pystack.c uses
- * (lib/pylayout.h). Each code object's names are written once.
+ * (profile/python/pylayout.h). Each code object's names are written once.
  *
  * A forked child starts its own file; an exec'd program loads this again
  * (LD_PRELOAD is inherited) and starts another. Not malloc'd, anything
@@ -64,7 +64,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../lib/pylayout.h"
+#include "../profile/python/pylayout.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define TLS __thread __attribute__((tls_model("initial-exec")))

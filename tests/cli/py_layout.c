@@ -1,9 +1,9 @@
 /*
  * Compiled by t600-profile-layout.sh against one CPython's headers, then
  * run. For 3.11 and 3.12 it fails to compile if any offset perfloop
- * profile reads (src/lib/py311.h, py312.h) differs from that interpreter's
+ * profile reads (src/profile/python/py311.h, py312.h) differs from that interpreter's
  * own structures; for 3.13 and later it checks where perfloop looks inside
- * the _Py_DebugOffsets the interpreter publishes (src/lib/pydebug.h), and
+ * the _Py_DebugOffsets the interpreter publishes (src/profile/python/pydebug.h), and
  * the layout facts perfloop assumes beside them, and exits 1 on a
  * difference.
  */
@@ -153,7 +153,7 @@ int main(void)
 		if (pl_pydebug_pos[i].minor == PY_MINOR_VERSION)
 			P = &pl_pydebug_pos[i];
 	if (!P) {
-		printf("%s: not in src/lib/pydebug.h\n", PY_VERSION);
+		printf("%s: not in src/profile/python/pydebug.h\n", PY_VERSION);
 		return 1;
 	}
 	int bad = 0;

@@ -15,7 +15,7 @@ for py in $(pythons); do
 	fi
 	sysinc=/usr/include
 	[ -n "$root" ] && sysinc=$root/usr/include # its pyconfig.h, after our libc
-	cc -std=c11 -I"$inc" -idirafter "$sysinc" -I"$PERFLOOP_SRC/src/lib" \
+	cc -std=c11 -I"$inc" -idirafter "$sysinc" -I"$PERFLOOP_SRC/src/profile/python" \
 		"$PERFLOOP_SRC/tests/cli/py_layout.c" -o "$T/layout" 2>"$T/cc.err" ||
 		fail "$py: $(cat "$T/cc.err")"
 	"$T/layout" || fail "$py: layout program failed"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# scan's own matcher (src/lib/scanmatch.c) against tree-sitter's query
+# scan's own matcher (src/scan/scanmatch.c) against tree-sitter's query
 # cursor: every rule (--advisory), on the rules' own examples, the scan
 # test project and real code from this machine (the real-code corpus of
 # t702 where installed, Debian's Python standard library, sklearn and

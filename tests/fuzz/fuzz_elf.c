@@ -9,8 +9,8 @@
 #include "fuzz.h"
 
 #include "fingerprint.h"
-#include "linux/native.h"
-#include "linux/pyproc.h"
+#include "native.h"
+#include "pyproc.h"
 #include "profdata.h"
 
 #define BASE 0x400000ULL

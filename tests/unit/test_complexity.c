@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/complexity.c: each class recovered exactly from
+/* Unit tests for src/measure/complexity.c: each class recovered exactly from
  * synthetic costs (with a process start-up constant), robustly under
  * multiplicative noise, the exponent and its interval, the weak-fit flag,
  * bad input, and where Google Benchmark's BigO (no constant) goes wrong;

@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/linux/counters.c: parsing, and the unsupported
+/* Unit tests for src/os/counters.c: parsing, and the unsupported
  * path driven by an open function that refuses like a kernel would. */
 #include <errno.h>
 #include <string.h>
@@ -6,7 +6,7 @@
 
 #include "testutil.h"
 
-#include "linux/counters.h"
+#include "counters.h"
 
 static int refuse_errno;
 static int refuse_hw_open(struct perf_event_attr *attr, int pid)

@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/intake.c: the template reads back with its
+/* Unit tests for src/report/intake.c: the template reads back with its
  * measurements and every estimate listed as empty; a filled one is
  * complete and described; each malformed field is one error naming the
  * file, the line and the key. */

@@ -13,7 +13,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "linux/native.h"
+#include "native.h"
 #include "profdata.h"
 
 struct seg {

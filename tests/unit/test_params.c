@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/params.c: parameter sweeps. */
+/* Unit tests for src/measure/params.c: parameter sweeps. */
 #include <string.h>
 
 #include "testutil.h"

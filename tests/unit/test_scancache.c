@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/scancache.c: keys that change with everything a
+/* Unit tests for src/scan/scancache.c: keys that change with everything a
  * result depends on, a round trip, and entries that must not be served
  * (damaged, another file's, written by another perfloop or rule set). */
 #include <limits.h>

@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/scanmatch.c: on each query and source below the
+/* Unit tests for src/scan/scanmatch.c: on each query and source below the
  * matcher must return exactly the matches tree-sitter's query cursor
  * returns (pattern, captures and their nodes), in the same order; and a
  * query using what the matcher does not read gets no matcher. */

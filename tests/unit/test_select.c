@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/select.c and src/lib/findings.c: each selection
+/* Unit tests for src/decide/select.c and src/profile/findings.c: each selection
  * rule, and the findings reader's validation. */
 #include <string.h>
 #include <unistd.h>

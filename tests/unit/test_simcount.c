@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/simcount.c: reading cachegrind's totals, the
+/* Unit tests for src/measure/simcount.c: reading cachegrind's totals, the
  * estimated cycles, the deterministic comparison and the --sim words. */
 #include <math.h>
 #include <string.h>

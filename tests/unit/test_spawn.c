@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/spawn.c: exit codes, signals, timeouts, start
+/* Unit tests for src/os/spawn.c: exit codes, signals, timeouts, start
  * failures, redirection and counters. */
 #include <errno.h>
 #include <fcntl.h>

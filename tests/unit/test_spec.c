@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/spec.c: perfloop.yaml read into its benchmarks,
+/* Unit tests for src/measure/spec.c: perfloop.yaml read into its benchmarks,
  * every kind of error said as FILE:LINE: KEY: what, the options a
  * benchmark stands for, its hash and the keys two settings differ in. */
 #include <string.h>

@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/stats.c against numpy/scipy reference values
+/* Unit tests for src/util/stats.c against numpy/scipy reference values
  * (tests/data/stats_reference.json, made by make_stats_reference.py). */
 #include <math.h>
 #include <string.h>

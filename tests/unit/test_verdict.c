@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/tiers.c, src/lib/verdict.c and src/lib/ledger.c:
+/* Unit tests for src/measure/tiers.c, src/decide/verdict.c and src/decide/ledger.c:
  * every acceptance rule fails on its own, the tier table, atomic appends. */
 #include <string.h>
 #include <sys/wait.h>

@@ -1,4 +1,4 @@
-/* Unit tests for src/lib/words.c: shell-like splitting without a shell. */
+/* Unit tests for src/util/words.c: shell-like splitting without a shell. */
 #include <string.h>
 
 #include "testutil.h"

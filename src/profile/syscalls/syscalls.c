@@ -21,8 +21,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "../grow.h"
-#include "../render.h"
+#include "grow.h"
+#include "render.h"
 #include "launch.h"
 #include "native.h"
 

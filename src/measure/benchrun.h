@@ -16,7 +16,7 @@
 #include "fingerprint.h"
 #include "speedprobe.h"
 #include "machine.h"
-#include "linux/counters.h"
+#include "counters.h"
 #include "stats.h"
 #include "words.h"
 

@@ -36,8 +36,8 @@
 #include <asm/perf_regs.h>
 #endif
 
-#include "../hash.h"
-#include "../monotime.h"
+#include "hash.h"
+#include "monotime.h"
 #include "counters.h"
 #include "launch.h"
 

@@ -15,7 +15,7 @@
 #include <stddef.h>
 
 #include "error.h"
-#include "linux/counters.h"
+#include "counters.h"
 
 struct pl_strbuf;
 

@@ -15,7 +15,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-#include "linux/pyproc.h"
+#include "pyproc.h"
 #include "pylayout.h"
 #include "pyobj.h"
 

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "complexity.h"
-#include "linux/counters.h"
+#include "counters.h"
 #include "strbuf.h"
 
 int pl_sweep_size(const char *v, double *out)

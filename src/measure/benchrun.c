@@ -26,7 +26,7 @@
  * execution is kept; outliers are flagged per execution.
  */
 #include "benchrun.h"
-#include "linux/allocprof.h"
+#include "allocprof.h"
 
 #include <errno.h>
 #include <fcntl.h>

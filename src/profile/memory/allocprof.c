@@ -11,11 +11,11 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "../fsio.h"
-#include "../grow.h"
-#include "../hash.h"
-#include "../pystack.h"
-#include "../render.h"
+#include "fsio.h"
+#include "grow.h"
+#include "hash.h"
+#include "pystack.h"
+#include "render.h"
 #include "native.h"
 
 #define MAX_FRAMES 256

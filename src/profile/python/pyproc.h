@@ -17,7 +17,7 @@
 #include <stdint.h>
 #include <sys/types.h>
 
-#include "../error.h"
+#include "error.h"
 
 struct pl_pyproc {
 	pid_t pid;
