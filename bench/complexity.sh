@@ -3,7 +3,7 @@
 # (bench/cxprog.c: a scan and a hash set, O(n); a sort, O(n log n);
 # every pair, O(n^2); a matrix product, O(n^3)), REPS sweeps of each, and
 # Google Benchmark's BigO (each class alone, plain least squares: its
-# method, in src/lib/complexity.c) on the very same medians.
+# method, in src/measure/complexity.c) on the very same medians.
 #     sh bench/complexity.sh [BUILD_DIR] [REPS]
 # Prints a Markdown table for docs/PERFORMANCE.md.
 set -eu

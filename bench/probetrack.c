@@ -1,6 +1,6 @@
 /* Does a probe loop track the host's slow phases? For SECONDS, pinned to
  * one CPU: time a dependent xorshift chain and a loop of independent
- * compares (the two loops of src/lib/speedprobe.c, written out here so
+ * compares (the two loops of src/measure/speedprobe.c, written out here so
  * that the benchmark does not depend on the library), then one run of the
  * command; print one line per run: chain_ms ports_ms run_ms. */
 #define _GNU_SOURCE
