@@ -25,8 +25,10 @@
  */
 #include "gitops.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <ftw.h>
 #include <stdarg.h>
 #include <stdint.h>
@@ -1108,6 +1110,8 @@ struct restorer {
 	struct pl_error *err;
 	char **moved; /* the paths displaced, raw */
 	size_t nmoved;
+	char scratch[4300]; /* .perfloop/restore.PID: the temporaries, made on first use */
+	unsigned ntmp;
 };
 
 /* Move what is at rel (relative to top) under .perfloop/displaced/. */
@@ -1177,6 +1181,59 @@ static int make_parents(struct restorer *r, const char *rel)
 	return PL_OK;
 }
 
+/* An entry's content (a file with its mode, or a symlink) at tmp. */
+static int write_tmp(struct restorer *r, const struct entry *e, const char *data, size_t len,
+		     const char *tmp)
+{
+	if (e->kind == K_LINK) {
+		char *target = strndup(data, len);
+		if (!target)
+			return PL_ENOMEM;
+		int ok = symlink(target, tmp) == 0;
+		free(target);
+		if (!ok)
+			return pl_error_set(r->err, PL_ESYS, "cannot restore the symlink '%s': %s",
+					    e->path, strerror(errno));
+		return PL_OK;
+	}
+	int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
+				    strerror(errno));
+	if (pl_fsio_write_all(fd, data, len) != 0 || fchmod(fd, e->mode) != 0 || close(fd) != 0) {
+		int er = errno;
+		close(fd);
+		unlink(tmp);
+		return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
+				    strerror(er));
+	}
+	return PL_OK;
+}
+
+static int rm_one(const char *p, const struct stat *st, int flag, struct FTW *f);
+
+/* The temporaries of reverts killed before they could remove them. */
+static void sweep_scratch(const struct pl_git *g)
+{
+	char dir[4300];
+	snprintf(dir, sizeof dir, "%s/.perfloop", g->top);
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		long pid;
+		char rest;
+		if (sscanf(de->d_name, "restore.%ld%c", &pid, &rest) != 1 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char sub[4600];
+		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+		nftw(sub, rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
+}
+
 static int restore_one(struct restorer *r, const struct entry *e, const char *data, size_t len)
 {
 	int rc = make_parents(r, e->path);
@@ -1187,34 +1244,32 @@ static int restore_one(struct restorer *r, const struct entry *e, const char *da
 	struct stat st;
 	if (lstat(full, &st) == 0 && S_ISDIR(st.st_mode) && (rc = displace(r, e->path)) != PL_OK)
 		return rc;
-	snprintf(tmp, sizeof(tmp), "%s.perfloop-%ld", full, (long)getpid());
-	unlink(tmp);
-	if (e->kind == K_LINK) {
-		char *target = strndup(data, len);
-		if (!target)
-			return PL_ENOMEM;
-		int ok = symlink(target, tmp) == 0;
-		free(target);
-		if (!ok)
-			return pl_error_set(r->err, PL_ESYS, "cannot restore the symlink '%s': %s",
-					    e->path, strerror(errno));
-	} else {
-		int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd < 0)
-			return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
-					    strerror(errno));
-		if (pl_fsio_write_all(fd, data, len) != 0 || fchmod(fd, e->mode) != 0 ||
-		    close(fd) != 0) {
-			int er = errno;
-			close(fd);
-			unlink(tmp);
-			return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
-					    strerror(er));
-		}
+	/* the temporary is made in .perfloop/, not beside the file: a revert
+	 * killed between the write and the rename leaves nothing in the
+	 * user's tree (the next revert saw it as a file the change made) */
+	if (!r->scratch[0]) {
+		snprintf(r->scratch, sizeof(r->scratch), "%s/.perfloop/restore.%ld", r->g->top,
+			 (long)getpid());
+		if (mkdir(r->scratch, 0700) != 0 && errno != EEXIST)
+			r->scratch[0] = '\0';
 	}
-	if (rename(tmp, full) != 0) {
+	int beside = !r->scratch[0];
+	for (;;) {
+		if (beside)
+			snprintf(tmp, sizeof(tmp), "%s.perfloop-%ld", full, (long)getpid());
+		else
+			snprintf(tmp, sizeof(tmp), "%s/%u", r->scratch, r->ntmp++);
+		unlink(tmp);
+		if ((rc = write_tmp(r, e, data, len, tmp)) != PL_OK)
+			return rc;
+		if (rename(tmp, full) == 0)
+			break;
 		int er = errno;
 		unlink(tmp);
+		if (er == EXDEV && !beside) { /* a mount point inside the tree */
+			beside = 1;
+			continue;
+		}
 		return pl_error_set(r->err, PL_ESYS, "cannot restore '%s': %s", e->path,
 				    strerror(er));
 	}
@@ -1532,6 +1587,7 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	}
 	if (nwant && (rc = read_blobs(g, want, nwant, &blobs, &bloblen, off, len, err)) != PL_OK)
 		goto out;
+	sweep_scratch(g);
 	for (size_t k = 0; k < nwant; k++)
 		if ((rc = restore_one(&r, want[k], blobs + off[k], len[k])) != PL_OK)
 			goto out;
@@ -1572,6 +1628,8 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 		lockpath[0] = '\0';
 	}
 out:
+	if (r.scratch[0])
+		rmdir(r.scratch); /* empty unless a restore failed half-way */
 	for (size_t k = 0; k < r.nmoved; k++)
 		free(r.moved[k]);
 	free(r.moved);

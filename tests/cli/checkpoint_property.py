@@ -19,12 +19,16 @@ that moves HEAD); revert. Then:
   - ignored files and everything outside the repository are untouched.
 
 A revert refused because another process holds git's index lock must
-change nothing; the case then releases the lock and reverts again.
+change nothing; the case then releases the lock and reverts again. One
+case in ten first kills a revert at a random moment (SIGKILL), one in ten
+asks `perfloop mcp` for the revert (cancelling it at a random moment half
+the time): the revert after either must still give all of the above.
 
 usage: checkpoint_property.py PERFLOOP WORKDIR SEED CASES [FIRST]
 (cases FIRST..CASES-1: t500 and t500b run the two halves side by side)
 """
 import json
+import time
 import os
 import random
 import shutil
@@ -93,6 +97,46 @@ def write(repo, rel, data, mode=None):
 
 ODD = [b"e f.txt", b"caf\xc3\xa9.txt", b"bad\xff\xfename", b"new\nline", b'"quoted"',
        b"back\\slash", b"-dash", b" lead space", b"tab\tname"]
+
+
+def mcp_revert(repo, rng, case):
+    """A revert asked of `perfloop mcp` as an agent's client would, with a
+    notifications/cancelled after a random delay half the time."""
+    p = subprocess.Popen([PL, "mcp"], cwd=repo, stdin=subprocess.PIPE,
+                         stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+
+    def send(m):
+        p.stdin.write(json.dumps(m).encode() + b"\n")
+        p.stdin.flush()
+
+    send({"jsonrpc": "2.0", "id": 0, "method": "initialize",
+          "params": {"protocolVersion": "2025-06-18", "capabilities": {},
+                     "clientInfo": {"name": "property", "version": "1"}}})
+    send({"jsonrpc": "2.0", "method": "notifications/initialized"})
+    send({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+          "params": {"name": "revert", "arguments": {}}})
+    if rng.random() < 0.5:
+        time.sleep(rng.random() * 0.1)
+        send({"jsonrpc": "2.0", "method": "notifications/cancelled",
+              "params": {"requestId": 1, "reason": "property test"}})
+    # a cancelled request gets no answer: a later one is answered once the
+    # revert has ended, since the server runs one tool at a time
+    send({"jsonrpc": "2.0", "id": 2, "method": "tools/list"})
+    buf = b""
+    end = time.time() + 120
+    while time.time() < end:
+        line = p.stdout.readline()
+        if not line:
+            break
+        m = json.loads(line)
+        if m.get("id") == 2:
+            break
+    else:
+        raise AssertionError("case %d: the MCP server did not answer" % case)
+    p.stdin.close()
+    p.wait(timeout=60)
+    if os.path.exists(os.path.join(repo, ".git", "index.lock")):
+        raise AssertionError("case %d: the MCP revert left git's index lock" % case)
 
 
 def one_case(case):
@@ -290,6 +334,20 @@ def one_case(case):
             raise AssertionError("case %d: revert with a held lock: %s" % (case, r.stderr))
         os.unlink(lock)
 
+    how = rng.random()
+    if how < 0.10:
+        # killed at a random moment (SIGKILL, the OOM killer): the next
+        # revert must still bring everything back, taking over the stale
+        # index lock its predecessor may have left
+        k = subprocess.Popen([PL, "revert", "-C", repo], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+        time.sleep(rng.random() * 0.12)
+        k.kill()
+        k.wait()
+    elif how < 0.20:
+        # through the MCP server, cancelled at a random moment or not: a
+        # cancelled revert runs to its end (never killed half-way)
+        mcp_revert(repo, rng, case)
     r = subprocess.run([PL, "revert", "-C", repo, "--json"], capture_output=True)
     if r.returncode not in (0, 3):
         raise AssertionError("case %d: revert failed: %s" % (case, r.stderr))
