@@ -83,7 +83,6 @@ static void *(*real_valloc)(size_t);
 static void *(*real_pvalloc)(size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
-static void *(*real_dlopen)(const char *, int);
 static void (*real_exit)(int);
 
 /* 0: not started, 1: resolving (dlsym's own allocations from boot[]),
@@ -600,6 +599,43 @@ static void count_totals(uint64_t *ncalls, uint64_t *nbytes)
 	*nbytes = b;
 }
 
+/* The loader's count of objects ever loaded (dl_iterate_phdr's
+ * dlpi_adds), as of the last sample. dlopen is not interposed: glibc finds
+ * $ORIGIN and RUNPATH by the caller's address, and a dlopen called from
+ * here resolved names as this library would (a program loading a plugin
+ * from $ORIGIN/lib failed under --alloc). A sample asks the loader
+ * instead, so a library loaded since is in the next maps, and a CPython
+ * loaded by dlopen is found. */
+static unsigned long long seen_adds;
+
+static int adds_of(struct dl_phdr_info *info, size_t size, void *out)
+{
+	(void)size;
+	*(unsigned long long *)out = info->dlpi_adds;
+	return 1; /* the first object says it for all */
+}
+
+static void check_loads(void)
+{
+	/* the loader's lock as mu: a handler's malloc while this thread takes
+	 * it must not take it again (it waited forever) */
+	if (in_lock)
+		return;
+	in_lock = 1;
+	unsigned long long adds = 0;
+	dl_iterate_phdr(adds_of, &adds);
+	int changed = adds != __atomic_load_n(&seen_adds, __ATOMIC_RELAXED);
+	if (changed) {
+		__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
+		pthread_mutex_lock(&mu);
+		maps_dirty = 1;
+		pthread_mutex_unlock(&mu);
+	}
+	in_lock = 0;
+	if (changed && atomic_load(&state) == 2)
+		py_find();
+}
+
 static inline void counted(void *p, size_t size)
 {
 	if (!p || busy)
@@ -634,6 +670,7 @@ static inline void counted(void *p, size_t size)
 	if (left > 0)
 		return;
 	left = draw();
+	check_loads();
 	sample(p, size);
 }
 
@@ -755,7 +792,6 @@ static void resolve(void)
 	real_pvalloc = dlsym(RTLD_NEXT, "pvalloc");
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_munmap = dlsym(RTLD_NEXT, "munmap");
-	real_dlopen = dlsym(RTLD_NEXT, "dlopen");
 	real_exit = dlsym(RTLD_NEXT, "_exit");
 	const char *dir = getenv("PERFLOOP_ALLOC_DIR");
 	const char *r = getenv("PERFLOOP_ALLOC_RATE");
@@ -927,20 +963,6 @@ EXPORT int munmap(void *addr, size_t len)
 		return (int)syscall(SYS_munmap, addr, len);
 	released(addr);
 	return real_munmap(addr, len);
-}
-
-EXPORT void *dlopen(const char *file, int mode)
-{
-	ready();
-	void *h = real_dlopen ? real_dlopen(file, mode) : NULL;
-	if (h) {
-		pthread_mutex_lock(&mu);
-		maps_dirty = 1; /* its code is in the next sample's maps */
-		pthread_mutex_unlock(&mu);
-		if (atomic_load(&state) == 2)
-			py_find();
-	}
-	return h;
 }
 
 EXPORT void _exit(int code)

@@ -32,6 +32,41 @@ PY
 	expect_rc 0
 	check py.alloc.json "d['allocated_bytes_exact'] >= 16 * $MiB and d['processes'][0]['finished']"
 fi
+# a plugin found by the program's RUNPATH ($ORIGIN/lib), itself needing a
+# library beside it by its own $ORIGIN: dlopen resolves as the caller's
+# (the preload's dlopen interposer resolved names as its own and failed)
+mkdir -p plug/lib
+cat >dep.c <<'C'
+int dep_value(void) { return 41; }
+C
+cat >plug.c <<'C'
+#include <stdlib.h>
+int dep_value(void);
+int plug_value(void) { free(malloc(4096)); return dep_value() + 1; }
+C
+cat >host.c <<'C'
+#include <dlfcn.h>
+#include <stdio.h>
+int main(void)
+{
+	void *h = dlopen("libplug.so", RTLD_NOW);
+	if (!h) {
+		printf("dlopen: %s\n", dlerror());
+		return 1;
+	}
+	int (*v)(void) = (int (*)(void))dlsym(h, "plug_value");
+	printf("plugin %d\n", v());
+	return 0;
+}
+C
+cc -shared -fPIC -o plug/lib/libdep.so dep.c
+cc -shared -fPIC -o plug/lib/libplug.so plug.c -Lplug/lib -ldep -Wl,-rpath,'$ORIGIN'
+cc -o plug/host host.c -ldl -Wl,--enable-new-dtags,-rpath,'$ORIGIN/lib'
+./plug/host | grep -q "plugin 42" || skip "the plugin does not load even without perfloop"
+run timeout 60 "$PERFLOOP" profile --alloc --alloc-rate 1K -o plug -- ./plug/host
+expect_rc 0
+grep -q "plugin 42" "$T/out" || fail "dlopen by RUNPATH failed under --alloc: $(cat "$T/out")"
+
 # a handler's free while the sample holds the lock: ends, every time
 for i in 1 2 3; do
 	run timeout 60 "$PERFLOOP" profile --alloc --alloc-rate 64 -o sig -- ./safety signal
