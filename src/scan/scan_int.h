@@ -1,13 +1,147 @@
 /*
- * Private to the scanner (scan.c, scanrun.c): the per-file scan that the
- * file driver runs on each of its threads.
+ * Private to the scanner (scanrules.c, scancond.c, scan.c, scanrun.c):
+ * a rule as parsed (struct pl_rule, opaque in scan.h), the one file being
+ * scanned (struct src), and the functions these files share. Callers
+ * outside src/scan/ use scan.h. The driver (scanrun.c) is the only file
+ * that joins the per-file scan to the result cache: nothing declared here
+ * may need scancache.h.
  */
 #ifndef PL_SCAN_INT_H
 #define PL_SCAN_INT_H
 
+#include <regex.h>
+#include <stddef.h>
+#include <stdint.h>
 #include <tree_sitter/api.h>
 
 #include "scan.h"
+#include "suppress.h"
+
+/* ---- rules (scanrules.c) ---- */
+
+enum pred_kind { P_EQ, P_NOT_EQ, P_MATCH, P_NOT_MATCH };
+
+struct pred {
+	enum pred_kind kind;
+	uint32_t cap;  /* first capture */
+	int other_cap; /* second operand is a capture */
+	uint32_t cap2;
+	char *str;  /* string operand */
+	regex_t re; /* for match */
+	int has_re;
+};
+
+struct pattern_preds {
+	struct pred *v;
+	size_t n;
+};
+
+enum cond_kind {
+	C_IN_LOOP,
+	C_IN_ASYNC_DEF,
+	C_IN_TRAINING_LOOP,
+	C_NOT_IN_NO_GRAD,
+	C_NOT_PERIODIC,
+	C_IN_METHOD,
+	C_ENCLOSING_LOOP_ITERATES,
+	C_FUNCTION_LACKS,
+	C_FUNCTION_HAS,
+	C_FILE_HAS,
+	C_FILE_LACKS,
+	C_LOOP_LACKS,
+	C_LOOP_HAS,
+	C_NODE_HAS,
+	C_NODE_LACKS,
+	C_LOOP_HEADER_HAS,
+	C_LOOP_HEADER_LACKS,
+	C_UNCONDITIONAL,
+	C_LOOP_NOT_SMALL,
+	C_CALL_ARGS_LACK,
+	C_UNUSED,
+	C_NOT_MEMORY_DATASET,
+	C_NOT_READ_ONCE,
+};
+
+struct cond {
+	enum cond_kind kind;
+	char *cap;     /* capture name for C_ENCLOSING_LOOP_ITERATES */
+	char *re_text; /* regex source, with {@name} placeholders */
+	regex_t re;    /* compiled once when re_text has no placeholder */
+	int has_re;
+};
+
+struct pl_rule {
+	char *id, *title, *severity_s, *status_s, *rationale, *fix, *bad, *good, *path, *when;
+	char *quiet; /* what the rule deliberately does not flag, in words */
+	char *metric;
+	char *advisory; /* why it is off by default (low precision on real code); NULL: on */
+	int level;
+	double confidence;
+	enum pl_severity severity;
+	enum pl_fstatus status;
+	enum pl_lang lang;
+	TSQuery *query; /* the rule alone, then the language's combined query */
+	int own_query;
+	char *qtext;
+	uint32_t pat_off; /* its first pattern in the combined query */
+	uint32_t finding_cap;
+	struct pattern_preds *preds; /* per pattern */
+	uint32_t npatterns;
+	struct cond *conds;
+	size_t nconds;
+	/* `; lower: CONDS` and `; lower-why: TEXT`: where every one holds, the
+	 * finding is rated one level lower, and says why */
+	char *lower, *lower_why;
+	struct cond *lconds;
+	size_t nlconds;
+	int group_loop; /* `; group: loop`: one finding per enclosing loop */
+};
+
+/* The tree-sitter grammar of a language. */
+const TSLanguage *pl_scan_language(enum pl_lang l);
+/* s[0..n) as a string, and with its white space trimmed; NULL: no memory. */
+char *pl_scan_dupn(const char *s, size_t n);
+char *pl_scan_trim_dup(const char *s, size_t n);
+/* Does o (NULL: all) run rule r: selected, not ignored, severe enough,
+ * and not advisory unless asked for? */
+int pl_scan_rule_selected(const struct pl_rule *r, const struct pl_scan_opts *o);
+
+/* ---- one file being scanned (scancond.c, scan.c) ---- */
+
+struct scope; /* scancond.c */
+
+struct src {
+	const char *text;
+	size_t len;
+	enum pl_lang lang;
+	uint32_t *line_start;  /* offset of each line's first byte */
+	struct pl_supps supps; /* suppression comments */
+	uint32_t *group;       /* per finding: its loop's start byte + 1 (group: loop), 0 */
+	size_t group_cap;
+	size_t nlines;
+	struct scope *scopes; /* loops, functions, classes, with, decorators */
+	size_t nscopes, scopes_cap;
+	TSNode root;
+	char *code;	/* the text with comments blanked (built on first use) */
+	int code_state; /* 0 not built (built on first use), 1 built, -1 failed */
+};
+
+/* The text of node n, not NUL-terminated: its length in *len. */
+const char *pl_scan_ntext(struct src *s, TSNode n, size_t *len);
+/* Do nodes a and b have the same text? */
+int pl_scan_text_eq(struct src *s, TSNode a, TSNode b);
+/* Scope node n, as the query pass finds it: 0, or -1 out of memory. */
+int pl_scan_add_scope(struct src *s, TSNode n);
+/* The innermost loop around n within its function, the innermost function
+ * around n (null nodes: none), and a function's name (NULL: none). */
+TSNode pl_scan_enclosing_loop(struct src *s, TSNode n);
+TSNode pl_scan_enclosing_function(struct src *s, TSNode n);
+char *pl_scan_function_name(struct src *s, TSNode fn);
+/* Does condition c of rule r hold for match m, whose finding is node? */
+int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
+		       const TSQueryMatch *m, TSNode node);
+
+/* ---- the scan of one file (scan.c) ---- */
 
 /* One file's findings with this thread's parser and query cursor. */
 int pl_scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,

@@ -20,35 +20,36 @@
 #include <sys/types.h>
 
 #include "error.h"
-#include "memtrack.h"
 #include "profdata.h"
+
+struct pl_memtrack;
 
 enum pl_unwind { PL_UNWIND_AUTO, PL_UNWIND_FP, PL_UNWIND_DWARF };
 
 struct pl_native_opts {
-	double rate;	      /* samples per second per thread */
-	enum pl_unwind unwind; /* AUTO: DWARF where supported (x86-64), else FP */
-	int lines;	      /* frames are source lines, not functions */
-	int threads;	      /* a root frame per thread */
-	int subprocs;	      /* a root frame per process */
-	uint32_t stack_bytes; /* user stack copied per sample (DWARF), default 16384 */
-	double duration;      /* 0: until the command exits */
-	int event;	      /* -1: the CPU clock; else a counter id (counters.h) */
-	int kernel;	      /* kernel call chains too (where perf_event_paranoid allows) */
+	double rate;		 /* samples per second per thread */
+	enum pl_unwind unwind;	 /* AUTO: DWARF where supported (x86-64), else FP */
+	int lines;		 /* frames are source lines, not functions */
+	int threads;		 /* a root frame per thread */
+	int subprocs;		 /* a root frame per process */
+	uint32_t stack_bytes;	 /* user stack copied per sample (DWARF), default 16384 */
+	double duration;	 /* 0: until the command exits */
+	int event;		 /* -1: the CPU clock; else a counter id (counters.h) */
+	int kernel;		 /* kernel call chains too (where perf_event_paranoid allows) */
 	struct pl_memtrack *mem; /* --memory: each process's RSS read every pass (20 ms at
 				  * most), rises charged to its latest sample's stack */
 	const volatile sig_atomic_t *interrupted;
 };
 
 struct pl_native_stats {
-	uint64_t samples;   /* sample records read */
-	uint64_t lost;	    /* samples the kernel dropped (ring full) */
-	uint64_t truncated; /* stacks that did not reach the program's entry */
-	uint64_t kernel;    /* samples taken while in the kernel */
-	uint64_t processes; /* distinct processes seen */
-	enum pl_unwind unwind; /* what was used */
-	int kernel_sampled;    /* 0: perf_event_paranoid kept kernel time out */
-	int stopped;	       /* perfloop stopped the command (--duration, Ctrl-C) */
+	uint64_t samples;	 /* sample records read */
+	uint64_t lost;		 /* samples the kernel dropped (ring full) */
+	uint64_t truncated;	 /* stacks that did not reach the program's entry */
+	uint64_t kernel;	 /* samples taken while in the kernel */
+	uint64_t processes;	 /* distinct processes seen */
+	enum pl_unwind unwind;	 /* what was used */
+	int kernel_sampled;	 /* 0: perf_event_paranoid kept kernel time out */
+	int stopped;		 /* perfloop stopped the command (--duration, Ctrl-C) */
 	double elapsed_s, cpu_s; /* wall time, perfloop's own CPU time */
 };
 
@@ -57,9 +58,8 @@ struct pl_native_stats {
  * stacks go into *prof (root first). PL_EINPUT with a one-line message
  * (permission and what would allow it, an unsupported unwinder),
  * PL_ENOEXEC when argv cannot run, PL_ESYS otherwise. */
-int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o,
-		      struct pl_prof *prof, struct pl_native_stats *st, int *status,
-		      struct pl_error *err);
+int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o, struct pl_prof *prof,
+		      struct pl_native_stats *st, int *status, struct pl_error *err);
 
 const char *pl_unwind_name(enum pl_unwind u);
 

@@ -1,0 +1,1083 @@
+/*
+ * Context conditions (a rule's `when:` and `lower:` lines, see scan.h):
+ * what the code around a match says. The scopes they ask about (loops,
+ * functions, classes, with, decorators) are found by the same query pass
+ * that finds the matches, in preorder (pl_scan_add_scope), so each match's
+ * enclosing scopes are known when it is judged; the rest reads the syntax
+ * tree and the source text of the one file being scanned (struct src in
+ * scan_int.h): sizes known to be small, a dataset held in memory, a loader
+ * read once, the arguments of a call. Thread-safe: all state is in src.
+ */
+#include "scan_int.h"
+
+#include <ctype.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <tree_sitter/api.h>
+
+#include "grow.h"
+#include "strbuf.h"
+
+/* The nodes conditions ask about, found in one pass over the tree, each
+ * with its nearest such ancestor: tree-sitter 0.20's ts_node_parent walks
+ * down from the root, which is quadratic on big files. */
+enum { SK_LOOP = 1, SK_FUNC = 2, SK_LAMBDA = 4, SK_CLASS = 8, SK_WITH = 16, SK_DECOR = 32 };
+struct scope {
+	uint32_t start, end;
+	int parent; /* index, -1 none */
+	int kind;
+	TSNode node;
+	/* a loop's part that runs once, before the first iteration: Python's
+	 * iterable (`for x in rows():`, a comprehension's first), C's for
+	 * initializer; what is there is not in the loop. Empty: none */
+	uint32_t once_start, once_end;
+};
+
+/* The once-run part of a loop node (see struct scope), or a null node. */
+static TSNode loop_once_part(TSNode loop)
+{
+	const char *t = ts_node_type(loop);
+	if (!strcmp(t, "for_statement")) {
+		TSNode r = ts_node_child_by_field_name(loop, "right", 5);
+		return ts_node_is_null(r) ? ts_node_child_by_field_name(loop, "initializer", 11)
+					  : r;
+	}
+	if (strstr(t, "comprehension") || !strcmp(t, "generator_expression"))
+		for (uint32_t i = 0; i < ts_node_named_child_count(loop); i++) {
+			TSNode c = ts_node_named_child(loop, i);
+			if (!strcmp(ts_node_type(c), "for_in_clause"))
+				return ts_node_child_by_field_name(c, "right", 5);
+		}
+	return (TSNode){0};
+}
+
+/* The text with every comment replaced by spaces, at the same offsets: what
+ * file-has and its kin read, so that a word in a comment is not code. One
+ * walk of the tree per file, on first use. */
+static const char *code_text(struct src *s)
+{
+	if (s->code_state == 0) {
+		s->code = malloc(s->len + 1);
+		s->code_state = s->code ? 1 : -1;
+		if (s->code) {
+			memcpy(s->code, s->text, s->len);
+			s->code[s->len] = '\0';
+			TSTreeCursor cur = ts_tree_cursor_new(s->root);
+			for (int down = 1;;) {
+				TSNode n = ts_tree_cursor_current_node(&cur);
+				if (down && !strcmp(ts_node_type(n), "comment")) {
+					uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+					if (b > s->len)
+						b = (uint32_t)s->len;
+					if (a < b)
+						memset(s->code + a, ' ', b - a);
+					down = 0;
+				}
+				if (down && ts_tree_cursor_goto_first_child(&cur))
+					continue;
+				if (ts_tree_cursor_goto_next_sibling(&cur)) {
+					down = 1;
+					continue;
+				}
+				if (!ts_tree_cursor_goto_parent(&cur))
+					break;
+				down = 0;
+			}
+			ts_tree_cursor_delete(&cur);
+		}
+	}
+	return s->code_state > 0 ? s->code : s->text;
+}
+
+const char *pl_scan_ntext(struct src *s, TSNode n, size_t *len)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	if (b > s->len)
+		b = (uint32_t)s->len;
+	if (a > b)
+		a = b;
+	*len = b - a;
+	return s->text + a;
+}
+
+static int is_loop(struct src *s, const char *t)
+{
+	if (s->lang == PL_LANG_PYTHON)
+		return !strcmp(t, "for_statement") || !strcmp(t, "while_statement") ||
+		       !strcmp(t, "list_comprehension") || !strcmp(t, "set_comprehension") ||
+		       !strcmp(t, "dictionary_comprehension") || !strcmp(t, "generator_expression");
+	return !strcmp(t, "for_statement") || !strcmp(t, "while_statement") ||
+	       !strcmp(t, "do_statement");
+}
+
+static int scope_kind(struct src *s, const char *t)
+{
+	if (is_loop(s, t))
+		return SK_LOOP;
+	if (!strcmp(t, "function_definition"))
+		return SK_FUNC;
+	if (!strcmp(t, "lambda"))
+		return SK_LAMBDA;
+	if (!strcmp(t, "class_definition"))
+		return SK_CLASS;
+	if (!strcmp(t, "with_statement"))
+		return SK_WITH;
+	if (!strcmp(t, "decorated_definition"))
+		return SK_DECOR;
+	return 0;
+}
+
+/* The scope kind of every node symbol of a language, computed once:
+ * comparing a symbol number is what a walk over every node can afford,
+ * comparing type strings is not. */
+#define PL_MAX_SYMBOLS 512
+static unsigned char kinds[PL_LANG_COUNT][PL_MAX_SYMBOLS];
+static pthread_once_t kinds_once = PTHREAD_ONCE_INIT;
+
+static void kinds_init(void)
+{
+	for (int l = 0; l < PL_LANG_COUNT; l++) {
+		const TSLanguage *lang = pl_scan_language((enum pl_lang)l);
+		struct src s = {.lang = (enum pl_lang)l};
+		uint32_t n = ts_language_symbol_count(lang);
+		for (uint32_t k = 0; k < n && k < PL_MAX_SYMBOLS; k++)
+			if (ts_language_symbol_type(lang, (TSSymbol)k) == TSSymbolTypeRegular)
+				kinds[l][k] = (unsigned char)scope_kind(
+				    &s, ts_language_symbol_name(lang, (TSSymbol)k));
+	}
+}
+
+static const unsigned char *scope_kinds(enum pl_lang l)
+{
+	pthread_once(&kinds_once, kinds_init);
+	return kinds[l];
+}
+
+/* Scope node n, as the query pass finds it (a pattern of the combined
+ * query matches every loop, function, class, with and decorated
+ * definition: the context walk fused with the query's own, not a second
+ * walk over every node). They arrive in preorder, each before any match
+ * inside it completes, so a match's enclosing scopes are all known when
+ * it is judged. 0, or -1 out of memory. */
+int pl_scan_add_scope(struct src *s, TSNode n)
+{
+	TSSymbol sym = ts_node_symbol(n);
+	int kind =
+	    sym < PL_MAX_SYMBOLS ? scope_kinds(s->lang)[sym] : scope_kind(s, ts_node_type(n));
+	if (!kind)
+		return 0;
+	if (pl_grow((void **)&s->scopes, &s->scopes_cap, s->nscopes + 1, sizeof *s->scopes, 256) <
+	    0)
+		return -1;
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	int parent = (int)s->nscopes - 1; /* the innermost earlier one holding it */
+	while (parent >= 0 && !(s->scopes[parent].start <= a && b <= s->scopes[parent].end))
+		parent = s->scopes[parent].parent;
+	struct scope *c = &s->scopes[s->nscopes++];
+	*c = (struct scope){a, b, parent, kind, n, 0, 0};
+	if (kind == SK_LOOP) {
+		TSNode once = loop_once_part(n);
+		if (!ts_node_is_null(once)) {
+			c->once_start = ts_node_start_byte(once);
+			c->once_end = ts_node_end_byte(once);
+		}
+	}
+	return 0;
+}
+
+/* The innermost scope strictly enclosing node n (not n itself), or -1. */
+static int scope_of(struct src *s, TSNode n)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	size_t lo = 0, hi = s->nscopes;
+	while (lo < hi) { /* the last scope starting at or before a */
+		size_t mid = (lo + hi) / 2;
+		if (s->scopes[mid].start <= a)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (int i = (int)lo - 1; i >= 0; i = s->scopes[i].parent) {
+		const struct scope *c = &s->scopes[i];
+		if (c->start <= a && b <= c->end && !ts_node_eq(c->node, n))
+			return i;
+	}
+	return -1;
+}
+
+/* The innermost loop enclosing n within its function, or a null node. */
+TSNode pl_scan_enclosing_loop(struct src *s, TSNode n)
+{
+	uint32_t a = ts_node_start_byte(n), b = ts_node_end_byte(n);
+	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent) {
+		const struct scope *c = &s->scopes[i];
+		if (c->kind == SK_LOOP && c->once_start <= a && b <= c->once_end &&
+		    c->once_start < c->once_end)
+			continue; /* evaluated once, before the loop runs */
+		if (c->kind == SK_LOOP)
+			return c->node;
+		if (s->scopes[i].kind & (SK_FUNC | SK_LAMBDA))
+			break;
+	}
+	return (TSNode){0};
+}
+
+TSNode pl_scan_enclosing_function(struct src *s, TSNode n)
+{
+	for (int i = scope_of(s, n); i >= 0; i = s->scopes[i].parent)
+		if (s->scopes[i].kind == SK_FUNC)
+			return s->scopes[i].node;
+	return (TSNode){0};
+}
+
+/* A function's name: Python's `name` field; C's innermost declarator. */
+char *pl_scan_function_name(struct src *s, TSNode fn)
+{
+	if (ts_node_is_null(fn))
+		return NULL;
+	TSNode name = ts_node_child_by_field_name(fn, "name", 4);
+	if (ts_node_is_null(name)) {
+		TSNode d = ts_node_child_by_field_name(fn, "declarator", 10);
+		for (int k = 0; k < 16 && !ts_node_is_null(d); k++) {
+			if (!strcmp(ts_node_type(d), "identifier")) {
+				name = d;
+				break;
+			}
+			d = ts_node_child_by_field_name(d, "declarator", 10);
+		}
+	}
+	if (ts_node_is_null(name))
+		return NULL;
+	size_t len;
+	const char *t = pl_scan_ntext(s, name, &len);
+	return pl_scan_dupn(t, len);
+}
+
+/* Does text[0..len) match re? In place (REG_STARTEND): a file-wide
+ * condition must not copy the file for every candidate match. */
+static int re_hit(const regex_t *re, const char *text, size_t len)
+{
+	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)len};
+	return regexec(re, text, 1, &m, REG_STARTEND) == 0;
+}
+
+/* The capture named name in a match, or a null node. */
+static TSNode capture_named(const TSQuery *q, const TSQueryMatch *m, const char *name)
+{
+	for (uint16_t i = 0; i < m->capture_count; i++) {
+		uint32_t l;
+		const char *n = ts_query_capture_name_for_id(q, m->captures[i].index, &l);
+		if (strlen(name) == l && !strncmp(n, name, l))
+			return m->captures[i].node;
+	}
+	return (TSNode){0};
+}
+
+/* re_text with each {@name} replaced by that capture's text, escaped. */
+static char *expand_re(struct src *s, const TSQuery *q, const TSQueryMatch *m, const char *re_text)
+{
+	struct pl_strbuf b = {0};
+	for (const char *p = re_text; *p;) {
+		if (p[0] == '{' && p[1] == '@') {
+			const char *end = strchr(p, '}');
+			if (end) {
+				char name[64];
+				snprintf(name, sizeof name, "%.*s", (int)(end - p - 2), p + 2);
+				TSNode n = capture_named(q, m, name);
+				size_t len = 0;
+				const char *t = ts_node_is_null(n) ? "" : pl_scan_ntext(s, n, &len);
+				for (size_t i = 0; i < len; i++) {
+					if (strchr(".[]{}()\\*+?^$|", t[i]))
+						pl_strbuf_puts(&b, "\\");
+					pl_strbuf_append(&b, t + i, 1);
+				}
+				p = end + 1;
+				continue;
+			}
+		}
+		pl_strbuf_append(&b, p, 1);
+		p++;
+	}
+	if (!b.s)
+		pl_strbuf_puts(&b, "");
+	return pl_strbuf_take(&b);
+}
+
+/* Condition c's regular expression against text: compiled at load time,
+ * or here when it names captures of this match. */
+static int cond_match(struct src *s, const struct pl_rule *r, const struct cond *c,
+		      const TSQueryMatch *m, const char *text, size_t len)
+{
+	if (c->has_re)
+		return re_hit(&c->re, text, len);
+	char *src = expand_re(s, r->query, m, c->re_text);
+	regex_t re;
+	int hit = 0;
+	if (src && regcomp(&re, src, REG_EXTENDED | REG_NOSUB) == 0) {
+		hit = re_hit(&re, text, len);
+		regfree(&re);
+	}
+	free(src);
+	return hit;
+}
+
+int pl_scan_text_eq(struct src *s, TSNode a, TSNode b)
+{
+	size_t la, lb;
+	const char *ta = pl_scan_ntext(s, a, &la), *tb = pl_scan_ntext(s, b, &lb);
+	return la == lb && !memcmp(ta, tb, la);
+}
+
+static TSNode loop_iterable(TSNode loop)
+{
+	TSNode r = ts_node_child_by_field_name(loop, "right", 5);
+	if (!ts_node_is_null(r))
+		return r;
+	/* C: the bound of `for (...; i < BOUND; ...)` */
+	TSNode cond = ts_node_child_by_field_name(loop, "condition", 9);
+	if (!ts_node_is_null(cond) && !strcmp(ts_node_type(cond), "binary_expression"))
+		return ts_node_child_by_field_name(cond, "right", 5);
+	/* comprehensions: for_in_clause children */
+	uint32_t n = ts_node_named_child_count(loop);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode c = ts_node_named_child(loop, i);
+		if (!strcmp(ts_node_type(c), "for_in_clause"))
+			return ts_node_child_by_field_name(c, "right", 5);
+	}
+	return (TSNode){0};
+}
+
+/* ---- what the code says about sizes and arguments ---- */
+
+static int node_is(TSNode n, const char *type)
+{
+	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
+}
+
+/* Calls fn(node, arg) on every named node under root (root included) in
+ * document order until it returns nonzero; that value, or 0. */
+static int walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg)
+{
+	TSTreeCursor cur = ts_tree_cursor_new(root);
+	int rc = 0;
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		if (ts_node_is_named(n) && (rc = fn(n, arg)) != 0)
+			break;
+		if (ts_tree_cursor_goto_first_child(&cur))
+			continue;
+		while (!ts_tree_cursor_goto_next_sibling(&cur))
+			if (!ts_tree_cursor_goto_parent(&cur) ||
+			    ts_node_eq(ts_tree_cursor_current_node(&cur), root))
+				goto out;
+	}
+out:
+	ts_tree_cursor_delete(&cur);
+	return rc;
+}
+
+/* The scope a name's local definitions are looked for in: its function,
+ * or the whole file. */
+static TSNode name_scope(struct src *s, TSNode n)
+{
+	TSNode fn = pl_scan_enclosing_function(s, n);
+	return ts_node_is_null(fn) ? s->root : fn;
+}
+
+/* A count that is one of few by its name: splits, blocks, folds, layers,
+ * heads, devices, workers, ranks, dimensions (`n_splits`, `num_layers`,
+ * `self.world_size`, `x.ndim`, `x.shape`) */
+static int small_count_name(const char *t, size_t len)
+{
+	static regex_t re;
+	static int state; /* 0 not compiled, 1 compiled, -1 failed */
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	if (state == 0)
+		state = regcomp(&re,
+				"^(n_?|num_?|nb_?)?(splits|blocks|chunks|folds|layers|heads|"
+				"devices|gpus|workers|ranks|replicas|shards|stages|dims?|ndims?|"
+				"axes|world_size|shape)$",
+				REG_EXTENDED | REG_NOSUB | REG_ICASE) == 0
+			    ? 1
+			    : -1;
+	pthread_mutex_unlock(&mu);
+	return state > 0 && len < 64 && re_hit(&re, t, len);
+}
+
+struct assign_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	int depth, found, all_small;
+};
+
+static int known_small_at(struct src *s, TSNode n, int depth);
+
+static int assign_visit(TSNode n, void *arg)
+{
+	struct assign_find *a = arg;
+	if (!node_is(n, "assignment") && !node_is(n, "augmented_assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	size_t len;
+	const char *t = node_is(left, "identifier") ? pl_scan_ntext(a->s, left, &len) : NULL;
+	if (!t || len != a->len || memcmp(t, a->name, len))
+		return 0;
+	a->found = 1;
+	if (node_is(n, "augmented_assignment") ||
+	    !known_small_at(a->s, ts_node_child_by_field_name(n, "right", 5), a->depth + 1)) {
+		a->all_small = 0;
+		return 1;
+	}
+	return 0;
+}
+
+/* Is n (a Python iterable or count, a C loop bound) known to hold fewer
+ * than 100 items? An integer literal under 100, a literal list, `range`,
+ * `len`, `enumerate` or `zip` of such, `[x] * 4`, argc, a count named as
+ * one of few (small_count_name), or a name every assignment of which in
+ * its function is one of these. Unknown: 0. */
+static int known_small_at(struct src *s, TSNode n, int depth)
+{
+	if (ts_node_is_null(n) || depth > 4)
+		return 0;
+	const char *ty = ts_node_type(n);
+	size_t len;
+	const char *t = pl_scan_ntext(s, n, &len);
+	if (!strcmp(ty, "integer") || !strcmp(ty, "number_literal")) {
+		char buf[24];
+		if (len >= sizeof buf)
+			return 0;
+		memcpy(buf, t, len);
+		buf[len] = '\0';
+		char *e;
+		long v = strtol(buf, &e, 0);
+		return e != buf && v >= 0 && v < 100;
+	}
+	if (!strcmp(ty, "parenthesized_expression"))
+		return known_small_at(s, ts_node_named_child(n, 0), depth + 1);
+	if (!strcmp(ty, "list") || !strcmp(ty, "tuple") || !strcmp(ty, "set")) {
+		uint32_t k = ts_node_named_child_count(n);
+		for (uint32_t i = 0; i < k; i++)
+			if (strstr(ts_node_type(ts_node_named_child(n, i)), "splat"))
+				return 0;
+		return k < 100;
+	}
+	if (!strcmp(ty, "binary_operator")) { /* [0] * 4 */
+		TSNode op = ts_node_child_by_field_name(n, "operator", 8);
+		size_t ol;
+		const char *o = ts_node_is_null(op) ? "" : pl_scan_ntext(s, op, &ol);
+		return *o == '*' &&
+		       known_small_at(s, ts_node_child_by_field_name(n, "left", 4), depth + 1) &&
+		       known_small_at(s, ts_node_child_by_field_name(n, "right", 5), depth + 1);
+	}
+	if (!strcmp(ty, "call")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+		if (!node_is(fn, "identifier") || ts_node_is_null(args))
+			return 0;
+		size_t fl;
+		const char *f = pl_scan_ntext(s, fn, &fl);
+		uint32_t k = ts_node_named_child_count(args);
+		if (fl == 5 && !memcmp(f, "range", 5)) /* range(stop), range(start, stop...) */
+			return k >= 1 &&
+			       known_small_at(s, ts_node_named_child(args, k == 1 ? 0 : 1),
+					      depth + 1);
+		if ((fl == 3 && !memcmp(f, "len", 3)) || (fl == 9 && !memcmp(f, "enumerate", 9)) ||
+		    (fl == 8 && !memcmp(f, "reversed", 8)) ||
+		    (fl == 6 && !memcmp(f, "sorted", 6)) || (fl == 4 && !memcmp(f, "list", 4)) ||
+		    (fl == 5 && !memcmp(f, "tuple", 5)))
+			return k >= 1 && known_small_at(s, ts_node_named_child(args, 0), depth + 1);
+		if (fl == 3 && !memcmp(f, "zip", 3)) { /* as short as its shortest */
+			for (uint32_t i = 0; i < k; i++)
+				if (known_small_at(s, ts_node_named_child(args, i), depth + 1))
+					return 1;
+			return 0;
+		}
+		return 0;
+	}
+	if (!strcmp(ty, "attribute") || !strcmp(ty, "field_expression")) {
+		TSNode a =
+		    ts_node_child_by_field_name(n, !strcmp(ty, "attribute") ? "attribute" : "field",
+						!strcmp(ty, "attribute") ? 9 : 5);
+		if (ts_node_is_null(a))
+			return 0;
+		t = pl_scan_ntext(s, a, &len);
+		return small_count_name(t, len);
+	}
+	if (!strcmp(ty, "identifier")) {
+		if ((len == 4 && !memcmp(t, "argc", 4)) || small_count_name(t, len))
+			return 1;
+		if (s->lang != PL_LANG_PYTHON)
+			return 0;
+		struct assign_find a = {s, t, len, depth, 0, 1};
+		walk_named(name_scope(s, n), assign_visit, &a);
+		return a.found && a.all_small;
+	}
+	return 0;
+}
+
+/* Is every loop around n, within its function, known to run few times?
+ * Python: what the loop iterates; C: the bound of `i < BOUND` (either
+ * side), or a header that walks argc/optind (argument parsing). A `while`
+ * with no such bound is not known. No loop: 0. */
+static int loops_small(struct src *s, TSNode n)
+{
+	static regex_t args_re;
+	static int state;
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	pthread_mutex_lock(&mu);
+	if (state == 0)
+		state = regcomp(&args_re, "(^|[^[:alnum:]_])(argc|optind|argv)([^[:alnum:]_]|$)",
+				REG_EXTENDED | REG_NOSUB) == 0
+			    ? 1
+			    : -1;
+	pthread_mutex_unlock(&mu);
+	int any = 0;
+	for (TSNode p = pl_scan_enclosing_loop(s, n); !ts_node_is_null(p);
+	     p = pl_scan_enclosing_loop(s, p)) {
+		any = 1;
+		if (s->lang == PL_LANG_C) {
+			TSNode body = ts_node_child_by_field_name(p, "body", 4);
+			uint32_t a = ts_node_start_byte(p), b = ts_node_is_null(body)
+								    ? ts_node_end_byte(p)
+								    : ts_node_start_byte(body);
+			if (state > 0 && b <= s->len && a <= b &&
+			    re_hit(&args_re, s->text + a, b - a))
+				continue; /* argument parsing */
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (node_is(cond, "parenthesized_expression"))
+				cond = ts_node_named_child(cond, 0);
+			if (!node_is(cond, "binary_expression"))
+				return 0;
+			/* i < BOUND, i <= BOUND; BOUND > i, BOUND >= i */
+			TSNode op = ts_node_child_by_field_name(cond, "operator", 8);
+			size_t ol;
+			const char *o = ts_node_is_null(op) ? "" : pl_scan_ntext(s, op, &ol);
+			TSNode bound = *o == '<'   ? ts_node_child_by_field_name(cond, "right", 5)
+				       : *o == '>' ? ts_node_child_by_field_name(cond, "left", 4)
+						   : (TSNode){0};
+			if (!known_small_at(s, bound, 0))
+				return 0;
+		}
+		TSNode it = loop_iterable(p);
+		if (ts_node_is_null(it) || !known_small_at(s, it, 0))
+			return 0;
+	}
+	return any;
+}
+
+struct name_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+};
+
+static int name_visit(TSNode n, void *arg)
+{
+	struct name_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? pl_scan_ntext(f->s, n, &len) : NULL;
+	return t && len == f->len && !memcmp(t, f->name, len);
+}
+
+struct class_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	TSNode found;
+};
+
+static int class_visit(TSNode n, void *arg)
+{
+	struct class_find *f = arg;
+	if (!node_is(n, "class_definition"))
+		return 0;
+	size_t len;
+	const char *t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "name", 4), &len);
+	if (len != f->len || memcmp(t, f->name, len))
+		return 0;
+	f->found = n;
+	return 1;
+}
+
+/* the value of the last `name = value` (class_find: found) */
+static int last_assign_visit(TSNode n, void *arg)
+{
+	struct class_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "assignment")
+			    ? pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len)
+			    : NULL;
+	if (t && len == f->len && !memcmp(t, f->name, len))
+		f->found = ts_node_child_by_field_name(n, "right", 5);
+	return 0;
+}
+
+/* self.x[i], or a tuple of such: what an in-memory dataset returns */
+static int indexes_self(struct src *s, TSNode e)
+{
+	if (node_is(e, "tuple") || node_is(e, "expression_list")) {
+		uint32_t k = ts_node_named_child_count(e);
+		for (uint32_t i = 0; i < k; i++)
+			if (!indexes_self(s, ts_node_named_child(e, i)))
+				return 0;
+		return k > 0;
+	}
+	if (!node_is(e, "subscript"))
+		return 0;
+	TSNode v = ts_node_child_by_field_name(e, "value", 5);
+	size_t len;
+	const char *t = node_is(v, "attribute") ? pl_scan_ntext(s, v, &len) : NULL;
+	return t && len > 5 && !memcmp(t, "self.", 5);
+}
+
+/* The DataLoader call's dataset (first positional argument or dataset=)
+ * is an object of a class defined in this file whose __getitem__ only
+ * indexes its own arrays (`return self.x[i], self.y[i]`): the data is in
+ * memory, and worker processes would only add copying. */
+static int memory_dataset(struct src *s, TSNode call)
+{
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9), ds = {0};
+	uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < k && ts_node_is_null(ds); i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (node_is(a, "keyword_argument")) {
+			size_t len;
+			const char *t =
+			    pl_scan_ntext(s, ts_node_child_by_field_name(a, "name", 4), &len);
+			if (len == 7 && !memcmp(t, "dataset", 7))
+				ds = ts_node_child_by_field_name(a, "value", 5);
+		} else if (i == 0) {
+			ds = a;
+		}
+	}
+	if (node_is(ds, "identifier")) { /* ds = Cls(...) in the function */
+		struct class_find af = {.s = s};
+		af.name = pl_scan_ntext(s, ds, &af.len);
+		walk_named(name_scope(s, call), last_assign_visit, &af);
+		ds = af.found;
+	}
+	if (!node_is(ds, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(ds, "function", 8);
+	if (!node_is(fn, "identifier"))
+		return 0;
+	struct class_find cf = {.s = s};
+	cf.name = pl_scan_ntext(s, fn, &cf.len);
+	walk_named(s->root, class_visit, &cf);
+	if (ts_node_is_null(cf.found))
+		return 0;
+	TSNode body = ts_node_child_by_field_name(cf.found, "body", 4);
+	uint32_t nb = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
+	for (uint32_t i = 0; i < nb; i++) {
+		TSNode d = ts_node_named_child(body, i);
+		if (node_is(d, "decorated_definition"))
+			d = ts_node_child_by_field_name(d, "definition", 10);
+		if (!node_is(d, "function_definition"))
+			continue;
+		size_t len;
+		const char *t = pl_scan_ntext(s, ts_node_child_by_field_name(d, "name", 4), &len);
+		if (len != 11 || memcmp(t, "__getitem__", 11))
+			continue;
+		TSNode fb = ts_node_child_by_field_name(d, "body", 4);
+		uint32_t ns = ts_node_is_null(fb) ? 0 : ts_node_named_child_count(fb);
+		TSNode last = ns ? ts_node_named_child(fb, ns - 1) : (TSNode){0};
+		/* a docstring, then one return */
+		if (ns > 2 ||
+		    (ns == 2 &&
+		     !node_is(ts_node_named_child(ts_node_named_child(fb, 0), 0), "string")))
+			return 0;
+		return node_is(last, "return_statement") &&
+		       indexes_self(s, ts_node_named_child(last, 0));
+	}
+	return 0;
+}
+
+struct once_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	TSNode def; /* the assignment that binds it */
+	int uses, once;
+};
+
+/* every use of the name: is it `next(iter(NAME))`? */
+static int once_visit(TSNode n, void *arg)
+{
+	struct once_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? pl_scan_ntext(f->s, n, &len) : NULL;
+	if (!t || len != f->len || memcmp(t, f->name, len))
+		return 0;
+	uint32_t a = ts_node_start_byte(n);
+	if (a >= ts_node_start_byte(f->def) && a < ts_node_end_byte(f->def))
+		return 0; /* the binding itself */
+	f->uses++;
+	/* next(iter(NAME)): the text around it, without a parent walk */
+	static const char pre[] = "next(iter(";
+	size_t pl = sizeof pre - 1;
+	f->once += a >= pl && !memcmp(f->s->text + a - pl, pre, pl) && a + len + 2 <= f->s->len &&
+		   !memcmp(f->s->text + a + len, "))", 2);
+	return 0;
+}
+
+/* The DataLoader is read for one batch only: `next(iter(DataLoader(..)))`,
+ * or bound to a name whose every use is `next(iter(name))`. */
+static int read_once(struct src *s, TSNode call)
+{
+	uint32_t a = ts_node_start_byte(call);
+	static const char pre[] = "next(iter(";
+	size_t pl = sizeof pre - 1;
+	if (a >= pl && !memcmp(s->text + a - pl, pre, pl))
+		return 1;
+	TSNode p = ts_node_parent(call);
+	if (!node_is(p, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(p, "left", 4);
+	if (!node_is(left, "identifier"))
+		return 0;
+	struct once_find f = {.s = s, .def = p};
+	f.name = pl_scan_ntext(s, left, &f.len);
+	walk_named(name_scope(s, call), once_visit, &f);
+	return f.uses > 0 && f.once == f.uses;
+}
+
+struct kw_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	struct pl_strbuf *out;
+	int found;
+};
+
+/* NAME = {...} / dict(...), NAME.update(...), NAME["key"] = ...: what
+ * they say, appended to out */
+static int kw_visit(TSNode n, void *arg)
+{
+	struct kw_find *k = arg;
+	size_t len;
+	const char *t;
+	TSNode target = {0}, what = {0};
+	if (node_is(n, "assignment")) {
+		TSNode left = ts_node_child_by_field_name(n, "left", 4);
+		TSNode right = ts_node_child_by_field_name(n, "right", 5);
+		if (node_is(left, "identifier") &&
+		    (node_is(right, "dictionary") ||
+		     (node_is(right, "call") &&
+		      (t = pl_scan_ntext(k->s, ts_node_child_by_field_name(right, "function", 8),
+					 &len)) &&
+		      len == 4 && !memcmp(t, "dict", 4)))) {
+			target = left;
+			what = right;
+		} else if (node_is(left, "subscript")) {
+			target = ts_node_child_by_field_name(left, "value", 5);
+			what = n;
+		}
+	} else if (node_is(n, "call")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		if (node_is(fn, "attribute") &&
+		    (t = pl_scan_ntext(k->s, ts_node_child_by_field_name(fn, "attribute", 9),
+				       &len)) &&
+		    len == 6 && !memcmp(t, "update", 6)) {
+			target = ts_node_child_by_field_name(fn, "object", 6);
+			what = ts_node_child_by_field_name(n, "arguments", 9);
+		}
+	}
+	if (!node_is(target, "identifier") || ts_node_is_null(what))
+		return 0;
+	t = pl_scan_ntext(k->s, target, &len);
+	if (len != k->len || memcmp(t, k->name, len))
+		return 0;
+	k->found = 1;
+	t = pl_scan_ntext(k->s, what, &len);
+	pl_strbuf_append(k->out, t, len);
+	pl_strbuf_puts(k->out, "\n");
+	return 0;
+}
+
+/* The arguments of the call n as text, with each `**name` replaced by
+ * what its function puts in that dict. NULL where an argument cannot be
+ * read (`*args`, `**self.opts`, a dict built elsewhere): the caller then
+ * does not judge what the call is missing. */
+static char *call_args_text(struct src *s, TSNode call)
+{
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+	if (ts_node_is_null(args))
+		return NULL;
+	struct pl_strbuf b = {0};
+	size_t len;
+	const char *t = pl_scan_ntext(s, args, &len);
+	pl_strbuf_append(&b, t, len);
+	pl_strbuf_puts(&b, "\n");
+	uint32_t k = ts_node_named_child_count(args);
+	for (uint32_t i = 0; i < k; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		if (node_is(a, "list_splat")) {
+			free(b.s);
+			return NULL;
+		}
+		if (!node_is(a, "dictionary_splat"))
+			continue;
+		TSNode name = ts_node_named_child(a, 0);
+		struct kw_find f = {s, NULL, 0, &b, 0};
+		if (node_is(name, "identifier")) {
+			f.name = pl_scan_ntext(s, name, &f.len);
+			walk_named(name_scope(s, call), kw_visit, &f);
+		}
+		if (!f.found) {
+			free(b.s);
+			return NULL;
+		}
+	}
+	if (b.failed) {
+		free(b.s);
+		return NULL;
+	}
+	return pl_strbuf_take(&b);
+}
+
+/* Loop p calls backward(): does its body run once per training step? Yes
+ * where a backward() in it is outside every loop nested in it. Where all
+ * are in nested loops, p holds the step loop: it is an epoch loop (what
+ * runs in it after the step loop ends runs once per epoch, the accepted
+ * place to read a metric) when its header says epoch or a nested loop
+ * with backward() iterates the data (loader, batch, data); otherwise the
+ * nested loop is a step's micro-batches (gradient accumulation) and p is
+ * the step. */
+static int step_loop(struct src *s, TSNode p)
+{
+	size_t len;
+	const char *t = pl_scan_ntext(s, p, &len);
+	int data_inside = 0;
+	for (const char *q = t; (q = memmem(q, len - (size_t)(q - t), "backward(", 9)); q += 9) {
+		if (q == t || q[-1] != '.')
+			continue;
+		uint32_t at = (uint32_t)(q - s->text);
+		TSNode n = ts_node_descendant_for_byte_range(p, at, at + 1);
+		TSNode inner = {0};
+		for (TSNode u = ts_node_parent(n); !ts_node_is_null(u) && !ts_node_eq(u, p);
+		     u = ts_node_parent(u))
+			if (is_loop(s, ts_node_type(u)))
+				inner = u; /* the outermost loop between it and p */
+		if (ts_node_is_null(inner))
+			return 1;
+		TSNode body = ts_node_child_by_field_name(inner, "body", 4);
+		uint32_t a = ts_node_start_byte(inner), b = ts_node_is_null(body)
+								? ts_node_end_byte(inner)
+								: ts_node_start_byte(body);
+		for (uint32_t k = a; k + 4 <= b && !data_inside; k++)
+			data_inside = !strncasecmp(s->text + k, "load", 4) ||
+				      !strncasecmp(s->text + k, "batch", 5) ||
+				      !strncasecmp(s->text + k, "data", 4);
+	}
+	TSNode body = ts_node_child_by_field_name(p, "body", 4);
+	uint32_t a = ts_node_start_byte(p),
+		 b = ts_node_is_null(body) ? ts_node_end_byte(p) : ts_node_start_byte(body);
+	int epoch = 0;
+	for (uint32_t k = a; k + 5 <= b && !epoch; k++)
+		epoch = !strncasecmp(s->text + k, "epoch", 5);
+	return !epoch && !data_inside;
+}
+
+int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
+		       const TSQueryMatch *m, TSNode node)
+{
+	size_t len;
+	const char *t;
+	switch (c->kind) {
+	case C_IN_LOOP:
+		return !ts_node_is_null(pl_scan_enclosing_loop(s, node));
+	case C_IN_TRAINING_LOOP:
+		/* the first loop around it that calls backward() decides */
+		for (TSNode p = pl_scan_enclosing_loop(s, node); !ts_node_is_null(p);
+		     p = pl_scan_enclosing_loop(s, p)) {
+			t = pl_scan_ntext(s, p, &len);
+			if (cond_match(s, r, c, m, t, len))
+				return step_loop(s, p);
+		}
+		return 0;
+	case C_NOT_PERIODIC: {
+		/* inside the body of an `if`/`elif` (not its else) whose condition
+		 * reads as every N steps, up to the innermost loop */
+		TSNode loop = pl_scan_enclosing_loop(s, node);
+		for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
+		     ch = p, p = ts_node_parent(p)) {
+			if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+				break;
+			const char *ty = ts_node_type(p);
+			if (strcmp(ty, "if_statement") && strcmp(ty, "elif_clause"))
+				continue;
+			TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (ts_node_is_null(body) || ts_node_is_null(cond) || !ts_node_eq(ch, body))
+				continue;
+			t = pl_scan_ntext(s, cond, &len);
+			if (cond_match(s, r, c, m, t, len))
+				return 0;
+		}
+		return 1;
+	}
+	case C_UNCONDITIONAL: {
+		/* runs on every iteration: no if, else, switch or ?: between it
+		 * and its innermost loop (a flush under --unbuffered, a lock in
+		 * a rare branch are the program's choice, not a per-item cost) */
+		TSNode loop = pl_scan_enclosing_loop(s, node);
+		for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+			if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+				break;
+			const char *ty = ts_node_type(p);
+			if (!strcmp(ty, "if_statement") || !strcmp(ty, "switch_statement") ||
+			    !strcmp(ty, "conditional_expression") || !strcmp(ty, "case_statement"))
+				return 0;
+		}
+		return 1;
+	}
+	case C_LOOP_NOT_SMALL:
+		return !loops_small(s, node);
+	case C_NOT_MEMORY_DATASET:
+		return !memory_dataset(s, node);
+	case C_NOT_READ_ONCE:
+		return !read_once(s, node);
+	case C_UNUSED: {
+		/* the name @cap binds is not read in the finding's body (a
+		 * loop's, with its else) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		if (ts_node_is_null(cap))
+			return 0;
+		struct name_find f = {s, NULL, 0};
+		f.name = pl_scan_ntext(s, cap, &f.len);
+		const char *fields[] = {"body", "alternative"};
+		for (int i = 0; i < 2; i++) {
+			TSNode b = ts_node_child_by_field_name(node, fields[i],
+							       (uint32_t)strlen(fields[i]));
+			if (!ts_node_is_null(b) && walk_named(b, name_visit, &f))
+				return 0;
+		}
+		return 1;
+	}
+	case C_CALL_ARGS_LACK: {
+		char *args = call_args_text(s, node);
+		int hit = !args || cond_match(s, r, c, m, args, strlen(args));
+		free(args);
+		return !hit;
+	}
+	case C_IN_ASYNC_DEF: {
+		TSNode fn = pl_scan_enclosing_function(s, node);
+		if (ts_node_is_null(fn))
+			return 0;
+		t = pl_scan_ntext(s, fn, &len);
+		return len >= 6 && !strncmp(t, "async", 5) && isspace((unsigned char)t[5]);
+	}
+	case C_NOT_IN_NO_GRAD:
+		for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {
+			const struct scope *sc = &s->scopes[i];
+			TSNode head = (TSNode){0};
+			if (sc->kind == SK_WITH)
+				head = ts_node_named_child(sc->node, 0);
+			else if (sc->kind == SK_DECOR)
+				head = sc->node;
+			if (ts_node_is_null(head))
+				continue;
+			t = pl_scan_ntext(s, head, &len);
+			if (sc->kind == SK_DECOR) {
+				/* only the decorators, not the body */
+				const char *def = strstr(t, "def ");
+				if (def && def < t + len)
+					len = (size_t)(def - t);
+			}
+			if (cond_match(s, r, c, m, t, len))
+				return 0;
+		}
+		return 1;
+	case C_IN_METHOD: {
+		/* the definition the finding is on or in, then what holds it */
+		int i = scope_of(s, node);
+		const char *ty = ts_node_type(node);
+		if (strcmp(ty, "decorated_definition") && strcmp(ty, "function_definition")) {
+			while (i >= 0 && !(s->scopes[i].kind & (SK_DECOR | SK_FUNC)))
+				i = s->scopes[i].parent;
+			if (i < 0)
+				return 0;
+			i = s->scopes[i].parent;
+		}
+		for (; i >= 0; i = s->scopes[i].parent) {
+			if (s->scopes[i].kind == SK_CLASS)
+				return 1;
+			if (s->scopes[i].kind == SK_FUNC)
+				return 0;
+		}
+		return 0;
+	}
+	case C_ENCLOSING_LOOP_ITERATES: {
+		TSNode cap = capture_named(r->query, m, c->cap);
+		if (ts_node_is_null(cap))
+			return 0;
+		for (TSNode p = pl_scan_enclosing_loop(s, node); !ts_node_is_null(p);
+		     p = pl_scan_enclosing_loop(s, p)) {
+			TSNode it = loop_iterable(p);
+			if (!ts_node_is_null(it) && !ts_node_eq(it, cap) &&
+			    pl_scan_text_eq(s, it, cap))
+				return 1;
+			/* C: `for (j = 0; j < i; j++)` inside `for (i = 0; i < n; i++)`
+			 * walks the same range up to the outer position */
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (!ts_node_is_null(cond) &&
+			    !strcmp(ts_node_type(cond), "binary_expression")) {
+				TSNode var = ts_node_child_by_field_name(cond, "left", 4);
+				if (!ts_node_is_null(var) && pl_scan_text_eq(s, var, cap))
+					return 1;
+			}
+		}
+		return 0;
+	}
+	case C_LOOP_HEADER_HAS:
+	case C_LOOP_HEADER_LACKS: {
+		int has = c->kind == C_LOOP_HEADER_HAS;
+		TSNode loop = pl_scan_enclosing_loop(s, node);
+		if (ts_node_is_null(loop))
+			return !has;
+		TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+		uint32_t a = ts_node_start_byte(loop), b = ts_node_is_null(body)
+							       ? ts_node_end_byte(loop)
+							       : ts_node_start_byte(body);
+		int hit = b <= s->len && a <= b && cond_match(s, r, c, m, s->text + a, b - a);
+		return has ? hit : !hit;
+	}
+	case C_NODE_HAS:
+	case C_NODE_LACKS: {
+		t = pl_scan_ntext(s, node, &len);
+		int hit = cond_match(s, r, c, m, t, len);
+		return c->kind == C_NODE_HAS ? hit : !hit;
+	}
+	case C_FUNCTION_LACKS:
+	case C_FUNCTION_HAS:
+	case C_FILE_HAS:
+	case C_FILE_LACKS:
+	case C_LOOP_LACKS:
+	case C_LOOP_HAS: {
+		int loop = c->kind == C_LOOP_LACKS || c->kind == C_LOOP_HAS;
+		int fn = c->kind == C_FUNCTION_LACKS || c->kind == C_FUNCTION_HAS;
+		TSNode scope = loop ? pl_scan_enclosing_loop(s, node)
+			       : fn ? pl_scan_enclosing_function(s, node)
+				    : (TSNode){0};
+		if (loop && ts_node_is_null(scope))
+			return c->kind == C_LOOP_LACKS; /* no loop: nothing in it */
+		if (ts_node_is_null(scope)) {		/* the file, or code outside functions */
+			t = code_text(s);
+			len = s->len;
+		} else {
+			t = code_text(s) + (pl_scan_ntext(s, scope, &len) - s->text);
+		}
+		int hit = cond_match(s, r, c, m, t, len);
+		int want =
+		    c->kind == C_FUNCTION_HAS || c->kind == C_FILE_HAS || c->kind == C_LOOP_HAS;
+		return want ? hit : !hit;
+	}
+	}
+	return 0;
+}
