@@ -46,6 +46,25 @@
  * A forked child starts its own file; an exec'd program loads this again
  * (LD_PRELOAD is inherited) and starts another. Not malloc'd, anything
  * here: the buffers are static or mmap'd.
+ *
+ * What the measured program must not notice (t618):
+ * - a vfork child (vfork, clone(CLONE_VM), Python's subprocess) runs in
+ *   the parent's memory and gets no fork handler: nothing here writes or
+ *   stops anything in a process that is not the file's (owner_pid). If
+ *   such a child calls exit(), it runs and uses up the parent's atexit
+ *   handlers and destructors (ours too, and atexit() fails after); the
+ *   child says so (hooks_lost) and the parent writes its totals when main
+ *   returns or exit() is called (both wrapped here) instead.
+ * - a signal handler that allocates or frees interrupts its own thread
+ *   anywhere, our locked sections too: a thread never waits for a lock it
+ *   may hold itself (hold_mu, hold_tc). Its allocations are counted (one
+ *   instruction per counter) but not sampled, its frees of sampled blocks
+ *   wait in a per-thread queue for the lock's release.
+ * - dlopen is not interposed: glibc resolves a bare name by its caller's
+ *   RUNPATH and $ORIGIN, and a wrapper would be the caller. Loads and
+ *   unloads are seen in dl_iterate_phdr's counters at the next sample
+ *   (dlmopen's and libc's own too): the maps are read again, Python looked
+ *   for again.
  */
 #include <dlfcn.h>
 #include <errno.h>
@@ -55,6 +74,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -84,6 +104,11 @@ static void *(*real_pvalloc)(size_t);
 static void *(*real_mmap)(void *, size_t, int, int, int, off_t);
 static int (*real_munmap)(void *, size_t);
 static void (*real_exit)(int);
+static void (*real_libc_exit)(int);
+typedef int (*main_fn)(int, char **, char **);
+static int (*real_start_main)(main_fn, int, char **, void (*)(void), void (*)(void), void (*)(void),
+			      void *);
+static main_fn real_main;
 
 /* 0: not started, 1: resolving (dlsym's own allocations from boot[]),
  * 2: sampling, 3: off (no output directory, or stopped at exit) */
@@ -101,6 +126,16 @@ static int maps_dirty = 1;
 static int sampled_any; /* a sample was written: the maps matter */
 static atomic_ullong calls, bytes, dropped;
 static uintptr_t self_lo, self_hi; /* this library's text: its frames are left out */
+/* the process the output file is this one's: a vfork child (same memory,
+ * no fork handler) is not, and writes nothing */
+static pid_t owner_pid;
+/* set by a child of ours sharing our memory whose exit() ran (and used
+ * up) our atexit handler and destructor: the process's exit is seen by
+ * the wrapped main and exit() instead */
+static atomic_int hooks_lost;
+/* dl_iterate_phdr's objects loaded and unloaded when the maps were read */
+static unsigned long long seen_adds, seen_subs;
+static int py_tries; /* samples left that look for a late libpython */
 
 /* the sampled addresses: an exact table under mu, and a bitmap filter
  * read without a lock, so that a free of an unsampled block (nearly all)
@@ -113,20 +148,25 @@ static size_t table_cap, table_used, table_tomb;
 
 static TLS int64_t left;
 static TLS uint64_t rng;
-/* volatile: set around calls (dlsym, backtrace) that come back into malloc
- * here; GCC, not seeing that, dropped a busy = 1 before py_find's dlsym */
+/* volatile: set around our own calls that come back into malloc here
+ * (dlsym, the unwinder's first load): not the program's allocations; GCC,
+ * not seeing that, dropped a busy = 1 before py_find's dlsym */
 static TLS volatile int busy;
-/* This thread holds mu, or is about to take it (set before the lock, so
- * that a signal handler arriving at any moment sees it): a free or an
- * allocation in a handler then skips the table and the sample rather than
- * wait for the lock its own thread holds (a program that calls free() from
- * a signal handler deadlocked). Counts are kept either way. */
-static TLS volatile int in_lock;
-/* The process the output file is this one's: a vfork child (posix_spawn,
- * Python's subprocess) shares the parent's memory, runs no fork handler,
- * and its _exit() must not run the parent's exit path (it stopped the
- * parent's sampling: 2.15 GiB reported as 200 MiB) */
-static pid_t owner_pid;
+/* This thread is in sample() or holds mu (hold_mu), or holds tc_mu
+ * (hold_tc): set before the lock is taken, cleared after it is released,
+ * so that a signal handler landing anywhere in between sees it and does
+ * not wait for a lock its own thread holds (a program freeing in a signal
+ * handler deadlocked). Counters, not flags: sample() takes mu inside. */
+static TLS volatile int hold_mu, hold_tc;
+/* frees of sampled blocks made by a handler while hold_mu: recorded by
+ * the thread when it releases mu (a slot is taken with one instruction,
+ * so a nested handler cannot take the same one) */
+#define PEND_MAX 64
+static TLS struct {
+	uintptr_t addr;
+	uint64_t t;
+} pend[PEND_MAX];
+static TLS unsigned pend_n;
 static TLS uint32_t t_tid; /* gettid(), once per thread */
 /* each thread's exact counts, in a line of its own that only its thread
  * writes (so the allocation path touches no shared cache line), linked in
@@ -491,28 +531,163 @@ static void py_code_locked(uintptr_t code)
 	py_str_locked(fn);
 }
 
+/* ---- locks a signal handler may meet ---- */
+
+#define FENCE() atomic_signal_fence(memory_order_seq_cst)
+
+/* Is this the process the output is for? Not in a vfork child, nor in a
+ * raw clone's child (no fork handler ran): a syscall, so only where
+ * something would be written. */
+static int owner(void) { return (pid_t)syscall(SYS_getpid) == owner_pid; }
+
+/* A sampled block's free: its 'F' record (under mu) */
+static void freed_locked(uintptr_t a, uint64_t t)
+{
+	if (table_del_locked(a) && out_fd >= 0 && owner()) {
+		put_u8('F');
+		put_u64(t);
+		put_u64((uint64_t)a);
+	}
+}
+
+/* the frees this thread's handlers queued while it held mu (under mu;
+ * a handler landing here queues more, seen by the next round) */
+static void pend_drain_locked(void)
+{
+	unsigned done = 0, n;
+	while ((n = __atomic_load_n(&pend_n, __ATOMIC_RELAXED)) != 0) {
+		for (; done < n && done < PEND_MAX; done++)
+			freed_locked(pend[done].addr, pend[done].t);
+		if (__atomic_compare_exchange_n(&pend_n, &n, 0, 0, __ATOMIC_RELAXED,
+						__ATOMIC_RELAXED))
+			break;
+	}
+}
+
+static void mu_lock(void)
+{
+	hold_mu++;
+	FENCE();
+	pthread_mutex_lock(&mu);
+}
+
+static void mu_unlock(void)
+{
+	for (;;) {
+		pend_drain_locked();
+		pthread_mutex_unlock(&mu);
+		FENCE();
+		hold_mu--;
+		FENCE();
+		/* a handler that came between the drain and here queued its
+		 * free: record it now, not at some later sample */
+		if (hold_mu || !__atomic_load_n(&pend_n, __ATOMIC_RELAXED))
+			return;
+		mu_lock();
+	}
+}
+
+static void tc_lock(void)
+{
+	hold_tc++;
+	FENCE();
+	pthread_mutex_lock(&tc_mu);
+}
+
+static void tc_unlock(void)
+{
+	pthread_mutex_unlock(&tc_mu);
+	FENCE();
+	hold_tc--;
+}
+
+/* n more in a counter only this thread writes, in one instruction: a
+ * signal handler on this thread cannot land between a load and a store
+ * and have its count overwritten (x86-64: an add to memory, not locked,
+ * as no other thread writes the line; elsewhere an atomic add) */
+static inline void bump(_Atomic uint64_t *v, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("addq %1, %0" : "+m"(*(uint64_t *)v) : "er"(n));
+#else
+	atomic_fetch_add_explicit(v, n, memory_order_relaxed);
+#endif
+}
+
+/* ---- loaded objects ---- */
+
+static int objects_count(struct dl_phdr_info *info, size_t size, void *out)
+{
+	if (size >= offsetof(struct dl_phdr_info, dlpi_subs) + sizeof(info->dlpi_subs)) {
+		((unsigned long long *)out)[0] = info->dlpi_adds;
+		((unsigned long long *)out)[1] = info->dlpi_subs;
+	}
+	return 1; /* the counters are the process's: the first object tells */
+}
+
+/* objects loaded and unloaded so far (dlopen, dlmopen, libc's own loads,
+ * dlclose): where they differ from seen_*, the maps are stale */
+static void objects_now(unsigned long long *adds, unsigned long long *subs)
+{
+	unsigned long long c[2] = {0, 0};
+	dl_iterate_phdr(objects_count, c);
+	*adds = c[0];
+	*subs = c[1];
+}
+
 /* ---- sampling ---- */
+
+/* sample()'s end: a free queued by a handler after mu's release is
+ * recorded now */
+static void sample_leave(void)
+{
+	FENCE();
+	hold_mu--;
+	FENCE();
+	if (!hold_mu && __atomic_load_n(&pend_n, __ATOMIC_RELAXED)) {
+		mu_lock();
+		mu_unlock();
+	}
+}
 
 static void sample(void *p, size_t size)
 {
-	if (!p || atomic_load_explicit(&state, memory_order_relaxed) != 2)
+	if (!p || atomic_load_explicit(&state, memory_order_relaxed) != 2 || !owner())
 		return;
-	busy = 1;
+	/* from here to the end: a handler's allocation on this thread is
+	 * counted, not sampled (nor is the unwinder entered twice) */
+	hold_mu++;
+	FENCE();
 	void *pcs[MAX_FRAMES];
-	int n = backtrace(pcs, MAX_FRAMES);
-	int from = 0;
-	while (from < n && (uintptr_t)pcs[from] >= self_lo && (uintptr_t)pcs[from] < self_hi)
-		from++;
+	int got = backtrace(pcs, MAX_FRAMES), n = 0;
+	/* our frames (the allocator's, the wrapped main) are not the program's */
+	for (int i = 0; i < got; i++)
+		if ((uintptr_t)pcs[i] < self_lo || (uintptr_t)pcs[i] >= self_hi)
+			pcs[n++] = pcs[i];
+	/* after the stack: an object its frames are in was loaded before */
+	unsigned long long adds, subs;
+	objects_now(&adds, &subs);
+	/* an embedding program may load libpython late; a sample taken while
+	 * its dlopen is still under way sees it counted but not yet usable, so
+	 * the next samples ask again (a bounded number of times: a program
+	 * that is no Python pays for a few lookups per load, not forever) */
+	if (adds != __atomic_load_n(&seen_adds, __ATOMIC_RELAXED) ||
+	    subs != __atomic_load_n(&seen_subs, __ATOMIC_RELAXED))
+		__atomic_store_n(&py_tries, 64, __ATOMIC_RELAXED);
+	if (!atomic_load(&py_on) && __atomic_load_n(&py_tries, __ATOMIC_RELAXED) > 0) {
+		__atomic_fetch_sub(&py_tries, 1, __ATOMIC_RELAXED);
+		py_find();
+	}
 	uintptr_t codes[PY_MAX];
 	uint8_t entry[PY_MAX];
 	size_t npy = py_walk(codes, entry);
 	uint64_t t = now_ns();
-	if (in_lock) {
-		busy = 0;
-		return; /* a handler interrupted this thread with mu held */
+	mu_lock();
+	if (adds != seen_adds || subs != seen_subs) {
+		__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
+		__atomic_store_n(&seen_subs, subs, __ATOMIC_RELAXED);
+		maps_dirty = 1; /* the new objects' code is in this sample's maps */
 	}
-	in_lock = 1;
-	pthread_mutex_lock(&mu);
 	if (out_fd >= 0) {
 		if (table_add_locked((uintptr_t)p) != 0) {
 			atomic_fetch_add(&dropped, 1);
@@ -529,8 +704,8 @@ static void sample(void *p, size_t size)
 			if (!t_tid)
 				t_tid = (uint32_t)syscall(SYS_gettid);
 			put_u32(t_tid);
-			put_u32((uint32_t)(n - from));
-			for (int i = from; i < n; i++)
+			put_u32((uint32_t)n);
+			for (int i = 0; i < n; i++)
 				put_u64((uint64_t)(uintptr_t)pcs[i]);
 			if (npy) {
 				put_u8('P');
@@ -542,16 +717,15 @@ static void sample(void *p, size_t size)
 			}
 		}
 	}
-	pthread_mutex_unlock(&mu);
-	in_lock = 0;
-	busy = 0;
+	mu_unlock();
+	sample_leave();
 }
 
 /* a free line for this thread, or NULL (no memory: it counts in the
  * shared totals) */
 static struct tcount *tcount_take(void)
 {
-	pthread_mutex_lock(&tc_mu);
+	tc_lock();
 	struct tcount *c = tcounts;
 	while (c && c->used)
 		c = c->next;
@@ -566,74 +740,40 @@ static struct tcount *tcount_take(void)
 	}
 	if (c)
 		c->used = 1;
-	pthread_mutex_unlock(&tc_mu);
+	tc_unlock();
 	return c;
 }
 
 static void thread_gone(void *arg)
 {
 	struct tcount *c = arg;
-	pthread_mutex_lock(&tc_mu);
+	/* a handler from here on counts in the shared totals (hold_tc), not
+	 * in the line being given back */
+	tc_lock();
+	t_count = NULL;
+	FENCE();
 	atomic_fetch_add(&calls, atomic_load_explicit(&c->calls, memory_order_relaxed));
 	atomic_fetch_add(&bytes, atomic_load_explicit(&c->bytes, memory_order_relaxed));
 	atomic_store_explicit(&c->calls, 0, memory_order_relaxed);
 	atomic_store_explicit(&c->bytes, 0, memory_order_relaxed);
 	c->used = 0;
-	pthread_mutex_unlock(&tc_mu);
+	tc_unlock();
 	/* an allocation by a later destructor takes a line again (glibc
 	 * runs the destructors again for a key set by one) */
-	t_count = NULL;
 }
 
 /* the totals: what exited threads added and what live ones hold */
 static void count_totals(uint64_t *ncalls, uint64_t *nbytes)
 {
-	pthread_mutex_lock(&tc_mu);
+	tc_lock();
 	uint64_t c = atomic_load(&calls), b = atomic_load(&bytes);
 	for (struct tcount *t = tcounts; t; t = t->next) {
 		c += atomic_load_explicit(&t->calls, memory_order_relaxed);
 		b += atomic_load_explicit(&t->bytes, memory_order_relaxed);
 	}
-	pthread_mutex_unlock(&tc_mu);
+	tc_unlock();
 	*ncalls = c;
 	*nbytes = b;
-}
-
-/* The loader's count of objects ever loaded (dl_iterate_phdr's
- * dlpi_adds), as of the last sample. dlopen is not interposed: glibc finds
- * $ORIGIN and RUNPATH by the caller's address, and a dlopen called from
- * here resolved names as this library would (a program loading a plugin
- * from $ORIGIN/lib failed under --alloc). A sample asks the loader
- * instead, so a library loaded since is in the next maps, and a CPython
- * loaded by dlopen is found. */
-static unsigned long long seen_adds;
-
-static int adds_of(struct dl_phdr_info *info, size_t size, void *out)
-{
-	(void)size;
-	*(unsigned long long *)out = info->dlpi_adds;
-	return 1; /* the first object says it for all */
-}
-
-static void check_loads(void)
-{
-	/* the loader's lock as mu: a handler's malloc while this thread takes
-	 * it must not take it again (it waited forever) */
-	if (in_lock)
-		return;
-	in_lock = 1;
-	unsigned long long adds = 0;
-	dl_iterate_phdr(adds_of, &adds);
-	int changed = adds != __atomic_load_n(&seen_adds, __ATOMIC_RELAXED);
-	if (changed) {
-		__atomic_store_n(&seen_adds, adds, __ATOMIC_RELAXED);
-		pthread_mutex_lock(&mu);
-		maps_dirty = 1;
-		pthread_mutex_unlock(&mu);
-	}
-	in_lock = 0;
-	if (changed && atomic_load(&state) == 2)
-		py_find();
 }
 
 static inline void counted(void *p, size_t size)
@@ -648,7 +788,9 @@ static inline void counted(void *p, size_t size)
 		 * count for no one */
 		if (atomic_load_explicit(&state, memory_order_relaxed) != 2)
 			return;
-		c = tc_key_ok ? tcount_take() : NULL;
+		/* a handler on a thread taking or giving back its line: the
+		 * shared totals, not tc_mu (the thread holds it) */
+		c = tc_key_ok && !hold_tc ? tcount_take() : NULL;
 		if (!c) {
 			atomic_fetch_add_explicit(&calls, 1, memory_order_relaxed);
 			atomic_fetch_add_explicit(&bytes, size, memory_order_relaxed);
@@ -658,19 +800,20 @@ static inline void counted(void *p, size_t size)
 		t_count = c;
 		pthread_setspecific(tc_key, c);
 	}
-	/* one writer: a load and a store, no locked instruction */
-	atomic_store_explicit(&c->calls, atomic_load_explicit(&c->calls, memory_order_relaxed) + 1,
-			      memory_order_relaxed);
-	atomic_store_explicit(&c->bytes,
-			      atomic_load_explicit(&c->bytes, memory_order_relaxed) + size,
-			      memory_order_relaxed);
+	bump(&c->calls, 1);
+	bump(&c->bytes, size);
 	if (!left)
 		left = draw();
 	left -= (int64_t)(size ? size : 1);
 	if (left > 0)
 		return;
 	left = draw();
-	check_loads();
+	if (hold_mu) {
+		/* a handler's, while its thread samples or holds mu: counted,
+		 * but its sample cannot be taken without waiting on ourselves */
+		atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+		return;
+	}
 	sample(p, size);
 }
 
@@ -679,31 +822,51 @@ static inline void released(void *p)
 	size_t f = filter_of((uintptr_t)p);
 	if (!(atomic_load_explicit(&filter_bits[f / 64], memory_order_relaxed) >> (f % 64) & 1))
 		return;
-	if (in_lock)
-		return; /* a handler's free while this thread holds mu: see in_lock */
 	uint64_t t = now_ns();
-	in_lock = 1;
-	pthread_mutex_lock(&mu);
-	if (table_del_locked((uintptr_t)p) && out_fd >= 0) {
-		put_u8('F');
-		put_u64(t);
-		put_u64((uint64_t)(uintptr_t)p);
+	if (hold_mu) {
+		/* a handler's free while its thread holds mu: queued for the
+		 * thread to record as it lets go */
+		unsigned i = __atomic_fetch_add(&pend_n, 1, __ATOMIC_RELAXED);
+		if (i < PEND_MAX) {
+			pend[i].addr = (uintptr_t)p;
+			pend[i].t = t;
+		} else {
+			atomic_fetch_add_explicit(&dropped, 1, memory_order_relaxed);
+		}
+		return;
 	}
-	pthread_mutex_unlock(&mu);
-	in_lock = 0;
+	mu_lock();
+	freed_locked((uintptr_t)p, t);
+	mu_unlock();
 }
 
 /* ---- start, fork, exit ---- */
 
-static void finish(void)
+/* The totals and the last maps, at the process's exit. hooks: called by
+ * the atexit handler or the destructor (not by _exit or the wrappers). */
+static void finish(int hooks)
 {
-	if ((pid_t)syscall(SYS_getpid) != owner_pid)
-		return; /* a vfork child's exit: the parent's run goes on */
+	if (!owner()) {
+		/* a child in our memory (vfork, clone(CLONE_VM)) ending: the
+		 * file and the sampling are the parent's, which goes on. Its
+		 * exit() has used up the parent's exit handlers, ours too */
+		if (hooks)
+			atomic_store(&hooks_lost, 1);
+		return;
+	}
+	/* a signal handler's exit while its thread is in a locked section:
+	 * what the lock guards is half-written. Left as a kill leaves it */
+	if (hold_mu || hold_tc)
+		return;
 	if (atomic_exchange(&state, 3) != 2)
 		return;
 	uint64_t ncalls, nbytes;
 	count_totals(&ncalls, &nbytes);
-	pthread_mutex_lock(&mu);
+	unsigned long long adds, subs;
+	objects_now(&adds, &subs);
+	mu_lock();
+	if (adds != seen_adds || subs != seen_subs)
+		maps_dirty = 1;
 	if (out_fd >= 0) {
 		if (maps_dirty && sampled_any) /* bench --alloc samples nothing: no maps */
 			maps_locked();
@@ -716,18 +879,28 @@ static void finish(void)
 		close(out_fd);
 		out_fd = -1;
 	}
-	pthread_mutex_unlock(&mu);
+	mu_unlock();
 }
 
+static void finish_hook(void) { finish(1); }
+
+/* fork() is async-signal-safe: one from a handler whose thread holds our
+ * locks takes none (the child starts afresh all the same) */
+static TLS int fork_unlocked;
 static void at_fork_prepare(void)
 {
-	pthread_mutex_lock(&tc_mu);
-	pthread_mutex_lock(&mu);
+	fork_unlocked = hold_mu || hold_tc;
+	if (fork_unlocked)
+		return;
+	tc_lock();
+	mu_lock();
 }
 static void at_fork_parent(void)
 {
-	pthread_mutex_unlock(&mu);
-	pthread_mutex_unlock(&tc_mu);
+	if (fork_unlocked)
+		return;
+	mu_unlock();
+	tc_unlock();
 }
 static void at_fork_child(void)
 {
@@ -735,8 +908,9 @@ static void at_fork_child(void)
 	 * file (its inherited blocks' frees are not its allocations: the
 	 * reader ignores frees of blocks it never saw) */
 	pthread_mutex_init(&mu, NULL);
-	in_lock = 0;
 	owner_pid = (pid_t)syscall(SYS_getpid);
+	hold_mu = hold_tc = 0;
+	pend_n = 0; /* the parent records those frees */
 	buf_len = 0;
 	if (out_fd >= 0)
 		close(out_fd);
@@ -793,6 +967,9 @@ static void resolve(void)
 	real_mmap = dlsym(RTLD_NEXT, "mmap");
 	real_munmap = dlsym(RTLD_NEXT, "munmap");
 	real_exit = dlsym(RTLD_NEXT, "_exit");
+	real_libc_exit = dlsym(RTLD_NEXT, "exit");
+	*(void **)&real_start_main = dlsym(RTLD_NEXT, "__libc_start_main");
+	owner_pid = (pid_t)syscall(SYS_getpid);
 	const char *dir = getenv("PERFLOOP_ALLOC_DIR");
 	const char *r = getenv("PERFLOOP_ALLOC_RATE");
 	if (r && strtoull(r, NULL, 10) > 0)
@@ -817,20 +994,20 @@ static void resolve(void)
 	backtrace(warm, 4);
 	busy = 0;
 	py_find();
+	objects_now(&seen_adds, &seen_subs); /* the maps are read at the first sample */
 	pthread_atfork(at_fork_prepare, at_fork_parent, at_fork_child);
 	tc_key_ok = pthread_key_create(&tc_key, thread_gone) == 0;
-	owner_pid = (pid_t)syscall(SYS_getpid);
-	pthread_mutex_lock(&mu);
+	mu_lock();
 	open_output_locked();
-	pthread_mutex_unlock(&mu);
+	mu_unlock();
 	if (out_fd >= 0) {
 		atomic_store(&state, 2);
-		atexit(finish);
+		atexit(finish_hook);
 	}
 }
 
 __attribute__((constructor)) static void start(void) { resolve(); }
-__attribute__((destructor)) static void stop(void) { finish(); }
+__attribute__((destructor)) static void stop(void) { finish(1); }
 
 static inline int ready(void)
 {
@@ -965,9 +1142,11 @@ EXPORT int munmap(void *addr, size_t len)
 	return real_munmap(addr, len);
 }
 
+/* ---- the process's end ---- */
+
 EXPORT void _exit(int code)
 {
-	finish();
+	finish(0);
 	if (real_exit)
 		real_exit(code);
 	syscall(SYS_exit_group, code);
@@ -975,3 +1154,35 @@ EXPORT void _exit(int code)
 }
 
 EXPORT void _Exit(int code) { _exit(code); }
+
+/* exit() and main's return: where the atexit handlers and destructors are
+ * gone (hooks_lost), the totals are written here; otherwise by them, as
+ * late as they run (the program's own exit handlers allocate too) */
+EXPORT void exit(int code)
+{
+	if (atomic_load(&hooks_lost))
+		finish(0);
+	if (!real_libc_exit)
+		*(void **)&real_libc_exit = dlsym(RTLD_NEXT, "exit");
+	if (real_libc_exit)
+		real_libc_exit(code);
+	syscall(SYS_exit_group, code);
+	__builtin_unreachable();
+}
+
+static int wrapped_main(int argc, char **argv, char **envp)
+{
+	int rc = real_main(argc, argv, envp);
+	if (atomic_load(&hooks_lost))
+		finish(0);
+	return rc;
+}
+
+EXPORT int __libc_start_main(main_fn m, int argc, char **argv, void (*init)(void),
+			     void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+	if (!real_start_main)
+		*(void **)&real_start_main = dlsym(RTLD_NEXT, "__libc_start_main");
+	real_main = m;
+	return real_start_main(wrapped_main, argc, argv, init, fini, rtld_fini, stack_end);
+}
