@@ -1,5 +1,5 @@
 /*
- * perfloop checkpoint and perfloop revert: thin shells over loop/gitops.c.
+ * perfloop checkpoint and perfloop revert: thin shells over loop/checkpoint.c and loop/revert.c.
  */
 #include <getopt.h>
 #include <stdio.h>

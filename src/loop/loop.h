@@ -25,19 +25,19 @@ struct pl_loop_settings {
 	const char *const *bench; /* command strings */
 	const char *const *names; /* may be NULL or shorter */
 	size_t nbench, nnames;
-	const char *suite;  /* NULL: none */
-	int runs;	    /* 0: bench's policy (at least 3) */
-	int max_iterations; /* default 3 */
-	double min_gain;    /* default 0.05 */
-	const char *ledger; /* default PL_LEDGER_DEFAULT; inside the repository */
-	double timeout_s;   /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
-	int batch;	    /* runs per sample; 0: calibrated at baseline, then kept */
-	int batch_auto;	    /* --batch auto was said (--runs then counts samples) */
-	int warmup;	    /* warm-up runs per command; -1: bench's default */
-	int min_runs;	    /* at least this many runs (>= 3); 0: 3 */
-	int sim;	    /* --sim (enum pl_sim_mode): auto simulates at baseline
-			     * where affordable, and every turn as the baseline did */
-	const char *metric; /* --metric SPEC: the program's own number decides */
+	const char *suite;	 /* NULL: none */
+	int runs;		 /* 0: bench's policy (at least 3) */
+	int max_iterations;	 /* default 3 */
+	double min_gain;	 /* default 0.05 */
+	const char *ledger;	 /* default PL_LEDGER_DEFAULT; inside the repository */
+	double timeout_s;	 /* per run; 0: PL_LOOP_TIMEOUT_DEFAULT */
+	int batch;		 /* runs per sample; 0: calibrated at baseline, then kept */
+	int batch_auto;		 /* --batch auto was said (--runs then counts samples) */
+	int warmup;		 /* warm-up runs per command; -1: bench's default */
+	int min_runs;		 /* at least this many runs (>= 3); 0: 3 */
+	int sim;		 /* --sim (enum pl_sim_mode): auto simulates at baseline
+				  * where affordable, and every turn as the baseline did */
+	const char *metric;	 /* --metric SPEC: the program's own number decides */
 	const char *metric_name; /* its dimension (NULL: "metric") */
 	int metric_higher;	 /* larger is better */
 };
@@ -67,9 +67,9 @@ struct pl_try_outcome {
 	struct pl_revert_result reverted; /* on reject */
 	int done;			  /* the loop is over after this turn */
 	char why_done[256];
-	char evidence[256]; /* where the rejected run was kept */
-	char patch[256];    /* the rejected change, binary-safe: `git apply` it */
-	char failure[1024]; /* why the change's run failed, if it did */
+	char evidence[256];   /* where the rejected run was kept */
+	char patch[256];      /* the rejected change, binary-safe: `git apply` it */
+	char failure[1024];   /* why the change's run failed, if it did */
 	char recovered[1200]; /* an interrupted earlier turn completed or dropped */
 	char excluded[1024];  /* ignored paths left out of the commit */
 	char unmade[1024];    /* paths made or changed while measuring, not committed */
@@ -83,7 +83,7 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		struct pl_error *err);
 void pl_try_outcome_release(struct pl_try_outcome *o);
 
-/* Complete or drop a turn that was interrupted (see the journal in loop.c);
+/* Complete or drop a turn that was interrupted (see the journal in loopjournal.c);
  * note says what was done, "" when there was nothing to do. */
 int pl_loop_recover(const struct pl_git *g, char *note, size_t len, struct pl_error *err);
 /* 1 and a sentence in what when an interrupted turn waits to be completed. */
