@@ -543,6 +543,12 @@ static int compare_sim(const struct pl_bench *b, json_t *base, struct pl_compari
 {
 	double *ref = NULL;
 	size_t nr = 0;
+	/* the same program on both sides, past its wrappers (os/execchain.h) */
+	json_t *bj = pl_summary_bench(base, b->name, NULL);
+	const char *as = json_string_value(
+	    json_object_get(json_object_get(bj, "sim"), "simulated_as"));
+	if ((as == NULL) != (b->sim_as[0] == '\0') || (as && strcmp(as, b->sim_as)))
+		return PL_EINPUT;
 	const char *d = b->sim_cache ? "sim_cycles" : "sim_instructions";
 	if (pl_summary_sim_samples(base, b->name, d, &ref, &nr) != PL_OK) {
 		d = "sim_instructions";

@@ -183,7 +183,8 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
 
-static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after)
+static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after, json_t *bb,
+			     json_t *ab)
 {
 	struct pl_rule *r = rule(v, "fingerprint_match");
 	static const char *fields[] = {"cpu_model", "kernel", "governor", "smt", "python"};
@@ -215,6 +216,23 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 					"%spinned_cpu (%lld, then %lld)", len ? ", " : "",
 					(long long)json_integer_value(pb),
 					(long long)json_integer_value(pa));
+	}
+	/* simulated counts: the same program on both sides, past its wrappers
+	 * (os/execchain.h): the wrappers' own instructions are in one side's
+	 * count and not in the other's where only one was resolved */
+	if (sim) {
+		const char *xb = json_string_value(
+				   json_object_get(json_object_get(bb, "sim"), "simulated_as")),
+			   *xa = json_string_value(
+				   json_object_get(json_object_get(ab, "sim"), "simulated_as"));
+		if ((xb == NULL) != (xa == NULL) || (xb && strcmp(xb, xa))) {
+			json_array_append_new(list, json_string("simulated_as"));
+			len += (size_t)snprintf(mism + len,
+						len < sizeof(mism) ? sizeof(mism) - len : 0,
+						"%ssimulated_as ('%.60s', then '%.60s')",
+						len ? ", " : "", xb ? xb : "the command as given",
+						xa ? xa : "the command as given");
+		}
 	}
 	/* the machine's speed while each was measured (bench's probe): a VM's
 	 * host can slow a CPU for seconds, and a before and an after taken in
@@ -526,7 +544,7 @@ int pl_verify(const struct pl_verify_input *in, struct pl_verdict *v, struct pl_
 	rule_target(v, in->min_gain);
 	rule_noise(v, btime_sc, atime_sc, bb, ab);
 	rule_samples(v, bb, ab);
-	rule_fingerprint(v, in->before, in->after);
+	rule_fingerprint(v, in->before, in->after, bb, ab);
 	rule_spec(v, in->before, in->after);
 	rule_suite(v, in);
 	rule_regressions(v, bb, ab);

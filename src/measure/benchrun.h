@@ -125,6 +125,9 @@ struct pl_bench {
 	int sim_cache;			  /* the cache was simulated (sim_cyc valid) */
 	struct pl_metric_stats sim_ir_st, sim_cyc_st;
 	char sim_why[256]; /* why it was simulated, or why not */
+	char sim_as[512];  /* the program simulated past its wrappers ("": the
+			    * command as given), see os/execchain.h */
+	int sim_skipped;   /* ... the wrappers' processes left out */
 };
 
 struct pl_comparison {

@@ -229,6 +229,11 @@ void pl_benchview_table(FILE *f, const struct pl_style *st, const struct pl_benc
 				fprintf(f, "; est. cycles %s", a);
 			}
 			fprintf(f, "\n");
+			if (bn->sim_as[0])
+				fprintf(f,
+					"  %s  as %.200s (past %d wrapper process%s: not counted)%s\n",
+					pl_c(st, PL_DIM), bn->sim_as, bn->sim_skipped,
+					bn->sim_skipped == 1 ? "" : "es", pl_c(st, PL_RESET));
 		} else if (bn->sim_why[0]) {
 			fprintf(f, "  %sSimulated: %s%s\n", pl_c(st, PL_DIM), bn->sim_why,
 				pl_c(st, PL_RESET));

@@ -36,6 +36,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "execchain.h"
 #include "fsio.h"
 #include "monotime.h"
 #include "spawn.h"
@@ -225,6 +226,7 @@ void pl_sim_compare(const double *cand, size_t nc, const double *ref, size_t nr,
 struct job {
 	pid_t pid;
 	struct pl_bench *b;
+	const struct pl_exec_chain *chain; /* b's program past its wrappers */
 	char dir[4200];	 /* where its processes write */
 	double t0;
 };
@@ -296,11 +298,14 @@ static int start(const struct pl_bench_run *run, struct job *j, const char *valg
 			     SIM_D1,
 			     SIM_LL};
 	size_t npre = cache ? 9 : 6;
-	char **argv = calloc(npre + j->b->argv.n + 1, sizeof(*argv));
-	char **env = job_env(seedvar, sizeof seedvar);
+	const struct pl_exec_chain *ch = j->chain && j->chain->resolved ? j->chain : NULL;
+	const struct pl_argv *cmd = ch ? &ch->argv : &j->b->argv;
+	char **argv = calloc(npre + cmd->n + 1, sizeof(*argv));
+	char **env = ch ? ch->envp.v : job_env(seedvar, sizeof seedvar);
 	if (!argv || !env) {
 		free(argv);
-		free(env);
+		if (!ch)
+			free(env);
 		remove_dir(j->dir);
 		if (in_fd >= 0)
 			close(in_fd);
@@ -308,12 +313,18 @@ static int start(const struct pl_bench_run *run, struct job *j, const char *valg
 	}
 	for (size_t i = 0; i < npre; i++)
 		argv[i] = (char *)pre[i];
-	for (size_t i = 0; i < j->b->argv.n; i++)
-		argv[npre + i] = j->b->argv.v[i];
+	for (size_t i = 0; i < cmd->n; i++)
+		argv[npre + i] = cmd->v[i];
+	/* the program by the file it is, where its argv[0] names no path
+	 * (Valgrind looks a bare name up in PATH, which may find the wrapper) */
+	if (ch && !strchr(argv[npre], '/'))
+		argv[npre] = (char *)ch->exe;
 	j->t0 = pl_now_s();
 	pid_t pid = fork();
 	if (pid == 0) {
 		setpgid(0, 0);
+		if (ch && chdir(ch->cwd) != 0)
+			_exit(127);
 		dup2(in_fd >= 0 ? in_fd : null_fd, 0);
 		dup2(null_fd, 1);
 		dup2(null_fd, 2);
@@ -323,7 +334,8 @@ static int start(const struct pl_bench_run *run, struct job *j, const char *valg
 	}
 	int e = errno;
 	free(argv);
-	free(env);
+	if (!ch)
+		free(env);
 	if (in_fd >= 0)
 		close(in_fd);
 	if (pid < 0) {
@@ -450,6 +462,32 @@ static int allowed_cpus(void)
 	return n > 0 ? n : 1;
 }
 
+/* b's program past its wrappers, found once by running the wrappers (not
+ * the program) natively: see os/execchain.h. PERFLOOP_SIM_WRAPPERS=keep
+ * simulates the command as given. */
+static void resolve(const struct pl_bench_run *run, struct pl_bench *b, struct pl_exec_chain *ch)
+{
+	memset(ch, 0, sizeof *ch);
+	const char *keep = getenv("PERFLOOP_SIM_WRAPPERS");
+	if ((keep && !strcmp(keep, "keep")) || b->argv.n == 0)
+		return;
+	char seedvar[40];
+	char **env = job_env(seedvar, sizeof seedvar);
+	int in_fd = run->cfg.input ? open(run->cfg.input, O_RDONLY | O_CLOEXEC) : -1;
+	if (env && (!run->cfg.input || in_fd >= 0))
+		pl_exec_chain(b->argv.v, env, in_fd, PL_SIM_RESOLVE_S, ch);
+	free(env);
+	if (in_fd >= 0)
+		close(in_fd);
+	if (!ch->resolved)
+		return;
+	size_t len = 0;
+	for (size_t i = 0; i < ch->argv.n && len < sizeof b->sim_as; i++)
+		len += (size_t)snprintf(b->sim_as + len, sizeof b->sim_as - len, "%s%s",
+					i ? " " : "", i ? ch->argv.v[i] : ch->exe);
+	b->sim_skipped = ch->skipped;
+}
+
 /* Simulate the listed benchmarks' executions, `width` at once. */
 static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nlist,
 		    const char *valgrind, struct pl_error *err)
@@ -465,6 +503,13 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 	int null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
+	struct pl_exec_chain *chains = calloc(nlist, sizeof *chains);
+	if (!chains) {
+		close(null_fd);
+		return PL_ENOMEM;
+	}
+	for (size_t i = 0; i < nlist; i++)
+		resolve(run, list[i], &chains[i]);
 	struct job jobs[8];
 	memset(jobs, 0, sizeof jobs);
 	size_t next = 0, total = nlist * per, running = 0;
@@ -499,6 +544,7 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 					break;
 			}
 			jobs[s].b = b;
+			jobs[s].chain = &chains[next / per];
 			if ((rc = start(run, &jobs[s], valgrind, null_fd, err)) != PL_OK)
 				break;
 			next++;
@@ -552,6 +598,9 @@ static int simulate(struct pl_bench_run *run, struct pl_bench **list, size_t nli
 	kill_all(jobs, width);
 	if (rc == PL_OK && hooks && last)
 		rc = pl_bench_hook(run, last, "cleanup", cfg->cleanup, err);
+	for (size_t i = 0; i < nlist; i++)
+		pl_exec_chain_release(&chains[i]);
+	free(chains);
 	close(null_fd);
 	return rc;
 }
@@ -601,6 +650,8 @@ int pl_sim_measure(struct pl_bench_run *run, struct pl_error *err)
 	for (size_t i = 0; i < run->nbench; i++) {
 		run->bench[i].sim_n = 0;
 		run->bench[i].sim_why[0] = '\0';
+		run->bench[i].sim_as[0] = '\0';
+		run->bench[i].sim_skipped = 0;
 	}
 	if (mode == PL_SIM_OFF || run->nbench == 0 || run->interrupted)
 		return PL_OK;

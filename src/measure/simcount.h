@@ -45,6 +45,9 @@ const char *pl_sim_mode_name(int mode);
 /* a simulated run's time limit: --timeout times this (the cache simulated
  * can cost 100x in memory-bound code) */
 #define PL_SIM_TIMEOUT_FACTOR 100.0
+/* How long a command's wrappers may run natively before the program they
+ * start is found (os/execchain.h); past it the command is simulated as given. */
+#define PL_SIM_RESOLVE_S 10.0
 
 /* The totals of a cachegrind run, every process of it added up. */
 struct pl_sim_counts {

@@ -240,6 +240,11 @@ static json_t *sim_json(const struct pl_bench_run *run, const struct pl_bench *b
 	    getenv("PYTHONHASHSEED") ? "PYTHONHASHSEED as given" : "PYTHONHASHSEED=0",
 	    "instructions", stats_json(&b->sim_ir_st, NULL, b), "est_cycles",
 	    stats_json(&b->sim_cyc_st, NULL, b));
+	/* the program simulated past its wrappers (os/execchain.h) */
+	if (o && b->sim_as[0]) {
+		json_object_set_new(o, "simulated_as", json_string(b->sim_as));
+		json_object_set_new(o, "wrappers_skipped", json_integer(b->sim_skipped));
+	}
 	return o;
 }
 
