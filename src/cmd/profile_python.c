@@ -120,25 +120,63 @@ long profile_thread_frame(struct profiler *P, pid_t pid, unsigned long tid, cons
 	return id;
 }
 
+/* The line the loop's own frame (the caller of __next__) is at in this
+ * stack, 0 where it is not on it: the outermost frame of that function. */
+static int loop_frame_line(const struct profiler *P, const struct pl_pythread *t)
+{
+	if (!P->loop_file[0])
+		return 0;
+	for (size_t k = t->depth; k-- > 0;) {
+		const struct pl_pyframe *f = &t->frames[k];
+		if (f->code && !strcmp(f->code->name, P->loop_func) &&
+		    !strcmp(f->code->file, P->loop_file))
+			return f->line > 0 ? f->line : 0;
+	}
+	return 0;
+}
+
 /* Classify a thread's stack (frame ids, root first) for the training
- * split, by the outermost frame that names a phase. */
+ * split, by the outermost frame that names a phase; where it is in the
+ * loop (the update, the loop frame's line) marks steps whose fetch was
+ * too short to be sampled (profile/trainloop.c). */
+#define PHASE_UPDATE 0x80 /* in fphase: the frame is an optimizer's step */
+#define PHASE_WORKER 5	  /* ... and its PL_TRAIN_WORKER_* bits, shifted */
+#define PHASE_LOADER 3	  /* ... and its PL_TRAIN_LOADER_* bits, shifted */
+
+/* What frame id says for the training split (cached): its phase + 1 and
+ * the bits above; 0 out of memory. */
+static unsigned char frame_bits(struct profiler *P, uint32_t id)
+{
+	if (pl_grow((void **)&P->fphase, &P->capfphase, (size_t)id + 1, 1, 4096) < 0)
+		return 0;
+	if (id >= P->ntrained) {
+		memset(P->fphase + P->ntrained, 0, (size_t)id + 1 - P->ntrained);
+		P->ntrained = (size_t)id + 1;
+	}
+	if (!P->fphase[id]) {
+		const struct pl_prof_frame *f = &P->prof.frames[id];
+		P->fphase[id] =
+		    (unsigned char)((pl_train_frame_phase(f->name, f->file) + 1) |
+				    (pl_train_frame_update(f->name, f->file) ? PHASE_UPDATE : 0) |
+				    (pl_train_frame_worker(f->name, f->file) << PHASE_WORKER) |
+				    (pl_train_frame_loader(f->name, f->file) << PHASE_LOADER));
+	}
+	return P->fphase[id];
+}
+
 static int train_sample(struct profiler *P, const struct pl_pythread *t, const uint32_t *ids,
 			size_t n)
 {
 	enum pl_train_phase ph = PL_TRAIN_OTHER;
-	for (size_t i = 0; i < n && ph == PL_TRAIN_OTHER; i++) {
-		uint32_t id = ids[i];
-		if (pl_grow((void **)&P->fphase, &P->capfphase, (size_t)id + 1, 1, 4096) < 0)
+	struct pl_train_where where = {0, 0, 0, 0};
+	size_t i = 0;
+	for (; i < n && ph == PL_TRAIN_OTHER; i++) {
+		unsigned char b = frame_bits(P, ids[i]);
+		if (!b)
 			return -1;
-		if (id >= P->ntrained) {
-			memset(P->fphase + P->ntrained, 0, (size_t)id + 1 - P->ntrained);
-			P->ntrained = (size_t)id + 1;
-		}
-		if (!P->fphase[id]) {
-			const struct pl_prof_frame *f = &P->prof.frames[id];
-			P->fphase[id] = (unsigned char)(pl_train_frame_phase(f->name, f->file) + 1);
-		}
-		ph = (enum pl_train_phase)(P->fphase[id] - 1);
+		ph = (enum pl_train_phase)((b & 0x07) - 1);
+		where.update = (b & PHASE_UPDATE) != 0;
+		where.worker |= (b >> PHASE_WORKER) & 0x03;
 		if (ph == PL_TRAIN_DATA && i > 0 && !P->loop_file[0]) {
 			/* the caller of __next__, at the line it runs (ids are root
 			 * first, t->frames leaf first) */
@@ -148,7 +186,15 @@ static int train_sample(struct profiler *P, const struct pl_pythread *t, const u
 			P->loop_line = c->line;
 		}
 	}
-	return pl_train_add(&P->train, P->cur->pid, t->tid, ph, P->tick_dt);
+	/* a fetch: which iterator, a few frames below __next__ */
+	for (size_t k = i; ph == PL_TRAIN_DATA && k < n && k < i + 4; k++) {
+		unsigned char b = frame_bits(P, ids[k]);
+		if (!b)
+			return -1;
+		where.loader |= (b >> PHASE_LOADER) & 0x03;
+	}
+	where.line = loop_frame_line(P, t);
+	return pl_train_add_at(&P->train, P->cur->pid, t->tid, ph, where, P->tick_dt);
 }
 
 /* --fold-imports: frame i (leaf-first index) is importlib's; the module
@@ -453,6 +499,13 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 		return -1;
 	if (rc != PL_OK)
 		return 0;
+	/* what was seen of the loader: the main process loading, or workers
+	 * (counted and timed where --subprocesses followed them; -1 where not) */
+	if (P->train.loader & PL_TRAIN_LOADER_WORKERS)
+		pl_steps_set_loader(out, P->train.nworkers ? (int)P->train.nworkers : -1,
+				    P->train.worker_load_s, (int)sysconf(_SC_NPROCESSORS_ONLN));
+	else if (P->train.loader & PL_TRAIN_LOADER_SINGLE)
+		pl_steps_set_loader(out, 0, 0, (int)sysconf(_SC_NPROCESSORS_ONLN));
 	snprintf(out->data_field, sizeof out->data_field, "data (DataLoader __next__)");
 	snprintf(out->total_field, sizeof out->total_field, "step (batch to batch)");
 	printf("\nTraining loop: thread %lu of pid %d, %zu steps (%zu of warm-up apart), "
@@ -472,10 +525,13 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 	if (out->warmup)
 		printf("  warm-up (%zu steps): data %.1f%% of %.2f s\n", out->warmup,
 		       100 * out->w_data_share, out->w_total.sum);
-	if (out->data_share > 0.3)
+	if (out->data_share > 0.3) {
+		char advice[700];
+		pl_steps_advice(out, advice, sizeof advice);
 		printf("  ! data-loading bound (ml.data-loading-bound): the step waits for its "
-		       "batch; DataLoader(num_workers > 0), pin_memory=True, "
-		       "persistent_workers=True, prefetch_factor\n");
+		       "batch: %s\n",
+		       advice);
+	}
 	return 1;
 }
 
@@ -600,7 +656,12 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 	P->live = isatty(STDERR_FILENO);
 	P->live_start = start;
 	P->table_last = start; /* top's first table after a second of samples */
-	unsigned long long torch_every = (unsigned long long)o->rate + 1; /* about 1 s */
+	/* whether PyTorch is loaded: every ~50 ms for the first 10 s, then
+	 * every ~1 s (checking each second missed a short job's first second:
+	 * 48 of its 80 steps, its import taking about that long) */
+	unsigned long long torch_fast = (unsigned long long)(o->rate / 20) + 1,
+			   torch_slow = (unsigned long long)o->rate + 1,
+			   torch_until = (unsigned long long)(o->rate * 10);
 	int stopped_by_us = 0;
 	if (o->mode == MODE_MIXED && !reaped) {
 		int mrc = profile_mixed_loop(P, ctx, child, &status, &reaped, &err);
@@ -615,8 +676,17 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 		if (o->memory && reaped && getrusage(RUSAGE_CHILDREN, &P->child_ru) == 0)
 			P->child_ru_set = 1;
 	}
+	/* each interval drawn from 0.5-1.5 periods (mean: the period): a
+	 * loop whose period is near a multiple of the sampling period was
+	 * otherwise seen at one phase only, a 1 ms forward-backward pass read
+	 * as all forward for a whole step (aliasing). tick_dt is each tick's
+	 * measured interval, so the weights stay exact. */
+	uint64_t jitter = ((uint64_t)(pl_now_s() * 1e9) ^ ((uint64_t)getpid() << 32)) | 1;
 	while (!reaped && o->mode != MODE_MIXED) {
-		next.tv_nsec += period_ns;
+		jitter ^= jitter << 13;
+		jitter ^= jitter >> 7;
+		jitter ^= jitter << 17;
+		next.tv_nsec += period_ns / 2 + (long)((jitter >> 11) % (uint64_t)(period_ns + 1));
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
@@ -640,7 +710,8 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 		double tnow = pl_now_s();
 		P->tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
 		last_tick = tnow;
-		if (!P->torch && P->ticks % torch_every == 1)
+		if (!P->torch &&
+		    P->ticks % (P->ticks < torch_until ? torch_fast : torch_slow) == 1)
 			for (size_t i = 0; i < P->nt && !P->torch; i++)
 				P->torch = P->t[i].st && pl_pyproc_maps_has(P->t[i].pid, "/libtorch");
 		size_t live = 0;

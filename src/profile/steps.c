@@ -305,6 +305,90 @@ json_t *pl_steps_to_json(const struct pl_steps *s, const char *path)
 	    dist_json(&s->w_total), "data_bound", s->data_share > DATA_BOUND);
 }
 
+void pl_steps_set_loader(struct pl_steps *s, int workers, double load_s, int ncpu)
+{
+	s->loader_known = 1;
+	s->workers = workers;
+	s->worker_load_s = load_s;
+	s->ncpu = ncpu;
+}
+
+int pl_steps_workers_needed(double load_s, double compute_s)
+{
+	if (!(load_s > 0) || !(compute_s > 0))
+		return 1;
+	double k = ceil(load_s / compute_s - 1e-9);
+	return k < 1 ? 1 : k > 256 ? 256 : (int)k;
+}
+
+static const char generic_advice[] =
+    "feed the step faster: DataLoader(num_workers > 0) so batches load beside the step, "
+    "pin_memory=True for GPU copies, persistent_workers=True to keep workers between "
+    "epochs, prefetch_factor to keep more batches ready; move decoding or augmentation "
+    "out of __getitem__ where it is repeated work";
+
+/* The advice from what was measured of the loader: how long a batch takes
+ * to load (the main process's wait with no workers; the workers' time in
+ * the fetcher per batch with them) against the step's compute. */
+static void loader_advice(const struct pl_steps *s, char *out, size_t len, double *load_ms,
+			  int *needed)
+{
+	double c = s->compute.p50;
+	double load = s->workers == 0  ? s->data.p50
+		      : s->workers < 0 ? 0
+		      : (s->n ? s->worker_load_s / (double)s->n : 0);
+	*load_ms = load * 1e3;
+	*needed = pl_steps_workers_needed(load, c);
+	int k = *needed, cpus = s->ncpu > 0 ? s->ncpu : 1;
+	char cpu_note[300] = "";
+	if (k + 1 > cpus)
+		snprintf(cpu_note, sizeof cpu_note,
+			 "; this machine has %d CPUs for the step and %d workers: they fit where "
+			 "loading mostly waits (I/O); where it computes, make a batch cheaper to "
+			 "load (decode once, cache decoded items, move augmentation to the GPU)",
+			 cpus, k);
+	if (s->workers < 0)
+		snprintf(out, len,
+			 "the DataLoader already uses worker processes (num_workers > 0) and the "
+			 "step still waits for them; profile with --subprocesses to measure how "
+			 "long a worker takes to load a batch and how many would keep up; "
+			 "persistent_workers=True, a larger prefetch_factor, cheaper loading "
+			 "(decode once, cache decoded items)");
+	else if (s->workers == 0)
+		snprintf(out, len,
+			 "the main process loads each batch itself (%.1f ms a batch) while the "
+			 "step computes for %.1f ms: DataLoader(num_workers=%d) loads batches "
+			 "beside the step as fast as it uses them (%d x %.1f ms >= %.1f ms)%s; "
+			 "pin_memory=True for GPU copies, persistent_workers=True between epochs",
+			 load * 1e3, c * 1e3, k, k, c * 1e3, load * 1e3, cpu_note);
+	else if (k > s->workers)
+		snprintf(out, len,
+			 "%d worker%s take%s %.1f ms to load a batch and the step uses one every "
+			 "%.1f ms of compute: num_workers=%d keeps up (num_workers > 0 is already "
+			 "set; more of them is the fix)%s",
+			 s->workers, s->workers == 1 ? "" : "s", s->workers == 1 ? "s" : "",
+			 load * 1e3, c * 1e3, k, cpu_note);
+	else
+		snprintf(out, len,
+			 "%d workers load a batch in %.1f ms each, enough for a %.1f ms step, "
+			 "and still the step waits: %s; persistent_workers=True (workers started "
+			 "each epoch), a larger prefetch_factor, and collate or pin_memory work in "
+			 "the main process are what remains",
+			 s->workers, load * 1e3, c * 1e3,
+			 s->workers + 1 > cpus ? "the workers and the step share too few CPUs"
+					       : "the batches arrive unevenly");
+}
+
+void pl_steps_advice(const struct pl_steps *s, char *out, size_t len)
+{
+	double load_ms;
+	int needed;
+	if (s->loader_known)
+		loader_advice(s, out, len, &load_ms, &needed);
+	else
+		snprintf(out, len, "%s", generic_advice);
+}
+
 int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_findings *out)
 {
 	if (!(s->data_share > DATA_BOUND))
@@ -317,13 +401,17 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 		 "%.4f s of data wait in a %.4f s step",
 		 path, s->n - s->warmup, s->warmup, s->data_field, s->data.sum, s->total.sum,
 		 s->data.p50, s->total.p50);
+	char advice[700];
+	double load_ms = 0;
+	int needed = 0;
+	if (s->loader_known)
+		loader_advice(s, advice, sizeof advice, &load_ms, &needed);
+	else
+		snprintf(advice, sizeof advice, "%s", generic_advice);
 	struct pl_finding *x = pl_findings_add_measured(
 	    out, "ml.data-loading-bound", path, "data-loading-bound", sig, ev,
-	    "feed the step faster: DataLoader(num_workers > 0) so batches load beside the step, "
-	    "pin_memory=True for GPU copies, persistent_workers=True to keep workers between "
-	    "epochs, prefetch_factor to keep more batches ready; move decoding or augmentation "
-	    "out of __getitem__ where it is repeated work",
-	    "data_loading_share", "fraction", s->data_share);
+	    advice, "data_loading_share", "fraction",
+	    s->data_share);
 	if (!x)
 		return -1; /* released by the caller */
 	x->severity = s->data_share >= 0.5 ? PL_SEV_HIGH : PL_SEV_MEDIUM;
@@ -333,6 +421,13 @@ int pl_steps_findings(const struct pl_steps *s, const char *path, struct pl_find
 	    json_pack("{s:f, s:I, s:f, s:f, s:f}", "data_share", s->data_share, "steps",
 		      (json_int_t)(s->n - s->warmup), "data_s", s->data.sum, "step_s", s->total.sum,
 		      "ratio", x->ratio);
+	if (s->loader_known && x->evidence_numbers) {
+		json_object_set_new(x->evidence_numbers, "workers", json_integer(s->workers));
+		json_object_set_new(x->evidence_numbers, "load_ms_per_batch", json_real(load_ms));
+		json_object_set_new(x->evidence_numbers, "compute_ms_per_step",
+				    json_real(s->compute.p50 * 1e3));
+		json_object_set_new(x->evidence_numbers, "workers_needed", json_integer(needed));
+	}
 	x->confidence = (double)(s->n - s->warmup) / ((double)(s->n - s->warmup) + 10.0);
 	x->level = 3;
 	return 1;

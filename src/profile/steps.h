@@ -37,7 +37,25 @@ struct pl_steps {
 	/* the warm-up steps */
 	struct pl_steps_dist w_data, w_total;
 	double w_data_share;
+	/* what a profile saw of the DataLoader (pl_steps_set_loader): the
+	 * advice then says how many workers the measured loading needs */
+	int loader_known;     /* 0: a log, nothing known of its loader */
+	int workers;	      /* worker processes seen */
+	double worker_load_s; /* their time inside the fetcher, all of them */
+	int ncpu;	      /* the CPUs the job may use */
 };
+
+/* Say what a profile saw of the loader: `workers` processes that spent
+ * load_s loading (0 and 0: the main process loads), on ncpu CPUs. */
+void pl_steps_set_loader(struct pl_steps *s, int workers, double load_s, int ncpu);
+
+/* What to do about a data-bound step: from what was measured of its
+ * loader where known (how many workers keep up), else the general advice. */
+void pl_steps_advice(const struct pl_steps *s, char *out, size_t len);
+
+/* How many workers keep a step of compute_s fed where one batch takes
+ * load_s to load: ceil(load / compute), at least 1. */
+int pl_steps_workers_needed(double load_s, double compute_s);
 
 /* Read path and compute. PL_EINPUT with "FILE:LINE: field 'x': ..." for
  * bad input. */

@@ -30,6 +30,11 @@ python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
 check w0.findings.json "[f['leaf'] for f in d['findings']].count('ml.data-loading-bound') == 1"
 check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['level'] == 3"
 check w0.findings.json "'train.py' in [f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['path']"
+# the advice computes how many workers the measured loading needs: the main
+# process loads (workers 0), a batch's load over the step's compute
+check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['evidence']['numbers']['workers'] == 0"
+check w0.findings.json "(lambda n: n['workers_needed'] >= 2 and abs(n['load_ms_per_batch'] / n['compute_ms_per_step'] - n['workers_needed']) < 1)([f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['evidence']['numbers'])"
+grep -q "DataLoader(num_workers=[0-9]*) loads batches beside the step" out || fail "no computed worker count: $(cat out)"
 # waiting threads feed the split, not the flame graph, without --idle
 grep -q "idle thread samples left out" out || fail "idle samples were not set apart: $(cat out)"
 # select takes the measured data-loading bottleneck, never a hot function
