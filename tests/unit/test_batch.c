@@ -1,4 +1,4 @@
-/* Unit tests for batch statistics (src/measure/benchrun.c): batch means are
+/* Unit tests for batch statistics (src/measure/benchbatch.c, benchprobe.c, benchstats.c): batch means are
  * exact on synthetic runs, the CV of a sample falls as 1/sqrt(k) on
  * independent noise, the calibrated batch is (CV / 2.5%)^2 within its cap,
  * the trend statistic sees drift, the speed probe's verdicts, runs on a

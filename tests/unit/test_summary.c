@@ -1,4 +1,4 @@
-/* Unit tests for src/measure/summary.c and the statistics side of benchrun.c:
+/* Unit tests for src/measure/summary.c and the statistics of a run (benchstats.c):
  * a run built by hand, written, read back, and damaged in several ways. */
 #include <math.h>
 #include <string.h>
