@@ -182,11 +182,15 @@ int profile_alloc(struct profiler *P, const struct pl_ctx *ctx, const char *cwd)
 		       unseen ? " (some ended without their totals: killed, or exec'd)" : "",
 		       a.files_empty ? "; some exec'd before any sample was written" : "");
 	struct pl_strbuf names = {0};
+	/* each file from the measure its name says (pl_alloc_profile's 1 is
+	 * live at exit, 2 live at the peak: .alloc-peak once held the exit's
+	 * and was empty for a Python program, whose exit frees everything) */
 	static const char *const what[] = {"allocated", "live at the peak", "live at exit"};
 	static const char *const ext[] = {".alloc", ".alloc-peak", ".alloc-exit"};
+	static const int measure[] = {PL_ALLOC_ALLOCATED, PL_ALLOC_LIVE_PEAK, PL_ALLOC_LIVE_END};
 	for (int w = 0; w < 3 && rc == 0 && o->formats; w++) {
 		struct pl_prof pr;
-		if (pl_alloc_profile(&a, w, &pr) != 0) {
+		if (pl_alloc_profile(&a, measure[w], &pr) != 0) {
 			pl_prof_release(&pr);
 			rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
 			break;

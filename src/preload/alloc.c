@@ -33,6 +33,10 @@
  *                        its address is reused); str: u8 kind (1, 2, 4;
  *                        0: unreadable) u32 length, length * kind bytes
  *   'F' u64 t_ns u64 addr              a sampled allocation freed
+ *   'Z' u64 t_ns                        a Python program's own code is over
+ *                        (an atexit callback registered first, so run last,
+ *                        before the interpreter's teardown frees its
+ *                        modules): what is live now is what it kept
  *   'E' u64 t_ns u64 calls u64 bytes u64 dropped   at exit: exact totals
  * (native byte order: the reader is the perfloop that started it).
  *
@@ -1006,7 +1010,111 @@ static void resolve(void)
 	}
 }
 
-__attribute__((constructor)) static void start(void) { resolve(); }
+/* The end of a Python program's own code. Its interpreter's teardown
+ * frees every module's globals (what the program kept), so "live at exit"
+ * was always 0 B. An atexit callback registered first runs last of them,
+ * after the program's own and before the teardown: it writes a 'Z' record.
+ * It is registered from an audit hook (PySys_AddAuditHook is documented
+ * safe before Py_Initialize) at the first cpython.run_* event (run_file,
+ * run_command, run_module, run_stdin: the interpreter is up and the GIL
+ * held), through the stable C API found with dlsym. (The audit event of
+ * the teardown itself, cpython._PySys_ClearAuditHooks, comes after the
+ * modules are freed: too late.) */
+struct py_methoddef { /* PyMethodDef, stable ABI */
+	const char *name;
+	void *(*meth)(void *, void *);
+	int flags;
+	const char *doc;
+};
+static int fin_hooked;
+static void *(*py_none_ref)(const char *, ...); /* Py_BuildValue */
+
+static void *fin_callback(void *self, void *unused)
+{
+	(void)self;
+	(void)unused;
+	if (owner()) {
+		int was = busy;
+		busy = 1;
+		mu_lock();
+		if (out_fd >= 0) {
+			put_u8('Z');
+			put_u64(now_ns());
+		}
+		mu_unlock();
+		busy = was;
+	}
+	return py_none_ref(""); /* None, a new reference */
+}
+
+static struct py_methoddef fin_def = {"_perfloop_alloc_end", fin_callback, 0x0004 /* METH_NOARGS */,
+				       NULL};
+
+static void fin_register(void)
+{
+	void *(*import)(const char *) = NULL, *(*getattr)(void *, const char *) = NULL,
+	     *(*newfn)(void *, void *, void *) = NULL, *(*call)(void *, ...) = NULL;
+	void (*decref)(void *) = NULL, (*clear)(void) = NULL;
+	*(void **)&import = dlsym(RTLD_DEFAULT, "PyImport_ImportModule");
+	*(void **)&getattr = dlsym(RTLD_DEFAULT, "PyObject_GetAttrString");
+	*(void **)&newfn = dlsym(RTLD_DEFAULT, "PyCFunction_NewEx");
+	*(void **)&call = dlsym(RTLD_DEFAULT, "PyObject_CallFunctionObjArgs");
+	*(void **)&decref = dlsym(RTLD_DEFAULT, "Py_DecRef");
+	*(void **)&clear = dlsym(RTLD_DEFAULT, "PyErr_Clear");
+	*(void **)&py_none_ref = dlsym(RTLD_DEFAULT, "Py_BuildValue");
+	if (!import || !getattr || !newfn || !call || !decref || !clear || !py_none_ref)
+		return;
+	void *mod = import("atexit");
+	void *reg = mod ? getattr(mod, "register") : NULL;
+	void *fn = reg ? newfn(&fin_def, NULL, NULL) : NULL;
+	void *r = fn ? call(reg, fn, NULL) : NULL;
+	if (!r)
+		clear(); /* never leave the program an exception of ours */
+	if (r)
+		decref(r);
+	if (fn)
+		decref(fn);
+	if (reg)
+		decref(reg);
+	if (mod)
+		decref(mod);
+}
+
+static int fin_hook(const char *event, void *args, void *user)
+{
+	(void)args;
+	(void)user;
+	if (fin_hooked || strncmp(event, "cpython.run_", 12) != 0 || !owner())
+		return 0;
+	fin_hooked = 1; /* before the import, whose own events come back here */
+	int was = busy;
+	busy = 1; /* the interpreter's allocations for it are ours */
+	fin_register();
+	busy = was;
+	return 0;
+}
+
+/* Hooked at start only, before the interpreter runs; a libpython loaded
+ * later is not hooked: calling into it from inside malloc could run Python
+ * code. */
+static void py_hook_finalize(void)
+{
+	if (!atomic_load(&py_on))
+		return;
+	int (*add)(int (*)(const char *, void *, void *), void *) = NULL;
+	busy = 1;
+	*(void **)&add = dlsym(RTLD_DEFAULT, "PySys_AddAuditHook");
+	busy = 0;
+	if (add)
+		add(fin_hook, NULL);
+}
+
+__attribute__((constructor)) static void start(void)
+{
+	resolve();
+	if (atomic_load(&state) == 2)
+		py_hook_finalize();
+}
 __attribute__((destructor)) static void stop(void) { finish(1); }
 
 static inline int ready(void)

@@ -102,8 +102,8 @@ fi
 # the Python functions that allocate (the interpreter's own C frames are
 # left out, as --mode mixed shows them), bytes per function as the program
 # says, in the main thread and in a threading.Thread, and the kept list's
-# function holds what is live at the peak (not at exit: the interpreter
-# frees its objects as it ends)
+# function holds what is live at the peak and at the end of the program's
+# code (its atexit, before the interpreter's teardown frees everything)
 cat >pysites.py <<'EOF'
 import threading
 
@@ -165,6 +165,55 @@ done
 # an extension allocating for Python code: numpy's np.empty (C, no Python
 # wrapper) called from arrays(); the site is numpy's C code, the Python
 # function is arrays, 32 MiB of 1 MiB blocks either way
+# what a Python program keeps against what it builds and drops each round
+# (memray's peak, leaks and temporaries): 2 MiB kept per round in a
+# module-level list, a ~25 MiB temporary list each round. At the end of the
+# program's code the kept 40 MiB are live and the temporary's are not; the
+# peak and end files agree with the table; the growth finding names the
+# keeping function, not the temporary one.
+cat >keeper.py <<'EOF'
+KEEP = []
+
+
+def retain():
+    KEEP.append(bytearray(2 * 1024 * 1024))
+
+
+def temporary():
+    t = [str(j) * 10 for j in range(200000)]
+    return len(t)
+
+
+def main():
+    for _ in range(20):
+        retain()
+        temporary()
+
+
+main()
+EOF
+for py in $(pythons311); do
+	run "$PERFLOOP" profile --alloc -o k -- "$py" keeper.py
+	expect_rc 0
+	grep -q "at the end of the program's code" out || fail "$py: live at the end not taken before the teardown: $(cat out)"
+	check k.alloc.json "d['processes'][0]['live_at_exit_taken'] == 'before_teardown'"
+	pys() { echo "[s for s in d['python_sites'] if s['function'] == '$1'][0]"; }
+	check k.alloc.json "abs($(pys retain)['live_at_exit_bytes'] / (40 * $MiB) - 1) < 0.15"
+	check k.alloc.json "[s for s in d['python_sites'] if 'listcomp' in s['function'] or s['function'] == 'temporary'][0]['live_at_exit_bytes'] < 4 * $MiB"
+	grep -q "finding (critical): live memory grows through the run: .* allocated in retain (keeper.py:4)" out ||
+		fail "$py: no growth finding naming retain: $(cat out)"
+	# every file agrees with the table: the folded files' KiB add up to the
+	# peak's and the end's live bytes
+	for f in peak:peak_live_bytes exit:live_at_exit_bytes; do
+		python3 - "k.alloc-${f%%:*}.folded" k.alloc.json "${f#*:}" <<'PY' || fail "$py: k.alloc-${f%%:*}.folded disagrees with the table"
+import json, sys
+kib = sum(int(l.rsplit(' ', 1)[1]) for l in open(sys.argv[1]) if l.strip())
+want = json.load(open(sys.argv[2]))['processes'][0][sys.argv[3]]
+sys.exit(0 if want > 0 and abs(kib * 1024 / want - 1) < 0.05 else 1)
+PY
+	done
+done
+
 if /usr/bin/python3 -c 'import numpy' 2>/dev/null; then
 	cat >npsites.py <<'EOF'
 import numpy as np

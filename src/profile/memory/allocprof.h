@@ -35,7 +35,11 @@ struct pl_alloc_proc {
 	double est_bytes;      /* the samples' estimate of bytes */
 	double peak_live, peak_t, end_live, duration;
 	int finished;	       /* its end record was written (not killed, not exec'd) */
+	int ended_at_teardown; /* end_live and live_end are at the start of the
+				* interpreter's teardown, not at exit (CPython) */
 	double growth[10];     /* live bytes at the end of each tenth of its run */
+	double floor[10];      /* ... the least within each tenth: what stays while
+				* temporaries come and go */
 };
 
 struct pl_alloc {
@@ -55,8 +59,9 @@ struct pl_alloc {
 /* Read every alloc.PID.N in dir. root: paths shown relative to it. */
 int pl_alloc_read_dir(const char *dir, const char *root, struct pl_alloc *a, struct pl_error *err);
 
-/* A profile of one measure (0 allocated, 1 live at exit, 2 live at peak)
- * in KiB, with a root per process when there are several. */
+/* A profile of one measure in KiB, with a root per process when there
+ * are several. */
+enum { PL_ALLOC_ALLOCATED = 0, PL_ALLOC_LIVE_END = 1, PL_ALLOC_LIVE_PEAK = 2 };
 int pl_alloc_profile(const struct pl_alloc *a, int what, struct pl_prof *out);
 
 /* The perfloop.alloc/1 document. */
