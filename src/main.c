@@ -145,11 +145,13 @@ static int unknown_command(const char *name)
 	return pl_die(PL_EXIT_USAGE, "unknown command '%s' (see 'perfloop --help')", name);
 }
 
-/* --color WHEN (or --color=WHEN) anywhere before '--', for every command:
- * taken out of argv. Returns -1 after an error message. */
+/* --color WHEN (or --color=WHEN) anywhere before '--', for every command,
+ * before the command's name too (`perfloop --color never scan`, as git's
+ * `-c` and cargo's `--color` go): taken out of argv. Returns -1 after an
+ * error message. */
 static int take_color(int *argc, char **argv)
 {
-	for (int i = 2; i < *argc; i++) {
+	for (int i = 1; i < *argc; i++) {
 		if (!strcmp(argv[i], "--"))
 			break;
 		const char *v = NULL;
@@ -187,7 +189,10 @@ static int take_color(int *argc, char **argv)
 
 static void usage(FILE *f)
 {
-	fprintf(f, "usage: perfloop [--version] [--help] COMMAND [ARGS]\n\ncommands:\n");
+	fprintf(f, "usage: perfloop [--version] [--help] [--color WHEN] COMMAND [ARGS]\n\n"
+		   "global options (before or after COMMAND):\n"
+		   "  --color auto|always|never  colour the output; NO_COLOR and FORCE_COLOR are\n"
+		   "                             honoured, --color wins\n\ncommands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
 		fprintf(f, "  %-10s %s\n", commands[i].name, commands[i].summary);
 	fprintf(f, "\n'perfloop help COMMAND' or 'perfloop COMMAND --help' shows a command's "
@@ -218,6 +223,8 @@ static int finish(int code)
 
 int main(int argc, char **argv)
 {
+	if (take_color(&argc, argv) < 0)
+		return PL_EXIT_USAGE;
 	if (argc < 2) {
 		usage(stderr);
 		return PL_EXIT_USAGE;
@@ -245,8 +252,6 @@ int main(int argc, char **argv)
 	const struct command *c = find(first);
 	if (!c)
 		return unknown_command(first);
-	if (take_color(&argc, argv) < 0)
-		return PL_EXIT_USAGE;
 
 	struct sigaction sa;
 	memset(&sa, 0, sizeof(sa));

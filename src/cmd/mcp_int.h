@@ -31,6 +31,7 @@ struct server {
 	json_t *progress; /* its progress token, or NULL */
 	unsigned progress_n;
 	int cancelled;
+	char bad[200]; /* a tools/call's invalid-params message, when built */
 };
 
 /* ---- JSON-RPC in and out (mcp_rpc.c) ---- */

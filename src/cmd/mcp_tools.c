@@ -542,6 +542,41 @@ json_t *mcp_call_tool(struct server *S, const char *name, json_t *args, const ch
 		*bad = "arguments: expected an object";
 		return NULL;
 	}
+	/* the schemas say additionalProperties: false: an argument the tool
+	 * does not have is an invalid-params error, never ignored (`scan
+	 * {"path": "."}` scanned the default and looked like an answer) */
+	if (t && args) {
+		json_t *schema = json_loads(t->schema, 0, NULL);
+		json_t *props = json_object_get(schema, "properties");
+		const char *key;
+		json_t *v;
+		json_object_foreach(args, key, v)
+		{
+			if (props && !json_object_get(props, key)) {
+				size_t len = (size_t)snprintf(S->bad, sizeof S->bad,
+							      "unknown argument '%.60s' (this tool "
+							      "takes:",
+							      key);
+				const char *pk;
+				json_t *pv;
+				json_object_foreach(props, pk, pv)
+				{
+					if (len < sizeof S->bad)
+						len += (size_t)snprintf(S->bad + len,
+									sizeof S->bad - len,
+									" %s", pk);
+				}
+				if (len < sizeof S->bad)
+					snprintf(S->bad + len, sizeof S->bad - len, "%s",
+						 json_object_size(props) ? ")" : " none)");
+				*bad = S->bad;
+				break;
+			}
+		}
+		json_decref(schema);
+		if (*bad)
+			return NULL;
+	}
 	char why[400];
 	if (t && mcp_state_dir_problem(S, why, sizeof why)) /* refused before anything runs */
 		return tool_result(2, NULL, why, NULL, 0);

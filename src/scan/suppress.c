@@ -6,6 +6,7 @@
 #include "suppress.h"
 
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -96,6 +97,26 @@ int pl_supp_parse(const char *text, size_t len, const uint32_t *line_start, size
 			return -1;
 		}
 	}
+	/* a bare `# noqa` (no colon): ruff's "every rule on this line" */
+	row = 0;
+	for (const char *c = text; (c = memchr(c, '#', len - (size_t)(c - text))); c++) {
+		const char *p = c + 1, *end = text + len;
+		while (p < end && (*p == ' ' || *p == '\t'))
+			p++;
+		if (end - p < 4 || strncasecmp(p, "noqa", 4) != 0)
+			continue;
+		p += 4;
+		if (p < end && (*p == ':' || isalnum((unsigned char)*p) || *p == '_'))
+			continue; /* `noqa: X` above, or another word */
+		size_t at = (size_t)(c - text);
+		while (row + 1 < nlines && line_start[row + 1] <= at)
+			row++;
+		struct pl_supp s = {.row = (uint32_t)row, .noqa = 1, .all = 1, .bare = 1};
+		if (push(out, &s) < 0) {
+			pl_supp_release(out);
+			return -1;
+		}
+	}
 	return 0;
 }
 
@@ -107,6 +128,8 @@ int pl_supp_match(struct pl_supps *s, uint32_t row, const char *id)
 		if (!(x->row == row || (!x->noqa && x->row + 1 == row)))
 			continue;
 		if (x->all) {
+			if (x->bare && !x->used_all)
+				snprintf(x->hit, sizeof x->hit, "%s", id);
 			x->used_all = 1;
 			hit = 1;
 		}

@@ -2,7 +2,8 @@
  * Suppression comments in scanned source: perfloop's own
  * `perfloop: ignore[PY003, C001]` (or bare `perfloop: ignore`, every rule)
  * on a finding's line or the line above, and ruff's `noqa: PY003` on the
- * finding's line. Case-insensitive. Each remembers whether it suppressed
+ * finding's line; a bare `# noqa` suppresses every rule on its line, as
+ * ruff reads it (scan says so where it hid one of ours). Case-insensitive. Each remembers whether it suppressed
  * anything, so that scan can warn about unknown and unused ones.
  */
 #ifndef PL_SUPPRESS_H
@@ -16,7 +17,9 @@
 struct pl_supp {
 	uint32_t row;	   /* 0-based line of the comment */
 	unsigned char noqa; /* ruff's form: this line only, others' codes allowed */
-	unsigned char all;  /* bare `perfloop: ignore` */
+	unsigned char all;  /* bare `perfloop: ignore`, or a bare `# noqa` */
+	unsigned char bare; /* a bare `# noqa` (others' tools use it too) */
+	char hit[16];	    /* the first rule a bare `# noqa` suppressed */
 	unsigned char nids;
 	unsigned char used_all;
 	char ids[PL_SUPP_IDS][16]; /* upper-cased */

@@ -50,4 +50,16 @@ if grep -q "$esc" out; then fail "--color=never: colour"; fi
 run "$PERFLOOP" scan --color sometimes col.c
 expect_rc 2
 expect_err "option '--color': expected auto, always or never, got 'sometimes'"
+# ... before the command's name too, as the top-level --help says
+run "$PERFLOOP" --color always scan col.c
+expect_rc 0
+grep -q "$esc" out || fail "--color always before the command: no colour"
+run env FORCE_COLOR=1 "$PERFLOOP" --color=never scan col.c
+expect_rc 0
+if grep -q "$esc" out; then fail "--color=never before the command: colour"; fi
+run "$PERFLOOP" --color sometimes scan col.c
+expect_rc 2
+expect_err "option '--color': expected auto, always or never, got 'sometimes'"
+run "$PERFLOOP" --help
+grep -q -- "--color auto|always|never" out || fail "--color not in perfloop --help: $(cat out)"
 echo ok

@@ -188,6 +188,12 @@ err(call(12, "tools/call", {"name": "scan", "arguments": {"paths": ["../../etc"]
 err(call(13, "tools/call", {"name": "bench", "arguments": {"commands": [busy], "runs": "many"}}), -32602)
 err(call(14, "tools/call", {"name": "nope"}), -32602)
 err(call(15, "tools/call", "scan"), -32602)
+# an argument the tool does not have is an error that names it, never
+# ignored (the schemas say additionalProperties: false)
+r = call(16, "tools/call", {"name": "scan", "arguments": {"path": "."}})
+err(r, -32602)
+assert "unknown argument 'path'" in r["error"]["message"] and "paths" in r["error"]["message"], r
+err(call(17, "tools/call", {"name": "status", "arguments": {"verbose": True}}), -32602)
 send({"jsonrpc": "2.0", "id": {"x": 1}, "method": "ping"})
 err(recv(), -32600)
 send('{"jsonrpc": "2.0", "id": 1e300, "method": "ping"}')
