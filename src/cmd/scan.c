@@ -24,6 +24,7 @@
 #include "render.h"
 #include "scan.h"
 #include "scancache.h"
+#include "scanweigh.h"
 #include "spawn.h"
 #include "strbuf.h"
 
@@ -36,9 +37,9 @@ const char cmd_scan_usage[] =
     "source: nested loops over the same data, .item() in a training loop, a\n"
     "DataLoader without workers, strlen in a loop condition, ... Each file is\n"
     "parsed once (tree-sitter) for all rules, files in parallel. PATH is a file\n"
-    "or a directory (default: .); inside a git work tree, files git ignores are\n"
-    "skipped, outside one virtualenvs and ruff's default excludes; the summary\n"
-    "says how many (--no-ignore scans them).\n"
+    "or a directory (default: .); files git ignores are skipped, and, in a git\n"
+    "work tree or not, virtualenvs and ruff's default excludes; the summary says\n"
+    "how many (--no-ignore scans them).\n"
     "\n"
     "Options:\n"
     "      --format FMT      text (default), json (perfloop.findings/1), sarif\n"
@@ -57,10 +58,14 @@ const char cmd_scan_usage[] =
     "      --fail-on S       exit 1 when a finding at S or above is reported\n"
     "                        (default: none, exit 0)\n"
     "      --exclude GLOB    skip paths matching GLOB (repeatable)\n"
+    "      --profile FILE    weigh the findings by a profile perfloop wrote (its\n"
+    "                        PREFIX.folded; 'profile --lines' for lines): each\n"
+    "                        finding's severity from the share of samples that\n"
+    "                        run its line, the ones never run marked\n"
     "      --no-ignore       scan what is skipped by default too: files git\n"
-    "                        ignores and, outside git, ruff's default excludes\n"
-    "                        (venv, build, dist, site-packages, node_modules,\n"
-    "                        ...) and virtualenvs (--no-gitignore: the same)\n"
+    "                        ignores, ruff's default excludes (.venv, venv, build,\n"
+    "                        dist, site-packages, node_modules, .tox, ...) and\n"
+    "                        virtualenvs (--no-gitignore: the same)\n"
     "      --advisory        also run the advisory rules, off by default because\n"
     "                        most of what they flag in real code is not a problem\n"
     "                        (--list-rules marks them; --select ID runs one)\n"
@@ -74,8 +79,9 @@ const char cmd_scan_usage[] =
     "Suppress one finding with a comment on its line or the line above:\n"
     "  # perfloop: ignore[PY003]      // perfloop: ignore[C001]\n"
     "(case-insensitive; bare '# perfloop: ignore': every rule), or ruff's form on\n"
-    "its line: '# noqa: PY003'. Unknown ids and suppressions that hid nothing\n"
-    "are warned about.\n"
+    "its line: '# noqa: PY003'; a bare '# noqa' hides every rule on its line, as\n"
+    "ruff reads it, and says which it hid. Unknown ids and suppressions that hid\n"
+    "nothing are warned about.\n"
     "\n"
     "Exit status: 0 done (nothing at or above --fail-on), 1 findings at or above\n"
     "--fail-on, 2 bad usage or unreadable input.\n"
@@ -99,7 +105,8 @@ enum {
 	OPT_NO_CONFIG,
 	OPT_LIST,
 	OPT_EXPLAIN,
-	OPT_NO_CACHE
+	OPT_NO_CACHE,
+	OPT_PROFILE
 };
 
 static const struct option longopts[] = {
@@ -122,6 +129,7 @@ static const struct option longopts[] = {
     {"jobs", required_argument, NULL, 'j'},
     {"list-rules", no_argument, NULL, OPT_LIST},
     {"explain", required_argument, NULL, OPT_EXPLAIN},
+    {"profile", required_argument, NULL, OPT_PROFILE},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
@@ -220,7 +228,9 @@ static int default_excluded(const char *dir, const char *name)
 	for (size_t i = 0; i < sizeof names / sizeof *names; i++)
 		if (!strcmp(name, names[i]))
 			return 1;
-	char cfg[4200];
+	char cfg[PATH_MAX + 16];
+	if (strlen(dir) >= PATH_MAX)
+		return 0;
 	snprintf(cfg, sizeof cfg, "%s/pyvenv.cfg", dir); /* a virtualenv by any name */
 	return access(cfg, F_OK) == 0;
 }
@@ -283,9 +293,76 @@ static size_t git_ignored(const char *dir)
 	return n;
 }
 
-/* Files under dir that git does not ignore; -1 when dir is not in a work tree. */
-static int git_files(const char *dir, struct list *out)
+/* Inside a git work tree, ruff's default excludes still apply (ruff
+ * applies them whatever git says): a repository without a .gitignore had
+ * its .venv scanned, 727 files of pip's code. Its hidden names, its other
+ * names (default_excluded) and virtualenvs by their pyvenv.cfg. 1 where a
+ * directory of name (relative to dir) is one, its path in top. */
+static int in_excluded_dir(const char *dir, const char *name, char *top, size_t len)
 {
+	static const char *const hidden[] = {".bzr",	 ".direnv", ".eggs",
+					     ".git",	 ".git-rewrite", ".hg",
+					     ".ipynb_checkpoints", ".mypy_cache", ".nox",
+					     ".pants.d", ".pyenv",	".pytest_cache",
+					     ".pytype",	 ".ruff_cache", ".svn",
+					     ".tox",	 ".venv",	".vscode"};
+	/* the directories checked last, and whether each is a virtualenv:
+	 * git lists a directory's files together */
+	static char memo[8][512];
+	static int memo_venv[8], memo_next;
+	char prefix[4096];
+	size_t plen = 0;
+	for (const char *p = name; *p;) {
+		const char *slash = strchr(p, '/');
+		if (!slash)
+			break; /* the file's own name */
+		size_t n = (size_t)(slash - p);
+		char comp[256];
+		snprintf(comp, sizeof comp, "%.*s", (int)(n < 255 ? n : 255), p);
+		plen += (size_t)snprintf(prefix + plen, sizeof prefix - plen, "%s%s",
+					 plen ? "/" : "", comp);
+		if (plen >= sizeof prefix)
+			return 0;
+		int hit = 0;
+		for (size_t i = 0; i < sizeof hidden / sizeof *hidden && !hit; i++)
+			hit = !strcmp(comp, hidden[i]);
+		if (!hit) {
+			char full[4300];
+			if (!strcmp(dir, "."))
+				snprintf(full, sizeof full, "%s", prefix);
+			else
+				snprintf(full, sizeof full, "%s/%s", dir, prefix);
+			int k = 0;
+			while (k < 8 && strcmp(memo[k], full))
+				k++;
+			if (k < 8) {
+				hit = memo_venv[k];
+			} else {
+				hit = default_excluded(full, comp);
+				if (strlen(full) < sizeof memo[0]) {
+					snprintf(memo[memo_next], sizeof memo[0], "%s", full);
+					memo_venv[memo_next] = hit;
+					memo_next = (memo_next + 1) % 8;
+				}
+			}
+		}
+		if (hit) {
+			if (!strcmp(dir, "."))
+				snprintf(top, len, "%.4000s", prefix);
+			else
+				snprintf(top, len, "%.2000s/%.2000s", dir, prefix);
+			return 1;
+		}
+		p = slash + 1;
+	}
+	return 0;
+}
+
+/* Files under dir that git does not ignore, less ruff's default excludes
+ * (counted in sk; noignore keeps them); -1 when dir is not in a work tree. */
+static int git_files(const char *dir, struct list *out, int noignore, struct skipped *sk)
+{
+	char last_top[4096 + 16] = "";
 	char *argv[] = {"git",	    "-C",	(char *)dir,	      "ls-files", "-z",
 			"--cached", "--others", "--exclude-standard", NULL};
 	char *text = NULL;
@@ -303,7 +380,15 @@ static int git_files(const char *dir, struct list *out)
 		else
 			snprintf(path, sizeof path, "%s/%s", dir, name);
 		struct stat st;
-		if (n && pl_scan_lang(path) >= 0 && lstat(path, &st) == 0 && S_ISREG(st.st_mode))
+		char top[4096 + 16];
+		if (n && pl_scan_lang(path) >= 0 && !noignore &&
+		    in_excluded_dir(dir, name, top, sizeof top)) {
+			if (strcmp(top, last_top)) {
+				note_skipped(sk, top);
+				snprintf(last_top, sizeof last_top, "%s", top);
+			}
+		} else if (n && pl_scan_lang(path) >= 0 && lstat(path, &st) == 0 &&
+			   S_ISREG(st.st_mode))
 			push(out, path);
 		i += n + 1;
 	}
@@ -720,6 +805,8 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	const char *fmt = "text", *out = NULL, *explain = NULL;
 	struct list sel = {0}, ign = {0}, ex = {0}, paths = {0};
 	int minsev = 3, failon = -1, list = 0, nogit = 0, advisory = 0, statistics = 0, nocache = 0;
+	const char *profile = NULL; /* --profile: findings weighed by it */
+	struct pl_weigh_summary wsum = {0};
 	int no_config = 0;
 	const char *config_path = NULL;
 	struct pl_scan_config conf = {.advisory = -1};
@@ -771,6 +858,9 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_NO_CACHE:
 			nocache = 1;
+			break;
+		case OPT_PROFILE:
+			profile = optarg;
 			break;
 		case OPT_STATISTICS:
 			statistics = 1;
@@ -912,7 +1002,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			size_t n = strlen(argv[i]);
 			while (n > 1 && argv[i][n - 1] == '/')
 				argv[i][--n] = '\0'; /* "src/" lists as "src/a.py" */
-			if (nogit || git_files(argv[i], &paths) < 0)
+			if (nogit || git_files(argv[i], &paths, nogit, &skipped) < 0)
 				walk(argv[i], &paths, nogit, &skipped);
 			else
 				skipped.git += git_ignored(argv[i]);
@@ -940,7 +1030,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	 * the own matcher or an error (rules/README.md) */
 	const char *matcher = getenv("PERFLOOP_SCAN_MATCHER");
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
-				  ign.n, minsev, advisory,
+				  ign.n, profile ? 3 : minsev, advisory,
 				  !matcher			  ? PL_MATCH_AUTO
 				  : !strcmp(matcher, "tree-sitter") ? PL_MATCH_CURSOR
 				  : !strcmp(matcher, "own")	  ? PL_MATCH_OWN
@@ -949,7 +1039,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	 * a file's scan reports (perfloop's build is added by the cache) */
 	uint64_t salt = pl_scan_cache_salt(rules.source_hash, advisory ? "advisory" : "");
 	char num[32];
-	snprintf(num, sizeof num, "sev%d", minsev);
+	snprintf(num, sizeof num, "sev%d", profile ? 3 : minsev);
 	salt = pl_scan_cache_salt(salt, num);
 	for (size_t i = 0; i < sel.n; i++)
 		salt = pl_scan_cache_salt(pl_scan_cache_salt(salt, "select"), sel.v[i]);
@@ -970,6 +1060,20 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 
 	for (size_t i = 0; i < paths.n; i++)
 		per_file_ignores(&conf, &files[i]);
+	/* --profile: each finding's severity from its measured share, then
+	 * --min-severity on that */
+	if (profile) {
+		int wrc = pl_scan_weigh(files, paths.n, profile, &wsum, &err);
+		if (wrc != PL_OK) {
+			rc = pl_die(wrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+				    wrc == PL_ENOMEM ? "out of memory" : err.msg);
+			goto done;
+		}
+		for (size_t i = 0; i < paths.n; i++)
+			for (size_t j = files[i].findings.n; j-- > 0;)
+				if ((int)files[i].findings.v[j].severity > minsev)
+					pl_findings_remove(&files[i].findings, j);
+	}
 
 	size_t total = 0, lines = 0, by[4] = {0};
 	int unreadable = 0, failing = 0;
@@ -1054,6 +1158,16 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			"perfloop scan: skipped %zu director%s of installed or generated code "
 			"(%s: ruff's default excludes and virtualenvs; --no-ignore scans them)\n",
 			skipped.dirs, skipped.dirs == 1 ? "y" : "ies", skipped.names);
+	if (!rc && profile)
+		fprintf(stderr,
+			"perfloop scan: weighed by %s (%.0f samples%s): %zu finding%s measured, %zu "
+			"not seen in the profile; the findings' %s run in %.1f%% of its samples\n",
+			profile, wsum.samples,
+			wsum.has_lines ? ", by line"
+				       : ", by function: 'perfloop profile --lines' weighs by line",
+			wsum.measured, wsum.measured == 1 ? "" : "s", wsum.unseen,
+			wsum.has_lines ? "lines" : "functions",
+			wsum.samples > 0 ? 100 * wsum.explained / wsum.samples : 0.0);
 	if (!rc && unreadable)
 		rc = PL_EXIT_USAGE;
 	if (!rc && failing)

@@ -120,6 +120,10 @@ static int parse_one(struct ctx *c, json_t *o, struct pl_finding *f)
 			return bad(c, "location.column", "expected an integer >= 0");
 		f->line = line ? (long)json_integer_value(line) : 0;
 		f->column = col ? (long)json_integer_value(col) : 0;
+		json_t *end = json_object_get(loc, "end_line");
+		if (end && !(json_is_integer(end) && json_integer_value(end) >= f->line))
+			return bad(c, "location.end_line", "expected an integer >= location.line");
+		f->end_line = end ? (long)json_integer_value(end) : 0;
 		json_t *fn = json_object_get(loc, "function");
 		if (fn && !json_is_null(fn) && !json_is_string(fn))
 			return bad(c, "location.function", "expected a string or null");
@@ -345,6 +349,8 @@ json_t *pl_finding_to_json(const struct pl_finding *f)
 {
 	json_t *loc = json_pack("{s:I, s:I, s:s?}", "line", (json_int_t)f->line, "column",
 				(json_int_t)f->column, "function", f->function);
+	if (loc && f->end_line > f->line)
+		json_object_set_new(loc, "end_line", json_integer((json_int_t)f->end_line));
 	json_t *metric = json_pack("{s:s, s:o, s:s?}", "name", f->metric_name, "value",
 				   f->has_metric_value ? json_real(f->metric_value) : json_null(),
 				   "unit", f->metric_unit);

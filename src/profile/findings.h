@@ -22,6 +22,7 @@ struct pl_finding {
 	enum pl_severity severity;
 	enum pl_fstatus status;
 	long line, column; /* 0 when unknown */
+	long end_line;	   /* the last line of what was flagged (a loop's body); 0: line */
 	char *metric_name, *metric_unit;
 	double metric_value;
 	int has_metric_value;

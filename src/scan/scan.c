@@ -176,6 +176,9 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 	x->status = r->status;
 	x->line = (long)pt.row + 1;
 	x->column = (long)pt.column + 1;
+	x->end_line = (long)ts_node_end_point(node).row + 1; /* a loop: its body too */
+	if (x->end_line <= x->line)
+		x->end_line = 0;
 	x->confidence = r->confidence;
 	x->level = r->level;
 	if (pl_grow((void **)&s->group, &s->group_cap, f->findings.n + 1, sizeof *s->group, 16) < 0)
@@ -239,6 +242,14 @@ static int supp_warnings(const struct pl_rules *rules, const struct pl_scan_opts
 	for (size_t i = 0; i < ss->n; i++) {
 		const struct pl_supp *x = &ss->v[i];
 		const char *form = x->noqa ? "noqa" : "perfloop: ignore";
+		if (x->bare) { /* others' tools use it: unused says nothing */
+			if (x->used_all)
+				pl_strbuf_printf(&b,
+						 "%s:%u: a bare '# noqa' suppressed %s (as ruff reads "
+						 "it: every rule on the line; '# noqa: %s' names it)\n",
+						 f->path, x->row + 1, x->hit, x->hit);
+			continue;
+		}
 		if (x->all && !x->used_all)
 			pl_strbuf_printf(&b,
 					 "%s:%u: unused '%s' (no finding on this line or the "

@@ -14,6 +14,7 @@
 #include "scan.h"
 #include "scancache.h"
 #include "scanmatch.h"
+#include "scanweigh.h"
 #include "suppress.h"
 
 #endif

@@ -194,6 +194,23 @@ expect_err "sup/t.py:13: unused suppression of PY010 (no PY010 finding on this l
 expect_err "sup/t.py:14: unused suppression of PY010 (no PY010 finding on this line)"
 expect_err "sup/t.py:15: unused 'perfloop: ignore'"
 [ "$(grep -c warning "$T/err")" -eq 4 ] || fail "expected 4 warnings (not for lines 7-11 nor C901/E501): $(cat "$T/err")"
+# a bare '# noqa' hides every rule on its line, as ruff reads it, and says
+# which of ours it hid; a bare one that hid nothing of ours is other tools'
+mkdir bare && cat >bare/t.py <<'PY'
+import torch
+dev = torch.device("cuda")
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x).sum()
+        loss.backward()
+        print(loss.item())  # noqa
+        z = 1  # noqa
+PY
+run "$PERFLOOP" scan --format json bare
+expect_rc 0
+check "$T/out" "d['findings'] == []"
+expect_err "bare/t.py:7: a bare '# noqa' suppressed PY010 (as ruff reads it: every rule on the line; '# noqa: PY010' names it)"
+[ "$(grep -c "bare/t.py:8" "$T/err")" -eq 0 ] || fail "a bare noqa that hid nothing of ours was warned about: $(cat "$T/err")"
 # a rule not selected this run: its suppressions are not called unused
 run "$PERFLOOP" scan --select PY003 sup
 expect_rc 0
@@ -219,6 +236,20 @@ run "$PERFLOOP" scan --advisory --format json --no-gitignore plain
 check "$T/out" "len({f['path'] for f in d['findings']}) == 5"
 unset GIT_CEILING_DIRECTORIES
 cd "$back"
+# inside git too, with no .gitignore: .venv, venv, build and a virtualenv
+# by its pyvenv.cfg are skipped, as ruff skips them whatever git says
+mkdir gitvenv && git -C gitvenv init -q
+mkdir -p gitvenv/src gitvenv/.venv/lib gitvenv/venv gitvenv/build gitvenv/env2 gitvenv/.github/x
+for d in src .venv/lib venv build env2 .github/x; do cp "$T/plain/src/a.py" gitvenv/$d/; done
+touch gitvenv/env2/pyvenv.cfg
+run "$PERFLOOP" scan --advisory --format json gitvenv
+expect_rc 0
+check "$T/out" "sorted({f['path'] for f in d['findings']}) == ['gitvenv/.github/x/a.py', 'gitvenv/src/a.py']"
+expect_err "skipped 4 directories of installed or generated code"
+# --no-ignore: the excluded ones too (hidden directories stay out, as
+# they do outside git)
+run "$PERFLOOP" scan --advisory --format json --no-ignore gitvenv
+check "$T/out" "sorted({f['path'] for f in d['findings']}) == ['gitvenv/build/a.py', 'gitvenv/env2/a.py', 'gitvenv/src/a.py', 'gitvenv/venv/a.py']"
 # a folder git ignores: "0 files" comes with the reason
 mkdir gitproj && git -C gitproj init -q && echo "gen/" >gitproj/.gitignore
 mkdir gitproj/gen && cp "$T/plain/src/a.py" gitproj/gen/

@@ -1,0 +1,58 @@
+#!/bin/sh
+# scan --profile: static findings weighed by a profile perfloop took. A
+# quadratic pair loop that takes most of the run is measured and rated by
+# its share of the samples; a finding in a function the run never calls is
+# kept and marked "not seen in the profile"; the summary says how much of
+# the profile the findings explain; a file that is not folded stacks is
+# one clear error.
+. "$(dirname "$0")/lib.sh"
+set -e
+cat >work.py <<'PY'
+def pairs(items):
+    n = 0
+    for a in items:
+        for b in items:
+            if a == b:
+                n += 1
+    return n
+
+
+def unused(items):
+    for x in list(items):
+        print(x)
+
+
+print(pairs(list(range(3000))))
+PY
+run "$PERFLOOP" profile --lines -o prof -- python3 work.py
+expect_rc 0
+run "$PERFLOOP" scan --format json -o plain.json work.py
+expect_rc 0
+check plain.json "sorted(f['leaf'] for f in d['findings']) == ['PY001', 'PY028']"
+run "$PERFLOOP" scan --profile prof.folded --format json -o weighed.json work.py
+expect_rc 0
+f() { echo "[x for x in d['findings'] if x['leaf'] == '$1'][0]"; }
+check weighed.json "$(f PY001)['status'] == 'measured' and $(f PY001)['metric']['name'] == 'profile_share'"
+# the pair loop (the inner one, lines 4-6) runs in most samples: critical by its share
+check weighed.json "$(f PY001)['metric']['value'] >= 0.5 and $(f PY001)['severity'] == 'critical'"
+check weighed.json "$(f PY001)['evidence']['numbers']['line_share'] >= 0.5"
+check weighed.json "$(f PY028)['status'] != 'measured' and 'not seen in the profile' in $(f PY028)['evidence']['severity_note']"
+expect_err "weighed by prof.folded ([0-9]* samples, by line): 1 finding measured, 1 not seen in the profile; the findings' lines run in [0-9.]*% of its samples"
+valid findings-1.schema.json weighed.json
+# the text report says why each severity is what it is
+run "$PERFLOOP" scan --profile prof.folded work.py
+expect_rc 0
+grep -q "note: from the profile: [0-9.]*% of its samples run its lines (4-6)" out || fail "no measured note: $(cat out)"
+grep -q "note: not seen in the profile" out || fail "no unseen note: $(cat out)"
+# --min-severity applies to the measured severity
+run "$PERFLOOP" scan --profile prof.folded --min-severity critical --format json -o crit.json work.py
+check crit.json "[x['leaf'] for x in d['findings']] == ['PY001']"
+# not a profile
+printf 'a;b 3\nnot a profile\n' >bad.folded
+run "$PERFLOOP" scan --profile bad.folded work.py
+expect_rc 2
+expect_err "bad.folded:2: not folded stacks"
+run "$PERFLOOP" scan --profile nope.folded work.py
+expect_rc 2
+expect_err "option '--profile': cannot read 'nope.folded'"
+echo ok
