@@ -115,6 +115,15 @@ static int rank_cmp(const struct pl_finding *a, const struct pl_finding *b)
 	int ba = pl_finding_step_bottleneck(a), bb = pl_finding_step_bottleneck(b);
 	if (ba != bb)
 		return bb - ba;
+	/* static findings weighed by a profile (scan --profile): the measured
+	 * ones first, the larger share first, whatever their rules' levels;
+	 * one the profile never ran has static evidence only */
+	double pa = pl_finding_profile_share(a), pb = pl_finding_profile_share(b);
+	if ((pa >= 0) != (pb >= 0) && (a->status != PL_FST_MEASURED || pa >= 0) &&
+	    (b->status != PL_FST_MEASURED || pb >= 0))
+		return pa >= 0 ? -1 : 1;
+	if (pa >= 0 && pb >= 0 && pa != pb)
+		return pa > pb ? -1 : 1;
 	if (a->level != b->level)
 		return a->level - b->level;
 	if (a->severity != b->severity)

@@ -380,3 +380,11 @@ json_t *pl_findings_doc(const char *tool, const struct pl_findings *f)
 	return json_pack("{s:s, s:s, s:s, s:o}", "schema", PL_FINDINGS_SCHEMA, "tool", tool,
 			 "created", created, "findings", arr);
 }
+
+double pl_finding_profile_share(const struct pl_finding *f)
+{
+	if (f->status != PL_FST_MEASURED || !f->metric_name ||
+	    strcmp(f->metric_name, "profile_share") != 0 || !f->has_metric_value)
+		return -1;
+	return f->metric_value;
+}

@@ -48,6 +48,9 @@ const char *pl_fstatus_name(enum pl_fstatus s);
 /* Read and validate one findings file, appending to *out. */
 int pl_findings_load(const char *path, struct pl_findings *out, struct pl_error *err);
 void pl_findings_release(struct pl_findings *f);
+/* The share of a profile's samples a static finding was measured at
+ * (`scan --profile`: metric profile_share, status measured), or -1. */
+double pl_finding_profile_share(const struct pl_finding *f);
 /* Release finding i and close the gap (the order of the rest kept). */
 void pl_findings_remove(struct pl_findings *f, size_t i);
 /* A new zeroed finding at the end of f (counted: pl_findings_release frees

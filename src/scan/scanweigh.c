@@ -362,8 +362,5 @@ int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path,
 
 double pl_scan_weighed_share(const struct pl_finding *f)
 {
-	if (f->status != PL_FST_MEASURED || !f->metric_name ||
-	    strcmp(f->metric_name, "profile_share") || !f->has_metric_value)
-		return -1;
-	return f->metric_value;
+	return pl_finding_profile_share(f);
 }

@@ -58,6 +58,21 @@ static void test_rank_order(void **state)
 				 mk("C", 3, PL_SEV_MEDIUM, "io", 0, 0.5)};
 	assert_string_equal(pick(d, 3, NULL, 0, &s), "Y");
 	pl_selection_release(&s);
+	/* scan --profile: a finding measured on the profile's hot lines comes
+	 * before one the profile never ran, whatever their rules' levels, and
+	 * of two measured the larger share first */
+	struct pl_finding e[] = {mk("STATIC", 1, PL_SEV_HIGH, "anti_pattern", 0, 0.9),
+				 mk("HOT", 5, PL_SEV_MEDIUM, "profile_share", 0, 0.8),
+				 mk("WARM", 5, PL_SEV_MEDIUM, "profile_share", 0, 0.8)};
+	e[1].status = e[2].status = PL_FST_MEASURED;
+	e[1].has_metric_value = e[2].has_metric_value = 1;
+	e[1].metric_value = 0.40;
+	e[2].metric_value = 0.10;
+	assert_string_equal(pick(e, 3, NULL, 0, &s), "HOT");
+	pl_selection_release(&s);
+	e[1].metric_value = 0.05;
+	assert_string_equal(pick(e, 3, NULL, 0, &s), "WARM");
+	pl_selection_release(&s);
 }
 
 static void test_exclude_and_empty(void **state)
