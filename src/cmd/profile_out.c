@@ -13,6 +13,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "envfind.h"
 #include "findings.h"
 #include "fsio.h"
 #include "monotime.h"
@@ -284,6 +285,12 @@ int profile_write_outputs(struct profiler *P, const char *title, const char *cwd
 					      pl_prof_relative(P->loop_file, cwd), &f);
 		if (frc >= 0)
 			frc = at_loop(P, &f, hot);
+		size_t before_env = f.n;
+		if (frc >= 0)
+			frc = pl_prof_env_findings(&P->prof, &f);
+		for (size_t i = before_env; frc >= 0 && i < f.n; i++)
+			printf("  ! %s (%s): %s\n", f.v[i].signal, f.v[i].leaf,
+			       f.v[i].suggested_action);
 		if (frc < 0) {
 			pl_findings_release(&f);
 			free(pl_strbuf_take(&names));

@@ -115,6 +115,13 @@ static int rank_cmp(const struct pl_finding *a, const struct pl_finding *b)
 	int ba = pl_finding_step_bottleneck(a), bb = pl_finding_step_bottleneck(b);
 	if (ba != bb)
 		return bb - ba;
+	/* a library the machine can replace (the reference BLAS) that the
+	 * profile proved hot: before the hot functions inside it, whose
+	 * advice ("start with sgemm_") no one can take */
+	int ea = a->leaf && !strncmp(a->leaf, "env.", 4) && a->status == PL_FST_MEASURED,
+	    eb = b->leaf && !strncmp(b->leaf, "env.", 4) && b->status == PL_FST_MEASURED;
+	if (ea != eb)
+		return eb - ea;
 	/* static findings weighed by a profile (scan --profile): the measured
 	 * ones first, the larger share first, whatever their rules' levels;
 	 * one the profile never ran has static evidence only */

@@ -12,6 +12,7 @@
 #ifndef PL_PROFILE_DOOR_H
 #define PL_PROFILE_DOOR_H
 
+#include "envfind.h"
 #include "findings.h"
 #include "gpu.h"
 #include "memtrack.h"

@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 #include "error.h"
+#include "envfind.h"
 #include "findings.h"
 #include "profdata.h"
 #include "strbuf.h"
@@ -324,9 +325,48 @@ static void findings_above_the_share_threshold(void **state)
 	pl_prof_release(&p);
 }
 
+/* env.reference-blas: samples whose innermost frame is in Debian's
+ * reference BLAS (its alternative's directory), 5% of them or more */
+static void reference_blas_proved_by_its_frames(void **state)
+{
+	(void)state;
+	struct pl_prof p = {0};
+	long mm = pl_prof_frame(&p, "matmul", "train.py", 3, 3, 0);
+	long gemm = pl_prof_frame(&p, "sgemm_", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0",
+				  0, 0, 0);
+	long other = pl_prof_frame(&p, "step", "train.py", 9, 9, 0);
+	uint32_t a[] = {(uint32_t)mm, (uint32_t)gemm}, b[] = {(uint32_t)other};
+	assert_int_equal(pl_prof_add(&p, a, 2, 40), 0);
+	assert_int_equal(pl_prof_add(&p, b, 1, 60), 0);
+	struct pl_findings f = {0};
+	assert_int_equal(pl_prof_env_findings(&p, &f), 1);
+	assert_int_equal(f.n, 1);
+	assert_string_equal(f.v[0].leaf, "env.reference-blas");
+	assert_close(f.v[0].metric_value, 0.40, 1e-12);
+	assert_int_equal(f.v[0].severity, PL_SEV_HIGH);
+	assert_int_equal(f.v[0].level, 8);
+	assert_non_null(strstr(f.v[0].suggested_action, "libopenblas0-pthread"));
+	pl_findings_release(&f);
+	pl_prof_release(&p);
+	/* an optimised one, or too little time in it: nothing */
+	memset(&p, 0, sizeof p);
+	mm = pl_prof_frame(&p, "matmul", "train.py", 3, 3, 0);
+	gemm = pl_prof_frame(&p, "sgemm_", "/usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0", 0,
+			     0, 0);
+	long ob = pl_prof_frame(&p, "sgemm_kernel",
+				"/usr/lib/x86_64-linux-gnu/openblas-pthread/libblas.so.3", 0, 0, 0);
+	uint32_t c[] = {(uint32_t)mm, (uint32_t)gemm}, d[] = {(uint32_t)mm, (uint32_t)ob};
+	assert_int_equal(pl_prof_add(&p, c, 2, 4), 0);
+	assert_int_equal(pl_prof_add(&p, d, 2, 96), 0);
+	assert_int_equal(pl_prof_env_findings(&p, &f), 0);
+	assert_int_equal(f.n, 0);
+	pl_prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(reference_blas_proved_by_its_frames),
 	    cmocka_unit_test(frames_intern_and_stacks_merge),
 	    cmocka_unit_test(folded_is_sorted_root_first_and_escapes_semicolons),
 	    cmocka_unit_test(folded_order_is_the_lines_order),

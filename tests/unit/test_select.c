@@ -73,6 +73,14 @@ static void test_rank_order(void **state)
 	e[1].metric_value = 0.05;
 	assert_string_equal(pick(e, 3, NULL, 0, &s), "WARM");
 	pl_selection_release(&s);
+	/* the reference BLAS proved hot: before the hot function inside it */
+	struct pl_finding g[] = {mk("SGEMM", 1, PL_SEV_HIGH, "cpu_share", 1.7, 0.9),
+				 mk("BLAS", 8, PL_SEV_HIGH, "blas_share", 1.7, 0.9)};
+	g[0].leaf = (char *)"profile.hot-function";
+	g[1].leaf = (char *)"env.reference-blas";
+	g[0].status = g[1].status = PL_FST_MEASURED;
+	assert_string_equal(pick(g, 2, NULL, 0, &s), "BLAS");
+	pl_selection_release(&s);
 }
 
 static void test_exclude_and_empty(void **state)
