@@ -298,7 +298,14 @@ static size_t git_ignored(const char *dir)
  * its .venv scanned, 727 files of pip's code. Its hidden names, its other
  * names (default_excluded) and virtualenvs by their pyvenv.cfg. 1 where a
  * directory of name (relative to dir) is one, its path in top. */
-static int in_excluded_dir(const char *dir, const char *name, char *top, size_t len)
+struct dir_memo { /* the directories checked last, and whether each is a
+		   * virtualenv: git lists a directory's files together */
+	char dir[8][512];
+	int venv[8], next;
+};
+
+static int in_excluded_dir(const char *dir, const char *name, char *top, size_t len,
+			   struct dir_memo *m)
 {
 	static const char *const hidden[] = {".bzr",	 ".direnv", ".eggs",
 					     ".git",	 ".git-rewrite", ".hg",
@@ -306,10 +313,6 @@ static int in_excluded_dir(const char *dir, const char *name, char *top, size_t 
 					     ".pants.d", ".pyenv",	".pytest_cache",
 					     ".pytype",	 ".ruff_cache", ".svn",
 					     ".tox",	 ".venv",	".vscode"};
-	/* the directories checked last, and whether each is a virtualenv:
-	 * git lists a directory's files together */
-	static char memo[8][512];
-	static int memo_venv[8], memo_next;
 	char prefix[4096];
 	size_t plen = 0;
 	for (const char *p = name; *p;) {
@@ -333,16 +336,17 @@ static int in_excluded_dir(const char *dir, const char *name, char *top, size_t 
 			else
 				snprintf(full, sizeof full, "%s/%s", dir, prefix);
 			int k = 0;
-			while (k < 8 && strcmp(memo[k], full))
+			while (k < 8 && strcmp(m->dir[k], full))
 				k++;
 			if (k < 8) {
-				hit = memo_venv[k];
+				hit = m->venv[k];
 			} else {
 				hit = default_excluded(full, comp);
-				if (strlen(full) < sizeof memo[0]) {
-					snprintf(memo[memo_next], sizeof memo[0], "%s", full);
-					memo_venv[memo_next] = hit;
-					memo_next = (memo_next + 1) % 8;
+				size_t fl = strlen(full);
+				if (fl < sizeof m->dir[0]) {
+					memcpy(m->dir[m->next], full, fl + 1);
+					m->venv[m->next] = hit;
+					m->next = (m->next + 1) % 8;
 				}
 			}
 		}
@@ -363,6 +367,8 @@ static int in_excluded_dir(const char *dir, const char *name, char *top, size_t 
 static int git_files(const char *dir, struct list *out, int noignore, struct skipped *sk)
 {
 	char last_top[4096 + 16] = "";
+	struct dir_memo memo;
+	memset(&memo, 0, sizeof memo);
 	char *argv[] = {"git",	    "-C",	(char *)dir,	      "ls-files", "-z",
 			"--cached", "--others", "--exclude-standard", NULL};
 	char *text = NULL;
@@ -382,7 +388,7 @@ static int git_files(const char *dir, struct list *out, int noignore, struct ski
 		struct stat st;
 		char top[4096 + 16];
 		if (n && pl_scan_lang(path) >= 0 && !noignore &&
-		    in_excluded_dir(dir, name, top, sizeof top)) {
+		    in_excluded_dir(dir, name, top, sizeof top, &memo)) {
 			if (strcmp(top, last_top)) {
 				note_skipped(sk, top);
 				snprintf(last_top, sizeof last_top, "%s", top);
