@@ -15,6 +15,7 @@
 
 #include "envfind.h"
 #include "findings.h"
+#include "torchops.h"
 #include "fsio.h"
 #include "monotime.h"
 #include "render.h"
@@ -126,6 +127,18 @@ int profile_print_table(const struct profiler *P)
 	free(r);
 	free(self);
 	free(total);
+	/* libtorch's frames by the operator they dispatch (native, mixed) */
+	struct pl_torch_op *ops;
+	size_t nops;
+	if (pl_torch_ops(p, &ops, &nops) < 0)
+		return -1;
+	if (nops)
+		printf("\n  %6s  %8s  %s\n", "share", "samples",
+		       "PyTorch operator (the innermost at::_ops frame of each sample)");
+	for (size_t k = 0; k < nops && k < (size_t)P->o.top && ops[k].samples; k++)
+		printf("  %5.1f%%  %8llu  %s\n", 100.0 * (double)ops[k].samples / all,
+		       (unsigned long long)ops[k].samples, ops[k].name);
+	free(ops);
 	return 0;
 }
 

@@ -18,6 +18,7 @@
 #include "memtrack.h"
 #include "profdata.h"
 #include "steps.h"
+#include "torchops.h"
 #include "trainloop.h"
 
 #endif

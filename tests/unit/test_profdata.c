@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,6 +17,7 @@
 #include "findings.h"
 #include "profdata.h"
 #include "strbuf.h"
+#include "torchops.h"
 
 /* main -> a -> b (3 samples), main -> a (2), main -> r -> r -> r (5) */
 static void build(struct pl_prof *p, long id[5])
@@ -363,9 +365,54 @@ static void reference_blas_proved_by_its_frames(void **state)
 	pl_prof_release(&p);
 }
 
+/* libtorch's frames by operator: each sample to its innermost at::_ops
+ * frame (mm under matmul), most samples first */
+static void torch_operators_innermost_first(void **state)
+{
+	(void)state;
+	char op[96];
+	assert_true(pl_torch_op_name("at::_ops::mm::call(at::Tensor const&, at::Tensor const&)", op,
+				     sizeof op));
+	assert_string_equal(op, "mm");
+	assert_true(pl_torch_op_name("at::Tensor at::_ops::addmm::redispatch(c10::DispatchKeySet)",
+				     op, sizeof op));
+	assert_string_equal(op, "addmm");
+	assert_false(pl_torch_op_name("at::native::mm_out", op, sizeof op));
+	assert_false(pl_torch_op_name("my_ops::at::_ops::x", op, sizeof op));
+	struct pl_prof p = {0};
+	long py = pl_prof_frame(&p, "forward", "model.py", 3, 3, 0);
+	long mat = pl_prof_frame(&p, "at::_ops::matmul::call(at::Tensor const&)", "libtorch_cpu.so",
+				 0, 0, 0);
+	long mm = pl_prof_frame(&p, "at::_ops::mm::call(at::Tensor const&)", "libtorch_cpu.so", 0,
+				0, 0);
+	long gemm = pl_prof_frame(&p, "sgemm_", "libblas.so.3", 0, 0, 0);
+	long relu = pl_prof_frame(&p, "at::_ops::relu::call(at::Tensor const&)",
+				  "libtorch_cpu.so", 0, 0, 0);
+	uint32_t a[] = {(uint32_t)py, (uint32_t)mat, (uint32_t)mm, (uint32_t)gemm},
+		 b[] = {(uint32_t)py, (uint32_t)mat}, c[] = {(uint32_t)py, (uint32_t)relu},
+		 d[] = {(uint32_t)py};
+	assert_int_equal(pl_prof_add(&p, a, 4, 70), 0);
+	assert_int_equal(pl_prof_add(&p, b, 2, 5), 0);
+	assert_int_equal(pl_prof_add(&p, c, 2, 10), 0);
+	assert_int_equal(pl_prof_add(&p, d, 1, 15), 0);
+	struct pl_torch_op *ops;
+	size_t n;
+	assert_int_equal(pl_torch_ops(&p, &ops, &n), 0);
+	assert_int_equal(n, 3);
+	assert_string_equal(ops[0].name, "mm");
+	assert_int_equal(ops[0].samples, 70);
+	assert_string_equal(ops[1].name, "relu");
+	assert_int_equal(ops[1].samples, 10);
+	assert_string_equal(ops[2].name, "matmul");
+	assert_int_equal(ops[2].samples, 5);
+	free(ops);
+	pl_prof_release(&p);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
+	    cmocka_unit_test(torch_operators_innermost_first),
 	    cmocka_unit_test(reference_blas_proved_by_its_frames),
 	    cmocka_unit_test(frames_intern_and_stacks_merge),
 	    cmocka_unit_test(folded_is_sorted_root_first_and_escapes_semicolons),
