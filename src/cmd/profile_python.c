@@ -804,7 +804,8 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 		nproc += P->t[i].st != NULL || P->t[i].fails;
 	double rate = elapsed > 0 ? (double)P->ticks / elapsed : 0;
 	size_t tried = P->stats.threads + P->stats.errors;
-	printf("perfloop profile: %s (pid %d, CPython %s%s)\n", title, (int)root->pid, version,
+	printf("perfloop %s: %s (pid %d, CPython %s%s)\n", o->live_table ? "top" : "profile", title,
+	       (int)root->pid, version,
 	       o->mode == MODE_MIXED ? ", mixed Python + native stacks" : "");
 	printf("  %llu samples in %.2f s: %.0f/s delivered (asked %.0f), %zu errors (%.2f%%)",
 	       (unsigned long long)P->prof.samples, elapsed, rate, o->rate, P->stats.errors,

@@ -71,6 +71,14 @@ expect_rc 0
 check idle.findings.json "'busy' in [f['location'].get('function') for f in d['findings']]"
 check idle.findings.json "not {'waiter', 'Thread._wait_for_tstate_lock', 'Thread.join'} & {f['location'].get('function') for f in d['findings']}"
 grep -q 'waiter;(idle) [0-9]' idle.folded || grep -q ';(idle) [0-9]' idle.folded || fail "no (idle) leaf in the folded stacks: $(head -5 idle.folded)"
+# ... and its row is in the table, so that the self column adds up (it
+# counted in the total and was left out: the rows summed to 57%)
+grep -q "^ *[0-9.]*% *[0-9.]*% *[0-9]*  (idle)" out || fail "no (idle) row in the table: $(cat out)"
+python3 - "$T/out" <<'PY' || fail "the table's self column does not add up: $(cat "$T/out")"
+import re, sys
+rows = [float(m.group(1)) for m in re.finditer(r"^ +([0-9.]+)% +[0-9.]+% +[0-9]+  ", open(sys.argv[1]).read(), re.M)]
+sys.exit(0 if sum(rows) >= 90 else 1)
+PY
 # paths as py-spy shows them: the program relative to the directory, the
 # standard library from lib/python3.X/; --full-paths as read; and
 # --fold-imports ends a stack inside an import in "(import json)"

@@ -85,6 +85,8 @@ for py in $pys; do
 	[ "$(grep -c '^perfloop top: pid' out)" -ge 2 ] || fail "$py: top: not redrawn: $(cat out)"
 	grep -A4 '^perfloop top: pid' out | grep -q "spin .*stuck.py" || fail "$py: top: spin not in the table: $(cat out)"
 	tail -5 out | grep -q "^ *[0-9.]*% .*spin " || fail "$py: top: no last table: $(tail -5 out)"
+	# the last table is top's, named so (it said "perfloop profile:")
+	if grep -q "^perfloop profile:" out; then fail "$py: top's final table titled as profile's: $(cat out)"; fi
 	[ -z "$(ls profile.* 2>/dev/null)" ] || fail "$py: top wrote files: $(ls profile.*)"
 done
 # --gil: only the thread holding the GIL. One thread spins in Python, the
