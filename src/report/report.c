@@ -287,7 +287,8 @@ static void finding_block(struct out *o, const struct pl_report_input *in,
 	pl_strbuf_puts(&o->b, "\n");
 }
 
-double pl_report_confidence(const struct pl_findings *f, int nverdicts, const char **reason)
+double pl_report_confidence(const struct pl_findings *f, int nverdicts, int nsummaries,
+			    const char **reason)
 {
 	size_t n = 0, stat = 0, meas = 0, prof = 0;
 	double conf = 0;
@@ -305,7 +306,11 @@ double pl_report_confidence(const struct pl_findings *f, int nverdicts, const ch
 			*reason = "measured verdicts, no findings";
 			return 0.90;
 		}
-		*reason = "no findings and no measurements";
+		/* measurements, but nothing concluded from them: say that, not
+		 * "no measurements" beside the benchmarks just listed */
+		*reason = nsummaries > 0 ? "measurements only, no finding and no verdict to "
+					   "judge (perfloop verify BEFORE AFTER compares two)"
+					 : "no findings and no measurements";
 		return 0;
 	}
 	if (prof > 0) {
@@ -615,7 +620,8 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 	}
 
 	const char *reason;
-	double conf = pl_report_confidence(&in->findings, (int)nv, &reason);
+	double conf = pl_report_confidence(&in->findings, (int)nv,
+					   (int)json_array_size(in->summaries), &reason);
 	heading(&o, 2, "Confidence");
 	if (conf > 0)
 		pl_strbuf_printf(&o.b, "%.2f — %s.\n", conf, reason);

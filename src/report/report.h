@@ -50,6 +50,7 @@ char *pl_report_finding_text(const struct pl_report_input *in, const struct pl_f
 			     size_t rank);
 
 /* The closing confidence and its reason (exposed for tests). */
-double pl_report_confidence(const struct pl_findings *f, int nverdicts, const char **reason);
+double pl_report_confidence(const struct pl_findings *f, int nverdicts, int nsummaries,
+			    const char **reason);
 
 #endif

@@ -39,6 +39,9 @@ d['findings'] = [f for f in d['findings'] if f['status'] == 'statically_confirme
 json.dump(d, open('static.json', 'w'))"
 "$PERFLOOP" report static.json | tail -1 | grep -q '^0\.9[5-8] — every finding is statically confirmed' ||
 	fail "confidence for static-only findings"
+# measurements alone: not "no measurements" beside the benchmarks listed
+"$PERFLOOP" report --format md before.json after.json | tail -1 | grep -q '^n/a — measurements only, no finding and no verdict to judge' ||
+	fail "confidence for two summaries: $("$PERFLOOP" report --format md before.json after.json | tail -1)"
 # review says unmeasured where there is no measurement
 "$PERFLOOP" report --style review verdict.json >r2.txt
 grep -q '\[Cost model\] unmeasured' r2.txt || fail "review invents a cost model"
