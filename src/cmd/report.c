@@ -3,6 +3,7 @@
  * ledgers, and print one report (report/report.c).
  */
 #include <dirent.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -10,6 +11,7 @@
 #include <unistd.h>
 
 #include "cmd.h"
+#include "flamediff.h"
 #include "fsio.h"
 #include "gitops.h"
 #include "history.h"
@@ -21,6 +23,8 @@ const char cmd_report_usage[] =
     "usage: perfloop report [--format text|md|html] [--style findings|review]\n"
     "                       [--out FILE]\n"
     "                       [INPUT...]\n"
+    "       perfloop report --diff [--format text|md] [--top N] [--out FILE.svg]\n"
+    "                       BEFORE AFTER\n"
     "\n"
     "One report from any mix of findings (perfloop.findings/1), benchmark\n"
     "summaries (perfloop.bench/1), verdicts (perfloop.verdict/1) and ledgers\n"
@@ -36,6 +40,15 @@ const char cmd_report_usage[] =
     "graphs of collapsed-stack INPUTs (*.folded, *.collapsed) and a sortable\n"
     "findings table.\n"
     "\n"
+    "With --diff, two collapsed-stack profiles (perfloop profile's\n"
+    "PREFIX.folded, or any 'frame;frame;... COUNT' file), before and after:\n"
+    "the functions whose own share of the samples moved most (before %, after\n"
+    "%, change in points, largest first) on stdout, and with --out the\n"
+    "differential flame graph SVG: AFTER's frames and widths, each coloured by\n"
+    "how its own share moved (red grew, blue shrank, white the same), a path\n"
+    "only BEFORE has drawn dashed at its share of BEFORE. Shares, not counts:\n"
+    "the two runs' lengths may differ.\n"
+    "\n"
     "Options:\n"
     "  -f, --format FORMAT  text (default), md (Markdown) or html (a page that\n"
     "                       opens from disk: no network, nothing external)\n"
@@ -43,19 +56,29 @@ const char cmd_report_usage[] =
     "                       Baseline, Cost model, Evidence, Change, Result and\n"
     "                       Boundary, from the verdict and its summaries\n"
     "  -o, --out FILE       write the report to FILE instead of stdout\n"
+    "                       (with --diff: the differential flame graph SVG)\n"
+    "      --diff           compare two collapsed-stack profiles, BEFORE AFTER\n"
+    "                       (above)\n"
+    "      --top N          rows of the --diff table (default 15; 0: all)\n"
     "  -h, --help           this text\n"
     "\n"
-    "Exit status: 0 ok, 2 bad input (one line naming the file and field).\n"
+    "Exit status: 0 ok, 2 bad input (one line naming the file and the field or\n"
+    "line).\n"
     "\n"
     "Examples:\n"
     "  perfloop report scan.json profile.findings.json\n"
     "  perfloop report --style review --format md verdict.json \\\n"
     "      docs/perf/baseline_ledger.jsonl -o review.md\n"
     "  perfloop report --format html -o report.html verdict.json before.json \\\n"
-    "      after.json profile.folded profile.findings.json\n";
+    "      after.json profile.folded profile.findings.json\n"
+    "  perfloop report --diff before.folded after.folded -o diff.svg\n";
+
+enum { OPT_DIFF = 256, OPT_TOP };
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, 'f'},
+    {"diff", no_argument, NULL, OPT_DIFF},
+    {"top", required_argument, NULL, OPT_TOP},
     {"style", required_argument, NULL, 's'},
     {"out", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
@@ -161,13 +184,68 @@ static int is_folded(const char *path)
 	       (n > 10 && strcmp(path + n - 10, ".collapsed") == 0);
 }
 
+/* One profile for --diff: 0, or the exit code (said) */
+static int read_profile(const char *path, struct pl_prof *p)
+{
+	struct pl_error err = {{0}};
+	int rc = pl_prof_read_folded(path, p, &err);
+	if (rc == PL_ENOMEM)
+		return pl_die(PL_EXIT_INTERNAL, "out of memory");
+	if (rc != PL_OK)
+		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
+	if (!p->samples)
+		return pl_die(PL_EXIT_USAGE,
+			      "%s: no samples: expected 'frame;frame;... COUNT' lines", path);
+	return 0;
+}
+
+/* --diff BEFORE AFTER: the movers' table on stdout, the SVG to out */
+static int report_diff(const char *before, const char *after, int md, long top, const char *out)
+{
+	struct pl_prof bp = {0}, ap = {0};
+	struct pl_flamediff_in in = {&bp, &ap, before, after};
+	struct pl_flamediff_mover *m = NULL;
+	struct pl_error err = {{0}};
+	size_t n = 0;
+	char *table = NULL;
+	int rc = read_profile(before, &bp);
+	if (!rc)
+		rc = read_profile(after, &ap);
+	if (rc)
+		goto done;
+	if (pl_flamediff_movers(&in, &m, &n) != PL_OK ||
+	    !(table = pl_flamediff_table(&in, m, n, top ? (size_t)top : n, md))) {
+		rc = pl_die(PL_EXIT_INTERNAL, "out of memory");
+		goto done;
+	}
+	if (out) {
+		int wrc = pl_flamediff_write_svg(&in, out, &err);
+		if (wrc != PL_OK) {
+			rc = pl_die(wrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+				    err.msg);
+			goto done;
+		}
+	}
+	fputs(table, stdout);
+	if (out)
+		fprintf(md ? stderr : stdout, "\nwrote %s\n", out);
+	rc = PL_EXIT_OK;
+done:
+	free(table);
+	pl_flamediff_movers_free(m, n);
+	pl_prof_release(&bp);
+	pl_prof_release(&ap);
+	return rc;
+}
+
 int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
 	enum pl_report_format fmt = PL_REPORT_TEXT;
 	enum pl_report_style style = PL_REPORT_FINDINGS;
 	const char *out = NULL;
-	int c, rc = PL_EXIT_USAGE, html = 0;
+	int c, rc = PL_EXIT_USAGE, html = 0, diff = 0, top_given = 0;
+	long top = 15;
 	struct pl_html_profile *profs = NULL;
 	size_t nprofs = 0;
 	struct pl_report_input in;
@@ -206,6 +284,21 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 		case 'o':
 			out = optarg;
 			break;
+		case OPT_DIFF:
+			diff = 1;
+			break;
+		case OPT_TOP: {
+			char *end;
+			errno = 0;
+			top = strtol(optarg, &end, 10);
+			top_given = 1;
+			if (errno || end == optarg || *end || top < 0 || top > 1000000) {
+				pl_die(PL_EXIT_USAGE, "option '--top': expected a count, got '%s'",
+				       optarg);
+				goto done;
+			}
+			break;
+		}
 		case 'h':
 			fputs(cmd_report_usage, stdout);
 			rc = PL_EXIT_OK;
@@ -215,6 +308,32 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			pl_bad_option(c, argv, "report");
 			goto done;
 		}
+	}
+	if (diff) {
+		if (style != PL_REPORT_FINDINGS) {
+			pl_die(PL_EXIT_USAGE, "option '--style' does not apply to --diff");
+			goto done;
+		}
+		if (html) {
+			pl_die(PL_EXIT_USAGE,
+			       "--diff: the table is text or md; for the HTML page give both "
+			       "profiles to 'perfloop report --format html' (it draws their "
+			       "difference)");
+			goto done;
+		}
+		if (argc - optind != 2) {
+			pl_die(PL_EXIT_USAGE,
+			       "--diff: expected two profiles, BEFORE AFTER (collapsed stacks), "
+			       "got %d",
+			       argc - optind);
+			goto done;
+		}
+		rc = report_diff(argv[optind], argv[optind + 1], fmt == PL_REPORT_MD, top, out);
+		goto done;
+	}
+	if (top_given) {
+		pl_die(PL_EXIT_USAGE, "option '--top' is for --diff (the rows of its table)");
+		goto done;
 	}
 	if (optind >= argc) {
 		/* no files: the loop's own evidence, where a loop runs here */

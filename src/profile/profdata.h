@@ -134,11 +134,10 @@ char *pl_prof_svg_min(const struct pl_prof *p, const char *title, const char *su
  * page (zoom on click, search, reset, tooltips). Frames under a tenth of
  * a pixel are left out (a page stays small on a 100k-sample profile). */
 char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *subtitle);
-/* The differential flame graph: after's frames and widths, each coloured
- * by how its share of the samples changed since before (red more, blue
- * less, white the same; the tooltip says by how many points). */
-char *pl_prof_svg_html_diff(const struct pl_prof *before, const struct pl_prof *after,
-			    const char *title, const char *subtitle);
+/* The standalone SVG's script (zoom, search, reset); a frame's label is
+ * its data-n attribute where it has one (report/flamediff.c's differential
+ * graph), else its <title> less the counts. */
+extern const char pl_prof_svg_script[];
 extern const char pl_html_flame_js[];
 extern const char pl_html_flame_css[];
 /* A whole HTML page of one flame graph (profile --format html). */

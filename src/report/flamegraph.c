@@ -175,48 +175,9 @@ static void colour(const struct pl_prof_frame *f, char out[32])
 	snprintf(out, 32, "rgb(%u,%u,%u)", r, g, bl);
 }
 
-/* A differential flame graph: the before profile's tree, walked beside the
- * after's; a frame's colour says how its share changed. */
-struct diff {
-	const struct pl_prof *bp;
-	const struct tree *bt;
-	double atotal, btotal;
-};
-
-/* before's child of node bi with the same frame (name, file, line) as
- * after's frame f; -1 none */
-static long diff_child(const struct diff *df, long bi, const struct pl_prof_frame *f)
-{
-	if (bi < 0 || !f)
-		return -1;
-	for (long c = df->bt->v[bi].child; c >= 0; c = df->bt->v[c].next) {
-		const struct pl_prof_frame *g = &df->bp->frames[df->bt->v[c].frame];
-		if (g->line == f->line && strcmp(g->name, f->name) == 0 &&
-		    strcmp(g->file, f->file) == 0)
-			return c;
-	}
-	return -1;
-}
-
-/* red for a larger share of the samples after, blue for smaller, white
- * for the same: the change relative to the larger of the two shares */
-static void diff_colour(const struct diff *df, uint64_t after, long bi, char out[32],
-			double *change)
-{
-	double a = (double)after / df->atotal;
-	double b = bi >= 0 ? (double)df->bt->v[bi].count / df->btotal : 0;
-	double r = (a - b) / fmax(fmax(a, b), 1e-12);
-	*change = a - b;
-	unsigned k = (unsigned)(fmin(fabs(r), 1) * 200);
-	if (r >= 0)
-		snprintf(out, 32, "rgb(255,%u,%u)", 255 - k, 255 - k);
-	else
-		snprintf(out, 32, "rgb(%u,%u,255)", 255 - k, 255 - k);
-}
-
 /* Emit node i at sample offset x, depth d, then its children in order. */
 static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, long i, uint64_t x,
-		size_t d, double height, uint64_t minw, const struct diff *df, long bi)
+		size_t d, double height, uint64_t minw)
 {
 	const struct node *n = &t->v[i];
 	if (b->failed)
@@ -228,11 +189,7 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	double rx = PAD + (double)x * scale, rw = (double)n->count * scale;
 	double ry = height - (double)(d + 1) * FH - 30;
 	char col[32];
-	double change = 0;
-	if (df)
-		diff_colour(df, n->count, bi, col, &change);
-	else
-		colour(f, col);
+	colour(f, col);
 	char *label = f ? pl_prof_label(p, f) : NULL;
 	const char *shown = f ? label : "all";
 	if (f && !label)
@@ -240,14 +197,9 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	pl_strbuf_printf(b, "<g class=\"f\" data-x=\"%llu\" data-w=\"%llu\" data-d=\"%zu\"><title>",
 			 (unsigned long long)x, (unsigned long long)n->count, d);
 	pl_strbuf_xml(b, shown);
-	if (df)
-		pl_strbuf_printf(b, " (%llu %s, %.2f%%, %+.2f points since before)</title>",
-				 (unsigned long long)n->count, p->unit ? p->unit : "samples",
-				 100.0 * (double)n->count / (double)t->v[0].count, 100 * change);
-	else
-		pl_strbuf_printf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)n->count,
-				 p->unit ? p->unit : "samples",
-				 100.0 * (double)n->count / (double)t->v[0].count);
+	pl_strbuf_printf(b, " (%llu %s, %.2f%%)</title>", (unsigned long long)n->count,
+			 p->unit ? p->unit : "samples",
+			 100.0 * (double)n->count / (double)t->v[0].count);
 	pl_strbuf_printf(b,
 			 "<rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
 			 "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\">",
@@ -295,22 +247,21 @@ static int emit(struct pl_strbuf *b, const struct pl_prof *p, struct tree *t, lo
 	int rc = 0;
 	uint64_t cx = x;
 	for (size_t k = 0; k < nc && rc == 0; k++) {
-		const struct node *kn = &t->v[kids[k]];
-		rc = emit(b, p, t, kids[k], cx, d + 1, height, minw, df,
-			  df ? diff_child(df, bi, &p->frames[kn->frame]) : -1);
+		rc = emit(b, p, t, kids[k], cx, d + 1, height, minw);
 		cx += t->v[kids[k]].count;
 	}
 	free(kids);
 	return rc;
 }
 
-static const char script[] =
+const char pl_prof_svg_script[] =
     "<script type=\"text/ecmascript\"><![CDATA[\n"
     "var W=1200,PAD=10,frames=[],zoomed=null,matchEl,total=0;\n"
     "function init(){frames=Array.prototype.slice.call(document.querySelectorAll('g.f'));\n"
     " matchEl=document.getElementById('matched');total=+frames[0].getAttribute('data-w');\n"
     " frames.forEach(function(g){g.onclick=function(){zoom(g)};\n"
-    "  g.label=g.querySelector('title').textContent.replace(/ \\([0-9]+ [A-Za-z]+, [0-9.]+%\\)$/,'');\n"
+    "  g.label=g.getAttribute('data-n')||g.querySelector('title').textContent"
+    ".replace(/ \\([0-9]+ [A-Za-z]+, [0-9.]+%\\)$/,'');\n"
     "  fit(g)});\n"
     " document.getElementById('search').onclick=search;\n"
     " document.getElementById('reset').onclick=function(){zoom(frames[0])};\n"
@@ -374,7 +325,7 @@ int pl_prof_svg_to(const struct pl_prof *p, const char *title, const char *subti
 	pl_strbuf_puts(b, "<style>text{font-family:monospace;font-size:12px;fill:#000}"
 			  "g.f:hover rect{stroke:#000;stroke-width:0.5}g.f{cursor:pointer}"
 			  ".ui{cursor:pointer;fill:#336}</style>\n");
-	pl_strbuf_puts(b, script);
+	pl_strbuf_puts(b, pl_prof_svg_script);
 	pl_strbuf_printf(b, "<rect x=\"0\" y=\"0\" width=\"%d\" height=\"%.0f\" fill=\"#f8f8f0\"/>\n",
 			 (int)W, height);
 	titles(b, title, subtitle);
@@ -383,7 +334,7 @@ int pl_prof_svg_to(const struct pl_prof *p, const char *title, const char *subti
 			  "y=\"20\">Search</text>\n");
 	pl_strbuf_printf(b, "<text id=\"matched\" x=\"1100\" y=\"%.0f\"></text>\n", height - 10);
 	uint64_t minw = (uint64_t)((double)t.v[0].count * min_px / (W - 2 * PAD));
-	int rc = t.v[0].count ? emit(b, p, &t, 0, 0, 0, height, minw, NULL, -1) : 0;
+	int rc = t.v[0].count ? emit(b, p, &t, 0, 0, 0, height, minw) : 0;
 	pl_strbuf_puts(b, "</svg>\n");
 	free(t.v);
 	return rc < 0 || b->failed ? -1 : 0;
@@ -424,8 +375,8 @@ const char pl_html_flame_js[] =
     " fr.forEach(function(g){g.label=g.getAttribute('data-n')});\n"
     " svg.addEventListener('click',function(e){var g=e.target.closest('g.f');if(g)zoom(g)});\n"
     " svg.addEventListener('mouseover',function(e){var g=e.target.closest('g.f');if(g)"
-    "info.textContent=g.label+' \\u2014 '+num(g,'w')+' ('+(100*num(g,'w')/total)"
-    ".toFixed(2)+'%)'});\n"
+    "info.textContent=svg.classList.contains('diff')?g.querySelector('title').textContent:"
+    "g.label+' \\u2014 '+num(g,'w')+' ('+(100*num(g,'w')/total).toFixed(2)+'%)'});\n"
     " function fit(g){var r=g.querySelector('rect'),t=g.querySelector('text');\n"
     "  var w=+r.getAttribute('width'),n=Math.floor((w-6)/7);\n"
     "  t.setAttribute('x',+r.getAttribute('x')+3);\n"
@@ -488,19 +439,11 @@ static int label_attrs(struct pl_strbuf *b, const char *svg)
 
 char *pl_prof_svg_html(const struct pl_prof *p, const char *title, const char *subtitle)
 {
-	return pl_prof_svg_html_diff(NULL, p, title, subtitle);
-}
-
-char *pl_prof_svg_html_diff(const struct pl_prof *before, const struct pl_prof *p,
-			    const char *title, const char *subtitle)
-{
-	struct tree t = {0}, bt = {0};
-	if (build(&t, p) < 0 || (before && build(&bt, before) < 0)) {
+	struct tree t = {0};
+	if (build(&t, p) < 0) {
 		free(t.v);
-		free(bt.v);
 		return NULL;
 	}
-	struct diff df = {before, &bt, (double)t.v[0].count, before ? (double)bt.v[0].count : 0};
 	double height = TOP + (double)(t.maxdepth + 1) * FH + 10;
 	struct pl_strbuf b = {0};
 	pl_strbuf_printf(&b,
@@ -510,12 +453,9 @@ char *pl_prof_svg_html_diff(const struct pl_prof *before, const struct pl_prof *
 	titles(&b, title, subtitle);
 	/* a frame under 0.1 px at full width is not drawn */
 	uint64_t minw = (uint64_t)((double)t.v[0].count * 0.1 / (W - 2 * PAD));
-	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw,
-				     before && df.btotal > 0 ? &df : NULL, 0)
-			      : 0;
+	int rc = t.v[0].count ? emit(&b, p, &t, 0, 0, 0, height - 10, minw) : 0;
 	pl_strbuf_puts(&b, "</svg>\n");
 	free(t.v);
-	free(bt.v);
 	char *raw = pl_strbuf_take(&b);
 	if (rc < 0 || !raw) {
 		free(raw);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "findings.h"
+#include "flamediff.h"
 #include "render.h"
 #include "strbuf.h"
 #include "sweep.h"
@@ -501,7 +502,7 @@ static void profile_section(struct pl_strbuf *b, const struct pl_html_profile *h
 	free(total);
 }
 
-/* two profiles: the second against the first */
+/* two profiles: the second against the first (flamediff.c) */
 static void diff_section(struct pl_strbuf *b, const struct pl_html_profile *before,
 			 const struct pl_html_profile *after)
 {
@@ -509,19 +510,19 @@ static void diff_section(struct pl_strbuf *b, const struct pl_html_profile *befo
 	esc(b, before->file);
 	pl_strbuf_puts(b, " \u2192 ");
 	esc(b, after->file);
-	pl_strbuf_puts(b, "</h3>\n<p class=\"muted\">The second profile's frames and widths; red: "
-			  "a larger share of the samples than in the first, blue: smaller, white: "
-			  "the same (the tooltip says by how many points).</p>\n");
-	char sub[128];
-	snprintf(sub, sizeof sub, "%llu samples after, %llu before",
-		 (unsigned long long)after->prof.samples, (unsigned long long)before->prof.samples);
-	char *svg = pl_prof_svg_html_diff(&before->prof, &after->prof, "difference", sub);
-	if (!svg) {
+	pl_strbuf_puts(b, "</h3>\n<p class=\"muted\">The second profile's frames and widths, each "
+			  "coloured by how its own share of the samples moved since the first: red "
+			  "more, blue less, white the same (the tooltip says by how many points); a "
+			  "path only the first has is dashed, at its share of the first. Then the "
+			  "functions whose own share moved most.</p>\n");
+	struct pl_flamediff_in in = {&before->prof, &after->prof, before->file, after->file};
+	char *html = pl_flamediff_html(&in, 15);
+	if (!html) {
 		b->failed = 1;
 		return;
 	}
-	pl_strbuf_puts(b, svg);
-	free(svg);
+	pl_strbuf_puts(b, html);
+	free(html);
 }
 
 /* ---- complexity sweeps: cost against n on log-log axes, with the fit ---- */

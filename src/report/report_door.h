@@ -1,6 +1,7 @@
 /*
  * src/report/: showing the evidence: text and Markdown reports, the HTML page, flame
- * graph SVGs, the merge of ranks' summaries and profiles.
+ * graph SVGs and the differential one of two profiles, the merge of ranks'
+ * summaries and profiles.
  *
  * May include: util/ through decide/; never a folder above it (scripts/check-layers
  * fails on that). This header is the folder's door: a command or another
@@ -10,6 +11,7 @@
 #ifndef PL_REPORT_DOOR_H
 #define PL_REPORT_DOOR_H
 
+#include "flamediff.h"
 #include "htmlreport.h"
 #include "intake.h"
 #include "merge.h"
