@@ -287,6 +287,22 @@ static void finding_block(struct out *o, const struct pl_report_input *in,
 	pl_strbuf_puts(&o->b, "\n");
 }
 
+/* verdict files by their "created" time, oldest first (ISO 8601 sorts as
+ * text), the order given where equal or missing */
+struct in_order {
+	json_t *v;
+	size_t i;
+};
+
+static int by_created(const void *a, const void *b)
+{
+	const struct in_order *x = a, *y = b;
+	const char *cx = json_string_value(json_object_get(json_object_get(x->v, "doc"), "created")),
+		   *cy = json_string_value(json_object_get(json_object_get(y->v, "doc"), "created"));
+	int c = cx && cy ? strcmp(cx, cy) : 0;
+	return c ? c : x->i < y->i ? -1 : x->i > y->i;
+}
+
 double pl_report_confidence(const struct pl_findings *f, int nverdicts, int nsummaries,
 			    const char **reason)
 {
@@ -499,11 +515,20 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 	size_t nv = json_array_size(in->verdicts);
 	if (nv > 0) {
 		heading(&o, 2, style == PL_REPORT_REVIEW ? "Changes reviewed" : "Verdicts");
-		size_t i;
-		json_t *v;
-		json_array_foreach(in->verdicts, i, v)
-		{
-			json_t *d = json_object_get(v, "doc");
+		/* in the order they were made (the loop's files came in the
+		 * directory's order: rejected-2, 3, 1) */
+		struct in_order *order = malloc(nv * sizeof *order);
+		if (!order) {
+			free(defects);
+			free(adv);
+			free(o.b.s);
+			return NULL;
+		}
+		for (size_t k = 0; k < nv; k++)
+			order[k] = (struct in_order){json_array_get(in->verdicts, k), k};
+		qsort(order, nv, sizeof *order, by_created);
+		for (size_t i = 0; i < nv; i++) {
+			json_t *d = json_object_get(order[i].v, "doc");
 			if (style == PL_REPORT_REVIEW) {
 				review_block(&o, in, d);
 				continue;
@@ -514,13 +539,27 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 				  json_number_value(json_object_get(json_object_get(d, "before"), "p50")));
 			pl_fmt_dim(after, sizeof after, target,
 				  json_number_value(json_object_get(json_object_get(d, "after"), "p50")));
-			pl_strbuf_printf(&o.b, "%s %s: %s %s -> %s (%+.1f%%): %s\n",
+			/* a verdict other than accept says which rules it failed */
+			char why[300] = "";
+			json_t *failed = json_object_get(d, "failed_rules"), *fr;
+			size_t k, len = 0;
+			json_array_foreach(failed, k, fr)
+			{
+				if (json_is_string(fr) && len < sizeof why)
+					len += (size_t)snprintf(why + len, sizeof why - len, "%s%s",
+								len ? ", " : " (failed: ",
+								json_string_value(fr));
+			}
+			if (len && len < sizeof why)
+				snprintf(why + len, sizeof why - len, ")");
+			pl_strbuf_printf(&o.b, "%s %s: %s %s -> %s (%+.1f%%): %s%s\n",
 					 fmt == PL_REPORT_MD ? "-" : "*",
 					 json_string_value(json_object_get(d, "benchmark")), target,
 					 before, after,
 					 json_number_value(json_object_get(d, "gain")) * 100,
-					 json_string_value(json_object_get(d, "verdict")));
+					 json_string_value(json_object_get(d, "verdict")), why);
 		}
+		free(order);
 		if (style != PL_REPORT_REVIEW)
 			pl_strbuf_puts(&o.b, "\n");
 	}

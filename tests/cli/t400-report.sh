@@ -39,6 +39,16 @@ d['findings'] = [f for f in d['findings'] if f['status'] == 'statically_confirme
 json.dump(d, open('static.json', 'w'))"
 "$PERFLOOP" report static.json | tail -1 | grep -q '^0\.9[5-8] — every finding is statically confirmed' ||
 	fail "confidence for static-only findings"
+# verdicts in the order they were made, each not accepted with the rules
+# it failed (they came in the files' order, and "reject" said no why)
+python3 -c "
+import json; d = json.load(open('verdict.json'))
+d['created'] = '2000-01-01T00:00:00Z'; d['verdict'] = 'reject'; d['failed_rules'] = ['target_not_noisy', 'fingerprint_match']
+json.dump(d, open('zz-older.json', 'w'))"
+"$PERFLOOP" report verdict.json zz-older.json >order.txt
+first=$(grep -n 'reject (failed: target_not_noisy, fingerprint_match)' order.txt | cut -d: -f1)
+other=$(grep -n ': accept' order.txt | head -1 | cut -d: -f1)
+[ -n "$first" ] && [ -n "$other" ] && [ "$first" -lt "$other" ] || fail "verdicts not oldest first, or no reason: $(cat order.txt)"
 # measurements alone: not "no measurements" beside the benchmarks listed
 "$PERFLOOP" report --format md before.json after.json | tail -1 | grep -q '^n/a — measurements only, no finding and no verdict to judge' ||
 	fail "confidence for two summaries: $("$PERFLOOP" report --format md before.json after.json | tail -1)"
