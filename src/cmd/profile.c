@@ -57,6 +57,9 @@ const char cmd_profile_usage[] =
     "                        exits, or Ctrl-C); a launched program is then stopped\n"
     "      --lines           attribute samples to the line being run, not only the\n"
     "                        function (the line-profiler view)\n"
+    "      --scan            scan the sampled source files for known anti-patterns\n"
+    "                        and weigh each finding by this profile (scan\n"
+    "                        --profile in one step; by line with --lines)\n"
     "      --idle            include threads that are not running (waiting,\n"
     "                        sleeping; python mode: native mode samples CPU time)\n"
     "      --gil             python mode: only the thread holding the GIL (where\n"
@@ -144,7 +147,8 @@ enum {
 	OPT_ALLOC_RATE,
 	OPT_SYSCALLS,
 	OPT_RANK_FILTER,
-	OPT_LIVE_TABLE
+	OPT_LIVE_TABLE,
+	OPT_SCAN
 };
 
 static const struct option longopts[] = {
@@ -152,6 +156,7 @@ static const struct option longopts[] = {
     {"rate", required_argument, NULL, 'r'},
     {"duration", required_argument, NULL, 'd'},
     {"lines", no_argument, NULL, OPT_LINES},
+    {"scan", no_argument, NULL, OPT_SCAN},
     {"idle", no_argument, NULL, OPT_IDLE},
     {"gil", no_argument, NULL, OPT_GIL},
     {"gpu", no_argument, NULL, OPT_GPU},
@@ -295,6 +300,9 @@ int cmd_profile(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_LINES:
 			o->lines = 1;
+			break;
+		case OPT_SCAN:
+			o->scan = 1;
 			break;
 		case OPT_IDLE:
 			o->idle = 1;

@@ -42,6 +42,7 @@ struct opts {
 	int kernel;
 	double rate, duration, min_share;
 	int lines, idle, gil, threads, subprocs, formats, gpu, full_paths, fold_imports, memory;
+	int scan; /* --scan: the sampled sources scanned, weighed by this profile */
 	int alloc;		 /* --alloc: the preloaded sampler instead of stacks */
 	int syscalls;		 /* --syscalls: the tracepoints instead of stacks */
 	unsigned long long alloc_rate; /* --alloc-rate: mean bytes between samples */
@@ -186,5 +187,11 @@ int profile_write_outputs(struct profiler *P, const char *title, const char *cwd
 			  const struct pl_steps *steps);
 void profile_command_title(const struct opts *o, char *title, size_t size);
 int profile_exit_status(const struct opts *o, const struct pl_ctx *ctx, int status);
+
+/* --scan (profile_scan.c): the project's sampled source files scanned,
+ * each finding weighed by this profile and added to out. 0, or -1 out of
+ * memory. */
+struct pl_findings;
+int profile_scan_findings(struct profiler *P, const char *cwd, struct pl_findings *out);
 
 #endif

@@ -307,6 +307,8 @@ int profile_write_outputs(struct profiler *P, const char *title, const char *cwd
 		for (size_t i = before_env; frc >= 0 && i < f.n; i++)
 			printf("  ! %s (%s): %s\n", f.v[i].signal, f.v[i].leaf,
 			       f.v[i].suggested_action);
+		if (frc >= 0 && o->scan)
+			frc = profile_scan_findings(P, cwd, &f);
 		if (frc < 0) {
 			pl_findings_release(&f);
 			free(pl_strbuf_take(&names));

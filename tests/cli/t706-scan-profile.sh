@@ -47,6 +47,13 @@ grep -q "note: not seen in the profile" out || fail "no unseen note: $(cat out)"
 # --min-severity applies to the measured severity
 run "$PERFLOOP" scan --profile prof.folded --min-severity critical --format json -o crit.json work.py
 check crit.json "[x['leaf'] for x in d['findings']] == ['PY001']"
+# in one step: profile --scan scans the sampled source and weighs it
+run "$PERFLOOP" profile --lines --scan -o one -- python3 work.py
+expect_rc 0
+grep -q "scan of 1 source file: 2 findings, 1 on code this profile ran" out || fail "profile --scan: $(cat out)"
+grep -q "! PY001 work.py:4: Nested loops over the same collection" out || fail "profile --scan: no hot finding line: $(cat out)"
+check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY001'][0]['status'] == 'measured'"
+check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY028'][0]['status'] == 'statically_confirmed'"
 # not a profile
 printf 'a;b 3\nnot a profile\n' >bad.folded
 run "$PERFLOOP" scan --profile bad.folded work.py
