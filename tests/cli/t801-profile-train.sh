@@ -56,9 +56,12 @@ run "$PERFLOOP" profile --subprocesses -o w2 -- $PY "$TRAIN" --workers 2 --truth
 expect_rc 0
 share2=$(j w2.steps.json "d['steady']['data_share']")
 want2=$(truth t2.json)
-python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and a < 0.3 else 1)" "$share2" "$want2" ||
+# (the share must match the script's timers; whether two workers keep up
+# is the machine's: on 2 busy CPUs they once did not, 0.30 by the script's
+# own timers too, so the finding follows the measured share either way)
+python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and (a < 0.3 or b >= 0.25) else 1)" "$share2" "$want2" ||
 	fail "workers=2: data share $share2, the script's own timers say $want2"
-check w2.findings.json "'ml.data-loading-bound' not in [f['leaf'] for f in d['findings']]"
+check w2.findings.json "('ml.data-loading-bound' in [f['leaf'] for f in d['findings']]) == ($share2 > 0.3)"
 grep -q "_worker_loop" w2.folded || fail "the workers' stacks are not under their own roots"
 
 # a program without torch: no training section
