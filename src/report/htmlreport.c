@@ -119,9 +119,31 @@ static void verdicts(struct pl_strbuf *b, const struct pl_report_input *in)
 					pl_strbuf_puts(b, ", ");
 				first = 0;
 				esc(b, key);
-				if (json_is_number(num))
-					pl_strbuf_printf(b, " %.6g", json_number_value(num));
-				else if (json_is_string(num)) {
+				char f[64];
+				if (json_is_number(num) && (!strcmp(key, "before_p50") ||
+							    !strcmp(key, "after_p50")))
+					pl_strbuf_printf(b, " %s",
+							 pl_fmt_dim(f, sizeof f, target,
+								    json_number_value(num)));
+				else if (json_is_number(num))
+					pl_strbuf_printf(b, " %s",
+							 pl_fmt_dim(f, sizeof f, key,
+								    json_number_value(num)));
+				else if (json_is_array(num)) { /* a list, or "none" */
+					size_t ai;
+					json_t *item;
+					if (!json_array_size(num))
+						pl_strbuf_puts(b, " none");
+					json_array_foreach(num, ai, item)
+					{
+						pl_strbuf_puts(b, ai ? ", " : " ");
+						if (json_is_string(item))
+							esc(b, json_string_value(item));
+						else if (json_is_number(item))
+							pl_strbuf_printf(b, "%.6g",
+									 json_number_value(item));
+					}
+				} else if (json_is_string(num)) {
 					pl_strbuf_puts(b, " ");
 					esc(b, json_string_value(num));
 				} else if (json_is_boolean(num))

@@ -88,6 +88,15 @@ char *pl_fmt_dim(char *buf, size_t len, const char *dimension, double value)
 			 !strcmp(dimension, "sim_cycles") ? "est. cycles" : "instructions");
 		return buf;
 	}
+	/* the other dimensions of perfloop.bench/1 in their units: CPU time
+	 * in seconds, task_clock in nanoseconds, memory in bytes (the HTML
+	 * page showed "task_clock 3.85862e+07") */
+	if (dimension && !strcmp(dimension, "cpu"))
+		return pl_fmt_seconds(buf, len, value);
+	if (dimension && !strcmp(dimension, "task_clock"))
+		return pl_fmt_seconds(buf, len, value / 1e9);
+	if (dimension && (!strcmp(dimension, "memory") || !strcmp(dimension, "allocated_bytes")))
+		return pl_fmt_bytes(buf, len, value);
 	snprintf(buf, len, "%.6g", value);
 	return buf;
 }

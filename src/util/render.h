@@ -36,8 +36,9 @@ void pl_time_unit(double ref_seconds, double *scale, const char **unit);
 char *pl_fmt_bytes(char *buf, size_t len, double bytes);
 /* A duration with its unit, as bench prints it: "82.6 ms", "1.24 s". */
 char *pl_fmt_seconds(char *buf, size_t len, double seconds);
-/* A dimension's value as bench prints it: "timing" with its unit, any
- * other dimension as the number it is (%.6g). */
+/* A dimension's value as bench prints it: timing, cpu and task_clock as
+ * durations, memory and allocated_bytes in bytes, the simulated counts
+ * with their names, any other dimension as the number it is (%.6g). */
 char *pl_fmt_dim(char *buf, size_t len, const char *dimension, double value);
 char *pl_fmt_count(char *buf, size_t len, double v);
 

@@ -32,6 +32,15 @@ if grep -Eiq '(src|href)="(https?:)?//|@import|url\(' report.html; then
 fi
 # every injected string is escaped where it lands
 if grep -q '<img src=x' report.html; then fail "an unescaped <img> from a function name"; fi
+# the rules' numbers in their units, empty lists said as such: not
+# "before_p50 3.85862e+07" nor a bare "regressed" beside "passed"
+python3 - report.html <<'PY' || fail "rule numbers as raw floats or empty lists as bare words"
+import re, sys
+page = open(sys.argv[1]).read()
+cells = re.findall(r'<td class="(?:pass|fail)">(?:passed|failed)</td><td>.*?</td><td>(.*?)</td></tr>', page)
+bad = [c for c in cells if re.search(r'_p50 [0-9.]+e[+-]', c) or re.search(r'(^|, )(regressed|mismatched|differing)(,|$)', c)]
+sys.exit(1 if not cells or bad else 0)
+PY
 if grep -q '<script>window.__pwned' report.html; then fail "an unescaped <script> from a benchmark name"; fi
 grep -q '&lt;/script&gt;&lt;img src=x onerror=&quot;window.__pwned=1&quot;&gt;' report.html ||
 	fail "the function name is not shown escaped"
