@@ -165,9 +165,12 @@ void profile_live_line(struct profiler *P, int done)
 	}
 	P->live_last = now;
 	double el = now - P->live_start;
-	fprintf(stderr, "\r\033[K  sampling: %llu samples, %.0f/s, %.1f s, %zu errors",
-		(unsigned long long)P->prof.samples,
-		el > 0 ? (double)P->prof.samples / el : 0.0, el, P->stats.errors);
+	/* the rate the summary will say: ticks a second (a tick samples every
+	 * thread, so samples a second ran ahead of it: 1,116/s live, then
+	 * "875/s delivered") */
+	fprintf(stderr, "\r\033[K  sampling: %llu samples, %.0f/s delivered, %.1f s, %zu errors",
+		(unsigned long long)P->prof.samples, el > 0 ? (double)P->ticks / el : 0.0, el,
+		P->stats.errors);
 	fflush(stderr);
 }
 
@@ -181,10 +184,10 @@ void profile_top_refresh(struct profiler *P)
 	P->table_last = now;
 	double el = now - P->live_start;
 	fputs(isatty(STDOUT_FILENO) ? "\033[H\033[2J" : "\n", stdout);
-	printf("perfloop top: pid %d: %s\n  %llu samples, %.0f/s, %.1f s, %zu errors "
+	printf("perfloop top: pid %d: %s\n  %llu samples, %.0f/s delivered, %.1f s, %zu errors "
 	       "(Ctrl-C to stop)\n",
 	       (int)P->t[0].pid, P->t[0].cmd, (unsigned long long)P->prof.samples,
-	       el > 0 ? (double)P->prof.samples / el : 0.0, el, P->stats.errors);
+	       el > 0 ? (double)P->ticks / el : 0.0, el, P->stats.errors);
 	profile_print_table(P);
 	fflush(stdout);
 }
