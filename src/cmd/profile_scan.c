@@ -76,18 +76,21 @@ int profile_scan_findings(struct profiler *P, const char *cwd, struct pl_finding
 	if (pl_rules_load(&rules, &err) < 0 ||
 	    pl_scan_files(&rules, &so, NULL, (const char *const *)paths, n, 2, &files, &cached,
 			  &err) < 0 ||
-	    pl_scan_weigh(files, n, tmp, &sum, &err) != PL_OK) {
+	    pl_scan_weigh(files, n, tmp, P->o.lines ? 1 : 0, &sum, &err) != PL_OK) {
 		printf("  scan: %s\n", err.msg);
 		goto done;
 	}
 	size_t total = 0;
 	for (size_t i = 0; i < n; i++)
 		total += files[i].findings.n;
-	printf("  scan of %zu source file%s: %zu finding%s, %zu on code this profile ran; they "
-	       "run in %.1f%% of its samples (by %s)\n",
-	       n, n == 1 ? "" : "s", total, total == 1 ? "" : "s", sum.measured,
-	       sum.samples > 0 ? 100 * sum.explained / sum.samples : 0.0,
-	       sum.has_lines ? "line" : "function: --lines weighs by line");
+	if (!total)
+		printf("  scan of %zu source file%s: no finding\n", n, n == 1 ? "" : "s");
+	else
+		printf("  scan of %zu source file%s: %zu finding%s, %zu on code this profile ran; "
+		       "they run in %.1f%% of its samples (by %s)\n",
+		       n, n == 1 ? "" : "s", total, total == 1 ? "" : "s", sum.measured,
+		       sum.samples > 0 ? 100 * sum.explained / sum.samples : 0.0,
+		       sum.has_lines ? "line" : "function: --lines weighs by line");
 	/* the hottest first, as select ranks them */
 	for (size_t i = 0; i < n; i++)
 		for (size_t j = 0; j < files[i].findings.n; j++) {

@@ -1069,7 +1069,7 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	/* --profile: each finding's severity from its measured share, then
 	 * --min-severity on that */
 	if (profile) {
-		int wrc = pl_scan_weigh(files, paths.n, profile, &wsum, &err);
+		int wrc = pl_scan_weigh(files, paths.n, profile, -1, &wsum, &err);
 		if (wrc != PL_OK) {
 			rc = pl_die(wrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
 				    wrc == PL_ENOMEM ? "out of memory" : err.msg);
@@ -1164,7 +1164,10 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			"perfloop scan: skipped %zu director%s of installed or generated code "
 			"(%s: ruff's default excludes and virtualenvs; --no-ignore scans them)\n",
 			skipped.dirs, skipped.dirs == 1 ? "y" : "ies", skipped.names);
-	if (!rc && profile)
+	if (!rc && profile && !wsum.measured && !wsum.unseen)
+		fprintf(stderr, "perfloop scan: weighed by %s (%.0f samples): no finding to weigh\n",
+			profile, wsum.samples);
+	else if (!rc && profile)
 		fprintf(stderr,
 			"perfloop scan: weighed by %s (%.0f samples%s): %zu finding%s measured, %zu "
 			"not seen in the profile; the findings' %s run in %.1f%% of its samples\n",

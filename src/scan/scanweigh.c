@@ -192,10 +192,12 @@ static enum pl_severity from_share(double s)
 }
 
 /* Weigh the findings with what was counted (see scanweigh.h). */
-static int apply(struct weigh *W, const char *path, struct pl_weigh_summary *sum)
+static int apply(struct weigh *W, const char *path, int lines, struct pl_weigh_summary *sum)
 {
-	for (size_t i = 0; i < W->nw; i++)
+	for (size_t i = 0; lines < 0 && i < W->nw; i++)
 		sum->has_lines |= W->w[i].many_lines;
+	if (lines >= 0)
+		sum->has_lines = lines;
 	for (size_t i = 0; i < W->nw; i++) {
 		struct weighed *x = &W->w[i];
 		struct pl_finding *f = x->f;
@@ -243,7 +245,7 @@ static int apply(struct weigh *W, const char *path, struct pl_weigh_summary *sum
 	return PL_OK;
 }
 
-int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path,
+int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
 		  struct pl_weigh_summary *sum, struct pl_error *err)
 {
 	memset(sum, 0, sizeof *sum);
@@ -354,13 +356,8 @@ int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path,
 	}
 	free(text);
 	if (rc == PL_OK)
-		rc = apply(&W, path, sum);
+		rc = apply(&W, path, lines, sum);
 	sum->explained = sum->has_lines ? explained_line : explained_func;
 	release(&W);
 	return rc;
-}
-
-double pl_scan_weighed_share(const struct pl_finding *f)
-{
-	return pl_finding_profile_share(f);
 }

@@ -37,12 +37,12 @@ struct pl_weigh_summary {
 };
 
 /* Read the folded profile at path and weigh every finding of files[0..n).
- * PL_EINPUT with "PATH:LINE: ..." for a profile that is not folded stacks. */
-int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path,
+ * lines: 1 the profile was taken with --lines, 0 without, -1 unknown (told
+ * from its frames: a function seen at two lines). PL_EINPUT with
+ * "PATH:LINE: ..." for a profile that is not folded stacks. */
+int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
 		  struct pl_weigh_summary *sum, struct pl_error *err);
 
-/* The measured share a weighed finding carries, or -1 (not weighed, or
- * not seen in the profile). */
-double pl_scan_weighed_share(const struct pl_finding *f);
+/* A weighed finding's share: pl_finding_profile_share (findings.h). */
 
 #endif

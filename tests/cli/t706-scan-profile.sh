@@ -54,6 +54,11 @@ grep -q "scan of 1 source file: 2 findings, 1 on code this profile ran" out || f
 grep -q "! PY001 work.py:4: Nested loops over the same collection" out || fail "profile --scan: no hot finding line: $(cat out)"
 check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY001'][0]['status'] == 'measured'"
 check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY028'][0]['status'] == 'statically_confirmed'"
+# nothing to weigh: said so, not "by function" of a profile taken by line
+printf 'def f():\n    return 1\n' >clean.py
+run "$PERFLOOP" scan --profile prof.folded clean.py
+expect_rc 0
+expect_err "weighed by prof.folded ([0-9]* samples): no finding to weigh"
 # not a profile
 printf 'a;b 3\nnot a profile\n' >bad.folded
 run "$PERFLOOP" scan --profile bad.folded work.py

@@ -63,21 +63,21 @@ static void test_by_line(void **state)
 			       "<module> (proj/train.py:1);Trainer.train (proj/train.py:20) 1\n");
 	struct pl_weigh_summary s;
 	struct pl_error err;
-	assert_int_equal(pl_scan_weigh(&f, 1, "p.folded", &s, &err), PL_OK);
+	assert_int_equal(pl_scan_weigh(&f, 1, "p.folded", -1, &s, &err), PL_OK);
 	assert_true(s.has_lines);
 	assert_close(s.samples, 100, 1e-9);
 	assert_close(s.explained, 41, 1e-9);
 	assert_int_equal(s.measured, 2);
 	assert_int_equal(s.unseen, 1);
 	struct pl_finding *a = &f.findings.v[0], *b = &f.findings.v[1], *c = &f.findings.v[2];
-	assert_close(pl_scan_weighed_share(a), 0.40, 1e-9);
+	assert_close(pl_finding_profile_share(a), 0.40, 1e-9);
 	assert_int_equal(a->severity, PL_SEV_CRITICAL);
 	assert_int_equal(a->status, PL_FST_MEASURED);
 	assert_close(json_real_value(json_object_get(a->evidence_numbers, "function_share")), 1.0,
 		     1e-9);
-	assert_close(pl_scan_weighed_share(b), 0.01, 1e-9);
+	assert_close(pl_finding_profile_share(b), 0.01, 1e-9);
 	assert_int_equal(b->severity, PL_SEV_LOW);
-	assert_true(pl_scan_weighed_share(c) < 0);
+	assert_true(pl_finding_profile_share(c) < 0);
 	assert_int_equal(c->severity, PL_SEV_MEDIUM); /* as the rule said */
 	assert_non_null(strstr(c->severity_note, "not seen in the profile"));
 	pl_scan_file_release(&f);
@@ -89,17 +89,25 @@ static void test_by_line(void **state)
 	add_finding(&f, "PY010", "train", 12);
 	write_file("q.folded", "main (train.py:1);train (train.py:10);op (lib.py:3) 30\n"
 			       "main (train.py:1);other (train.py:40) 70\n");
-	assert_int_equal(pl_scan_weigh(&f, 1, "q.folded", &s, &err), PL_OK);
+	assert_int_equal(pl_scan_weigh(&f, 1, "q.folded", -1, &s, &err), PL_OK);
 	assert_false(s.has_lines);
-	assert_close(pl_scan_weighed_share(&f.findings.v[0]), 0.30, 1e-9);
+	assert_close(pl_finding_profile_share(&f.findings.v[0]), 0.30, 1e-9);
 	assert_int_equal(f.findings.v[0].severity, PL_SEV_CRITICAL);
 	assert_close(s.explained, 30, 1e-9);
+	/* told it has lines (profile --lines --scan): the line's share, 0 */
+	pl_scan_file_release(&f);
+	memset(&f, 0, sizeof f);
+	f.path = strdup("train.py");
+	add_finding(&f, "PY010", "train", 12);
+	assert_int_equal(pl_scan_weigh(&f, 1, "q.folded", 1, &s, &err), PL_OK);
+	assert_true(s.has_lines);
+	assert_close(pl_finding_profile_share(&f.findings.v[0]), 0.0, 1e-9);
 
 	/* not folded stacks: the line that is not */
 	write_file("bad.folded", "a;b 3\nthis is not a profile\n");
-	assert_int_equal(pl_scan_weigh(&f, 1, "bad.folded", &s, &err), PL_EINPUT);
+	assert_int_equal(pl_scan_weigh(&f, 1, "bad.folded", -1, &s, &err), PL_EINPUT);
 	assert_non_null(strstr(err.msg, "bad.folded:2:"));
-	assert_int_equal(pl_scan_weigh(&f, 1, "missing.folded", &s, &err), PL_EINPUT);
+	assert_int_equal(pl_scan_weigh(&f, 1, "missing.folded", -1, &s, &err), PL_EINPUT);
 	assert_non_null(strstr(err.msg, "option '--profile'"));
 	pl_scan_file_release(&f);
 	unlink("train.py");
