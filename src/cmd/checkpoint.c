@@ -24,7 +24,10 @@ const char cmd_checkpoint_usage[] =
     "directory git ignores through its own .perfloop/.gitignore. A new\n"
     "checkpoint replaces the previous one. What cannot be recorded exactly (a\n"
     "FIFO or device, an unreadable file, an unresolved conflict, a split\n"
-    "index) is refused by name, never recorded in part.\n"
+    "index) is refused by name, never recorded in part. An untracked file\n"
+    "larger than 64 MiB (PERFLOOP_CHECKPOINT_MAX_FILE: bytes, or with K, M, G)\n"
+    "is recorded by its hash only, not copied into .git each time it changes;\n"
+    "a revert then says it changed and leaves it.\n"
     "\n"
     "Options:\n"
     "  -C DIR      the repository (default: the current directory)\n"
@@ -51,7 +54,8 @@ const char cmd_revert_usage[] =
     "the revert is kept as refs/perfloop/reverted ('git checkout\n"
     "refs/perfloop/reverted -- PATH' brings an undone edit back). Ignored\n"
     "files are left alone, whatever the change did to .gitignore; inside\n"
-    "submodules and nested repositories nothing is restored: they are listed.\n"
+    "submodules and nested repositories nothing is restored: they are listed,\n"
+    "and so are untracked files too large for the checkpoint to keep.\n"
     "\n"
     "Options:\n"
     "  -C DIR         the repository (default: the current directory)\n"
@@ -161,6 +165,16 @@ int cmd_checkpoint(int argc, char **argv, const struct pl_ctx *ctx)
 		       ".perfloop/checkpoint.json\n",
 		       json_string_value(json_object_get(doc, "commit")), (long long)nt,
 		       (long long)nu, nt + nu == 1 ? "" : "s");
+		size_t i, big = 0;
+		json_t *e;
+		json_array_foreach(json_object_get(doc, "entries"), i, e)
+			big += json_is_false(json_object_get(e, "stored"));
+		if (big)
+			printf("%zu untracked file%s larger than %.0f MiB recorded by hash only (no "
+			       "copy kept): a revert leaves %s; ignore data in .gitignore, or "
+			       "raise PERFLOOP_CHECKPOINT_MAX_FILE\n",
+			       big, big == 1 ? "" : "s", (double)pl_git_max_stored() / 1048576.0,
+			       big == 1 ? "it as it is" : "them as they are");
 	}
 	json_decref(doc);
 	return PL_EXIT_OK;
@@ -185,12 +199,13 @@ int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx)
 	if (rc != PL_OK)
 		return pl_die(pl_exit_code(rc), "%s", err.msg);
 	if (json) {
-		json_t *doc = json_pack("{s:b, s:o, s:o, s:o, s:o, s:b, s:s?}", "dry_run", dry,
+		json_t *doc = json_pack("{s:b, s:o, s:o, s:o, s:o, s:o, s:b, s:s?}", "dry_run", dry,
 					"restored", strings(r.restored, r.nrestored), "created",
 					strings(r.created, r.ncreated), "displaced",
 					strings(r.displaced, r.ndisplaced), "not_restored",
-					strings(r.kept, r.nkept), "index_restored", r.index_restored,
-					"saved", r.saved[0] ? r.saved : NULL);
+					strings(r.kept, r.nkept), "not_kept",
+					strings(r.unstored, r.nunstored), "index_restored",
+					r.index_restored, "saved", r.saved[0] ? r.saved : NULL);
 		pl_json_print(doc);
 	} else {
 		printf("%s %zu path%s%s\n", dry ? "would restore" : "restored", r.nrestored,
@@ -210,6 +225,12 @@ int cmd_revert(int argc, char **argv, const struct pl_ctx *ctx)
 		if (r.nkept) {
 			printf("not restored:\n");
 			print_paths(r.kept, r.nkept, 0);
+		}
+		if (r.nunstored) {
+			printf("changed, left as they are (untracked and larger than %.0f MiB, "
+			       "so the checkpoint kept no copy):\n",
+			       (double)pl_git_max_stored() / 1048576.0);
+			print_paths(r.unstored, r.nunstored, 1);
 		}
 		if (r.saved[0])
 			printf("the tree before this revert: refs/perfloop/reverted (%.12s)\n",

@@ -616,6 +616,10 @@ int cmd_try(int argc, char **argv, const struct pl_ctx *ctx)
 		printf("  %-4s %-19s %s\n", v->rule[i].passed ? "ok" : "FAIL", v->rule[i].name,
 		       v->rule[i].detail);
 	printf("verdict: %s (on %s)\n", pl_verdict_name(o.kind), v->target);
+	if (o.unkept[0])
+		printf("neither committed nor reverted (untracked and larger than %.0f MiB: the "
+		       "checkpoint kept no copy): %s\n",
+		       (double)pl_git_max_stored() / 1048576.0, o.unkept);
 	if (o.kind == PL_ACCEPT) {
 		printf("committed %.12s: %s of '%s' %+.1f%%; this run is the new baseline\n",
 		       o.commit, v->target, v->bench, o.gain * 100);

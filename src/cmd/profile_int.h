@@ -24,6 +24,7 @@
 #include "memtrack.h"
 #include "native.h"
 #include "profdata.h"
+#include "procid.h"
 #include "pystack.h"
 #include "ranks.h"
 #include "steps.h"
@@ -59,6 +60,7 @@ struct opts {
 /* One sampled process. */
 struct target {
 	pid_t pid;
+	struct pl_procid id; /* the process itself: pid may be reused once it exits */
 	struct pl_pystack *st;
 	int gone;
 	int fails;  /* consecutive unreadable samples */

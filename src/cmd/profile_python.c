@@ -348,6 +348,8 @@ static struct target *add_target(struct profiler *P, pid_t pid, struct pl_pystac
 	t->st = st;
 	t->frame = -1;
 	t->statm_fd = -1;
+	if (pl_procid_open(&t->id, pid) < 0)
+		t->gone = 1; /* ended before it was seen */
 	pl_pyproc_cmdline(pid, t->cmd, sizeof t->cmd);
 	return t;
 }
@@ -539,6 +541,7 @@ static void release(struct profiler *P)
 {
 	for (size_t i = 0; i < P->nt; i++) {
 		pl_pystack_close(P->t[i].st);
+		pl_procid_close(&P->t[i].id);
 		if (P->t[i].statm_fd >= 0)
 			close(P->t[i].statm_fd);
 	}
@@ -720,15 +723,17 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 			struct target *t = &P->t[i];
 			if (t->gone)
 				continue;
+			/* ended: never read whichever program gets its number next
+			 * (without a pidfd, /proc is asked every 10th tick) */
+			if ((t->id.pidfd >= 0 || P->ticks % 10 == 0) && pl_procid_gone(&t->id)) {
+				t->gone = 1;
+				continue;
+			}
 			if (!t->st) {
 				/* not CPython yet: try for 5 s at 50 Hz, then only watch it
 				 * (a shell or launcher whose children are followed) */
-				if (P->ticks % attach_every == 0) {
-					if (kill(t->pid, 0) < 0 && errno == ESRCH)
-						t->gone = 1;
-					else if (t->tries++ < 250)
-						try_attach(P, t, &err);
-				}
+				if (P->ticks % attach_every == 0 && t->tries++ < 250)
+					try_attach(P, t, &err);
 				live += !t->gone;
 				continue;
 			}

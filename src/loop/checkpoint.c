@@ -118,20 +118,52 @@ static void stdin_path(struct pl_strbuf *b, const char *p)
 	pl_strbuf_puts(b, "\"\n");
 }
 
+/* git hash-object over the --stdin-paths lines in `in`, writing the
+ * blobs or not; the ids go to the entries which[0..nw) of m. */
+static int hash_paths(const struct pl_git *g, struct manifest *m, const struct pl_strbuf *in,
+		      const size_t *which, size_t nw, int write, struct pl_error *err)
+{
+	if (!nw)
+		return PL_OK;
+	char *wargs[] = {"hash-object", "-w", "--no-filters", "--stdin-paths", NULL};
+	char *args[] = {"hash-object", "--no-filters", "--stdin-paths", NULL};
+	char *out = NULL;
+	size_t len = 0;
+	int rc = pl_git_cmd_in(g, NULL, in->s, in->len, &out, &len, err, write ? wargs : args);
+	char *save = NULL, *tok = rc == PL_OK ? strtok_r(out, "\n", &save) : NULL;
+	size_t k = 0;
+	for (; tok && k < nw; tok = strtok_r(NULL, "\n", &save), k++) {
+		snprintf(m->v[which[k]].oid, sizeof(m->v[which[k]].oid), "%s", tok);
+		m->v[which[k]].hashed = 1;
+	}
+	if (rc == PL_OK && k != nw)
+		rc = pl_error_set(err, PL_ESYS, "git hash-object gave %zu ids for %zu paths", k,
+				  nw);
+	free(out);
+	return rc;
+}
+
 /* Hash (and store) the bytes of every entry not known yet: files by path,
- * symlinks by their target written to a scratch file. */
+ * symlinks by their target written to a scratch file; an unstored file's
+ * bytes are hashed and not written. */
 static int hash_entries(const struct pl_git *g, struct manifest *m, struct pl_error *err)
 {
 	char scratch[4300];
 	snprintf(scratch, sizeof(scratch), "%s/.perfloop/links.%ld", g->top, (long)getpid());
-	struct pl_strbuf in = {0};
+	struct pl_strbuf in = {0}, big = {0};
 	size_t *which = calloc(m->n + 1, sizeof(size_t));
-	size_t nw = 0, nlinks = 0;
-	int rc = which ? PL_OK : PL_ENOMEM;
+	size_t *bigwhich = calloc(m->n + 1, sizeof(size_t));
+	size_t nw = 0, nbig = 0, nlinks = 0;
+	int rc = which && bigwhich ? PL_OK : PL_ENOMEM;
 	for (size_t i = 0; rc == PL_OK && i < m->n; i++) {
 		struct entry *e = &m->v[i];
 		if (e->hashed || (e->kind != K_FILE && e->kind != K_LINK))
 			continue;
+		if (e->unstored) {
+			stdin_path(&big, e->path);
+			bigwhich[nbig++] = i;
+			continue;
+		}
 		if (e->kind == K_LINK) {
 			char full[8300], target[4097];
 			snprintf(full, sizeof(full), "%s/%s", g->top, e->path);
@@ -160,22 +192,10 @@ static int hash_entries(const struct pl_git *g, struct manifest *m, struct pl_er
 		}
 		which[nw++] = i;
 	}
-	if (rc == PL_OK && nw) {
-		char *args[] = {"hash-object", "-w", "--no-filters", "--stdin-paths", NULL};
-		char *out = NULL;
-		size_t len = 0;
-		rc = pl_git_cmd_in(g, NULL, in.s, in.len, &out, &len, err, args);
-		char *save = NULL, *tok = rc == PL_OK ? strtok_r(out, "\n", &save) : NULL;
-		size_t k = 0;
-		for (; tok && k < nw; tok = strtok_r(NULL, "\n", &save), k++) {
-			snprintf(m->v[which[k]].oid, sizeof(m->v[which[k]].oid), "%s", tok);
-			m->v[which[k]].hashed = 1;
-		}
-		if (rc == PL_OK && k != nw)
-			rc = pl_error_set(err, PL_ESYS,
-					  "git hash-object gave %zu ids for %zu paths", k, nw);
-		free(out);
-	}
+	if (rc == PL_OK)
+		rc = hash_paths(g, m, &in, which, nw, 1, err);
+	if (rc == PL_OK)
+		rc = hash_paths(g, m, &big, bigwhich, nbig, 0, err);
 	for (size_t i = 0; i < nlinks; i++) {
 		char lp[4400];
 		snprintf(lp, sizeof(lp), "%s/%zu", scratch, i);
@@ -184,7 +204,9 @@ static int hash_entries(const struct pl_git *g, struct manifest *m, struct pl_er
 	if (nlinks)
 		rmdir(scratch);
 	free(which);
+	free(bigwhich);
 	free(pl_strbuf_take(&in));
+	free(pl_strbuf_take(&big));
 	return rc;
 }
 
@@ -198,6 +220,8 @@ static void use_cache(struct entry *e, const struct manifest *cache)
 	const struct entry *c = pl_git_find_entry(cache, e->path);
 	if (!c || c->kind != K_FILE || !c->hashed || memcmp(c->st, e->st, sizeof(e->st)) != 0)
 		return;
+	if (c->unstored && !e->unstored)
+		return; /* its bytes were never written: hash (and store) them now */
 	const long long tick = 2000000000LL;
 	if (e->st[1] + tick > cache->taken_ns || e->st[2] + tick > cache->taken_ns)
 		return;
@@ -345,6 +369,7 @@ int pl_git_take_manifest(const struct pl_git *g, const char *index, int strict,
 	qsort(m->v, m->n, sizeof(*m->v), pl_git_cmp_entry);
 
 	/* what each path is on disk; absent ones drop out */
+	const long long max_stored = pl_git_max_stored();
 	char last[4096] = "";
 	size_t keep = 0;
 	for (size_t i = 0; i < m->n; i++) {
@@ -364,6 +389,7 @@ int pl_git_take_manifest(const struct pl_git *g, const char *index, int strict,
 		if (S_ISREG(st.st_mode)) {
 			e->kind = K_FILE;
 			e->mode = st.st_mode & 0777;
+			e->unstored = !e->tracked && (long long)st.st_size > max_stored;
 			use_cache(e, cache);
 		} else if (S_ISLNK(st.st_mode)) {
 			e->kind = K_LINK;
@@ -422,6 +448,8 @@ static json_t *manifest_json(const struct manifest *m)
 				    json_pack("[I,I,I,I]", e->st[0], e->st[1], e->st[2], e->st[3]));
 		if (e->leftover)
 			json_object_set_new(o, "leftover", json_true());
+		if (e->unstored)
+			json_object_set_new(o, "stored", json_false());
 		json_array_append_new(a, o);
 	}
 	return a;
@@ -442,7 +470,7 @@ int pl_git_manifest_commit(const struct pl_git *g, const struct manifest *m, con
 				   : e->kind == K_REPO			   ? "160000"
 				   : e->kind == K_FILE && (e->mode & 0100) ? "100755"
 									   : "100644";
-		if (e->kind == K_OTHER ||
+		if (e->kind == K_OTHER || e->unstored ||
 		    (e->kind == K_REPO &&
 		     (strlen(e->oid) < 40 || !strchr("0123456789abcdef", e->oid[0]))))
 			continue;

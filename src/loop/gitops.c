@@ -37,6 +37,20 @@ void pl_git_manifest_release(struct manifest *m)
 	memset(m, 0, sizeof(*m));
 }
 
+long long pl_git_max_stored(void)
+{
+	const char *v = getenv("PERFLOOP_CHECKPOINT_MAX_FILE");
+	char *end = NULL;
+	double x = v && *v ? strtod(v, &end) : -1;
+	if (x < 0 || !end || end == v)
+		return 64LL << 20;
+	double unit = *end == 'K' || *end == 'k'   ? 1024.0
+		      : *end == 'M' || *end == 'm' ? 1048576.0
+		      : *end == 'G' || *end == 'g' ? 1073741824.0
+						   : 1.0;
+	return x * unit > 9e18 ? (long long)9e18 : (long long)(x * unit);
+}
+
 int pl_git_cmp_entry(const void *a, const void *b)
 {
 	return strcmp(((const struct entry *)a)->path, ((const struct entry *)b)->path);
@@ -447,6 +461,7 @@ int pl_git_manifest_load(json_t *doc, const char *file, struct manifest *m, stru
 		}
 		e->kind = (enum kind)k;
 		e->leftover = json_is_true(json_object_get(o, "leftover"));
+		e->unstored = json_is_false(json_object_get(o, "stored"));
 		/* permission bits only: never set-user-ID from a file's word */
 		e->mode = (unsigned)json_integer_value(json_object_get(o, "mode")) & 0777;
 		snprintf(e->oid, sizeof(e->oid), "%s", oid);

@@ -50,6 +50,9 @@ struct pl_revert_result {
 	size_t ndisplaced;
 	char **kept; /* "PATH: why" changed but not restorable (submodules) */
 	size_t nkept;
+	char **unstored; /* changed, but too large for the checkpoint to have
+			  * kept its bytes: left as they are */
+	size_t nunstored;
 	int index_restored; /* the index was put back as at the checkpoint */
 	char saved[64];	    /* commit holding the state before the revert */
 };
@@ -60,6 +63,12 @@ struct pl_revert_result {
 int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_result *res,
 			 struct pl_error *err);
 void pl_revert_result_release(struct pl_revert_result *r);
+
+/* The largest untracked file whose bytes a checkpoint keeps:
+ * PERFLOOP_CHECKPOINT_MAX_FILE (bytes, or with K, M or G), else 64 MiB. A
+ * data file or model written by the program would otherwise be stored
+ * again in .git at every checkpoint it changed in. */
+long long pl_git_max_stored(void);
 
 /* Paths recorded as ignored at the checkpoint, or ignored now: never to be
  * committed. *ignored[i] is set for each path (relative to top). */

@@ -32,6 +32,8 @@ struct entry {
 	int hashed;   /* oid known */
 	int leftover; /* created by a rejected turn and left in place: if the
 		       * user deletes it, that is not a change to undo */
+	int unstored; /* untracked and over pl_git_max_stored(): hashed (to see a
+		       * change) but its bytes not kept, so never restored */
 };
 
 struct manifest {

@@ -73,6 +73,9 @@ struct pl_try_outcome {
 	char recovered[1200]; /* an interrupted earlier turn completed or dropped */
 	char excluded[1024];  /* ignored paths left out of the commit */
 	char unmade[1024];    /* paths made or changed while measuring, not committed */
+	char unkept[1024];    /* changed untracked files too large for the checkpoint
+			       * to keep (PERFLOOP_CHECKPOINT_MAX_FILE): neither
+			       * committed nor reverted */
 	char warning[1200];   /* on accept: what could not follow the commit */
 };
 

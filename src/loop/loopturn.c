@@ -286,6 +286,13 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 			pl_revert_result_release(&touched);
 			goto out;
 		}
+		for (size_t i = 0; i < touched.nunstored; i++) {
+			size_t l = strlen(o->unkept);
+			char *q = pl_git_quote(touched.unstored[i]); /* never raw bytes */
+			snprintf(o->unkept + l, sizeof o->unkept - l, "%s%s", l ? ", " : "",
+				 q ? q : "?");
+			free(q);
+		}
 		change = calloc(changed + 1, sizeof(char *));
 		for (size_t i = 0; change && i < touched.nrestored; i++)
 			change[nchange++] = strdup(touched.restored[i]);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include "fsio.h"
+#include "procid.h"
 #include "strbuf.h"
 
 /* ---- restoring paths, through real directories only ------------------ */
@@ -258,29 +259,6 @@ static int read_blobs(const struct pl_git *g, const struct entry *const *want, s
 
 /* ---- git's index lock, when perfloop is killed holding it -------------- */
 
-/* When pid started (field 22 of /proc/PID/stat, in clock ticks since
- * boot), 0 when there is no such process: a pid and its start name one
- * process whatever reuses the number. */
-static unsigned long long proc_start(pid_t pid)
-{
-	char p[64], buf[1024];
-	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
-	FILE *f = fopen(p, "r");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *q = strrchr(buf, ')'); /* the name may hold spaces and ')' */
-	unsigned long long start = 0;
-	if (q && sscanf(q + 2,
-			"%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
-			"%*d %*d %*d %llu",
-			&start) != 1)
-		start = 0;
-	return start;
-}
-
 static void owner_path(const struct pl_git *g, char *out, size_t len)
 {
 	snprintf(out, len, "%s/.perfloop/index.lock.owner", g->top);
@@ -297,7 +275,7 @@ static void own_lock(const struct pl_git *g, int lockfd)
 	if (fstat(lockfd, &st) != 0)
 		return;
 	owner_path(g, p, sizeof p);
-	int n = snprintf(text, sizeof text, "%ld %llu %llu\n", (long)getpid(), proc_start(getpid()),
+	int n = snprintf(text, sizeof text, "%ld %llu %llu\n", (long)getpid(), pl_proc_start(getpid()),
 			 (unsigned long long)st.st_ino);
 	struct pl_error ignore;
 	pl_fsio_write_atomic(p, text, (size_t)n, &ignore);
@@ -320,7 +298,7 @@ static int stale_lock(const struct pl_git *g, const char *lockpath)
 	if (!ok || pid <= 0 || lstat(lockpath, &st) != 0 || !S_ISREG(st.st_mode) ||
 	    (unsigned long long)st.st_ino != ino)
 		return 0;
-	unsigned long long now = proc_start((pid_t)pid);
+	unsigned long long now = pl_proc_start((pid_t)pid);
 	return now == 0 || now != start;
 }
 
@@ -474,6 +452,11 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 				free(q);
 				if ((rc = push(&res->kept, &res->nkept, line)) != PL_OK)
 					goto out;
+			} else if (b->unstored) {
+				/* no bytes to put back: left as it is, and never part
+				 * of a turn's change */
+				if ((rc = push(&res->unstored, &res->nunstored, b->path)) != PL_OK)
+					goto out;
 			} else {
 				want[nwant++] = b;
 				if ((rc = push(&res->restored, &res->nrestored, b->path)) != PL_OK)
@@ -626,5 +609,6 @@ void pl_revert_result_release(struct pl_revert_result *r)
 	free_strv(r->created, r->ncreated);
 	free_strv(r->displaced, r->ndisplaced);
 	free_strv(r->kept, r->nkept);
+	free_strv(r->unstored, r->nunstored);
 	memset(r, 0, sizeof(*r));
 }

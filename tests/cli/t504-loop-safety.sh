@@ -197,8 +197,38 @@ run "$P" revert --json
 expect_rc 0
 check "$T/out" 'd["restored"] == [] and d["created"] == []'
 
+# (#38) an untracked file over the limit is recorded by hash, not copied
+# into .git at each checkpoint (a 300 MB data file added 287 MB each time);
+# a revert lists it as changed and leaves it
+mkrepo big
+head -c 3000000 /dev/urandom >data.bin
+objs() { du -sk .git/objects | cut -f1; }
+o0=$(objs)
+PERFLOOP_CHECKPOINT_MAX_FILE=1M run "$P" checkpoint
+expect_rc 0
+grep -q "1 untracked file larger than 1 MiB recorded by hash only" "$T/out" || fail "big: $(cat "$T/out")"
+check .perfloop/checkpoint.json '[e.get("stored") for e in d["entries"] if e["path"] == "data.bin"] == [False]'
+[ $(($(objs) - o0)) -lt 1000 ] || fail "big: the checkpoint stored data.bin ($o0 -> $(objs) KiB)"
+head -c 100 /dev/urandom >>data.bin
+sum=$(md5sum <data.bin)
+echo changed >a.txt
+PERFLOOP_CHECKPOINT_MAX_FILE=1M run "$P" revert --json
+expect_rc 0
+check "$T/out" 'd["restored"] == ["a.txt"] and d["not_kept"] == ["data.bin"]'
+[ "$(cat a.txt)" = base ] || fail "big: a.txt not restored"
+[ "$(md5sum <data.bin)" = "$sum" ] || fail "big: data.bin was touched"
+[ $(($(objs) - o0)) -lt 1000 ] || fail "big: the revert stored data.bin ($o0 -> $(objs) KiB)"
+# under the limit, the same file is kept and restored as before
+run "$P" checkpoint
+head -c 100 /dev/urandom >>data.bin
+run "$P" revert --json
+check "$T/out" '"data.bin" in d["restored"] and d["not_kept"] == []'
+[ "$(md5sum <data.bin)" = "$sum" ] || fail "big: data.bin not restored under the default limit"
+
 # ---- the loop: 7 (try half), 9, 10, 11 -------------------------------------
+export PERFLOOP_CHECKPOINT_MAX_FILE=1M
 mkrepo loop
+head -c 2000000 /dev/urandom >model.bin
 # (waits long enough that a host's hiccup of a few ms in one of the three
 # runs keeps the CV under the noise gate: with 0.1 s and 0.04 s, 8 of 20
 # runs beside two other tests skipped; see t505)
@@ -242,6 +272,7 @@ grep -q 'sleep 0.15' work.sh || fail "11: the change was lost"
 rm .git/hooks/pre-commit
 
 # 10. try -C from another directory records the repository's own commit
+head -c 100 /dev/urandom >>model.bin
 cd "$T"
 run "$P" try -C loop -m faster
 [ "$rc" -eq 1 ] && skip "the turn was not accepted on this machine: $(cat "$T/out")"
@@ -253,6 +284,9 @@ echo "$line" | python3 -c "import json,sys; d=json.load(sys.stdin); sys.exit(0 i
 	fail "10: ledger commit is not the repository's HEAD: $line"
 # 7. the ignored file, exposed by the emptied .gitignore, is not committed
 ! git cat-file -e HEAD:config.local 2>/dev/null || fail "7: config.local was committed"
+# (#38) the untracked file too large to keep is neither committed nor reverted
+! git cat-file -e HEAD:model.bin 2>/dev/null || fail "model.bin (over the limit) was committed"
+grep -q "neither committed nor reverted .*: model.bin" "$T/out" || fail "model.bin not listed: $(cat "$T/out")"
 # 11. the deleted untracked file did not stop the accept; the ledger is committed
 git cat-file -e HEAD:docs/l.jsonl || fail "11: the ledger is not in the commit"
 [ -z "$(git status --porcelain -- docs work.sh)" ] || fail "11: the committed files differ: $(git status --porcelain)"

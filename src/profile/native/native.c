@@ -34,6 +34,7 @@
 #include "memtrack.h"
 #include "monotime.h"
 #include "native_int.h"
+#include "procid.h"
 #include "profdata.h"
 
 const char *pl_unwind_name(enum pl_unwind u)
@@ -386,6 +387,7 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o, st
 	int rc = PL_OK;
 	pid_t child = -1;
 	struct pl_launch L = {-1, -1, -1};
+	struct pl_procid who = {.pid = pid, .pidfd = -1};
 	*status = 0;
 	if (argv) {
 		if ((rc = pl_launch_start(argv, &L, err)) != PL_OK)
@@ -406,6 +408,10 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o, st
 			goto out;
 		}
 	} else {
+		if (pl_procid_open(&who, pid) < 0) {
+			rc = pl_error_set(err, PL_EINPUT, "no process with PID %d", (int)pid);
+			goto out;
+		}
 		pl_native_init_attr(N, &a, 0);
 		struct nproc *p = pl_native_proc_get(N, pid, 1);
 		if (!p) {
@@ -465,8 +471,8 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o, st
 			int hup = 1;
 			for (size_t i = 0; i < np; i++)
 				hup &= (pfd[i].revents & POLLHUP) != 0;
-			if ((np && hup) || kill(pid, 0) != 0)
-				done = 1;
+			if ((np && hup) || pl_procid_gone(&who))
+				done = 1; /* its number may be another's now */
 		}
 		if (o->interrupted && *o->interrupted)
 			done = stopped = 1;
@@ -491,6 +497,7 @@ out:
 	if (child > 0)
 		stop(child, status);
 	pl_launch_end(&L, status);
+	pl_procid_close(&who);
 	release(N);
 	free(N);
 	return rc;

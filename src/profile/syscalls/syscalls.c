@@ -25,6 +25,7 @@
 #include "render.h"
 #include "launch.h"
 #include "native.h"
+#include "procid.h"
 
 extern const char *const pl_syscall_names[];
 extern const int pl_syscall_names_n;
@@ -725,12 +726,16 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 	/* -p: every thread of the process now (each event inherited by the
 	 * threads and children it starts later), on every CPU, into one ring
 	 * per CPU */
+	struct pl_procid who = {.pid = pid, .pidfd = -1};
+	if (!argv && pl_procid_open(&who, pid) < 0)
+		return pl_error_set(err, PL_EINPUT, "--syscalls: no process %d", (int)pid);
 	pid_t *tasks = malloc(TRACE_TASKS_MAX * sizeof(*tasks));
 	size_t ntasks = 1;
 	if (tasks && argv)
 		tasks[0] = 0;
 	else if (tasks && !(ntasks = task_ids(pid, tasks, TRACE_TASKS_MAX))) {
 		free(tasks);
+		pl_procid_close(&who);
 		return pl_error_set(err, PL_EINPUT, "--syscalls: no process %d", (int)pid);
 	}
 	T.fds = tasks ? malloc((size_t)T.ncpu * 2 * ntasks * sizeof(int)) : NULL;
@@ -741,6 +746,7 @@ int pl_syscalls_trace(char **argv, pid_t pid, double duration,
 		free(T.fds);
 		free(T.ringfd);
 		free(T.rings);
+		pl_procid_close(&who);
 		return PL_ENOMEM;
 	}
 	for (long c = 0; c < T.ncpu; c++)
@@ -845,8 +851,8 @@ started:
 			child = -1;
 			done = 1;
 		}
-		if (!argv && kill(pid, 0) != 0 && errno == ESRCH)
-			done = 1; /* -p: it ended */
+		if (!argv && pl_procid_gone(&who))
+			done = 1; /* -p: it ended (its number may be another's now) */
 		if (duration > 0 && (double)wm * 1e-9 - t0 >= duration)
 			done = 2;
 		if ((interrupted && *interrupted) || done == 2) {
@@ -895,6 +901,7 @@ out:
 		free(T.pend[i].blk);
 	free(T.pend);
 	free(tasks);
+	pl_procid_close(&who);
 	return rc;
 }
 
