@@ -549,7 +549,7 @@ int cmd_bench(int argc, char **argv, const struct pl_ctx *ctx)
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);
 			goto out;
 		}
-		if (cfg->output && strcmp(cfg->output, "null") != 0) {
+		if (!metric.steps && cfg->output && strcmp(cfg->output, "null") != 0) {
 			pl_die(PL_EXIT_USAGE,
 			       "option '--metric': the commands' output is read for the number; "
 			       "it cannot also go to --output %s",

@@ -199,7 +199,15 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 	struct pl_run_result r;
 	if (cfg->alloc_dir) /* what the prepare hook allocated is not the run's */
 		pl_alloc_totals(cfg->alloc_dir, NULL, NULL);
+	/* --metric steps: the run's Python times its optimizer's steps */
+	int steps = io->steps.dir[0] != '\0';
+	struct pl_stepclock_env env = {0};
+	if (steps && pl_stepclock_arm(&io->steps, &env) != PL_OK) {
+		pl_stepclock_disarm(&env);
+		return PL_ENOMEM;
+	}
 	rc = pl_spawn_run(&o, &r, err);
+	pl_stepclock_disarm(&env);
 	double abytes = -1, acalls = -1;
 	if (cfg->alloc_dir && rc == PL_OK) {
 		uint64_t c = 0, by = 0;
@@ -219,6 +227,10 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 	char mwhy[600] = "";
 	if (io->metric_fd >= 0 && !r.timed_out && !r.stopped)
 		read_metric(cfg->metric, io->metric_fd, &mval, &mcount, mwhy, sizeof(mwhy));
+	double ms;
+	if (steps && !r.timed_out && !r.stopped &&
+	    pl_stepclock_read(&io->steps, &ms, &mcount, mwhy, sizeof(mwhy)))
+		mval = ms;
 
 	char sig[32];
 	if (r.timed_out) {
@@ -245,7 +257,8 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 			 r.exit_code);
 		b->state = PL_BENCH_FAILED;
 		run->failed = 1;
-	} else if (measured && !cfg->ignore_failure && io->metric_fd >= 0 && isnan(mval)) {
+	} else if (measured && !cfg->ignore_failure && (io->metric_fd >= 0 || steps) &&
+		   isnan(mval)) {
 		/* the number is the measurement: a run without it measured nothing */
 		snprintf(b->failure, sizeof(b->failure), "--metric: %.480s", mwhy);
 		b->state = PL_BENCH_FAILED;
@@ -290,6 +303,7 @@ int pl_bench_open_io(const struct pl_bench_config *cfg, struct io *io, struct pl
 	io->in_fd = -1;
 	io->out_fd = -1;
 	io->metric_fd = -1;
+	memset(&io->steps, 0, sizeof io->steps);
 	io->null_fd = open("/dev/null", O_RDWR | O_CLOEXEC);
 	if (io->null_fd < 0)
 		return pl_error_set(err, PL_ESYS, "cannot open '/dev/null': %s", strerror(errno));
@@ -304,7 +318,14 @@ int pl_bench_open_io(const struct pl_bench_config *cfg, struct io *io, struct pl
 					    strerror(errno));
 		}
 	}
-	if (cfg->metric) {
+	if (cfg->metric && cfg->metric->steps) {
+		if (pl_stepclock_open(&io->steps, err) != PL_OK) {
+			if (io->in_fd >= 0)
+				close(io->in_fd);
+			close(io->null_fd);
+			return PL_ESYS;
+		}
+	} else if (cfg->metric) {
 		io->metric_fd = memfd_create("perfloop-metric", MFD_CLOEXEC);
 		if (io->metric_fd < 0) {
 			int e = errno;
@@ -327,6 +348,7 @@ int pl_bench_open_io(const struct pl_bench_config *cfg, struct io *io, struct pl
 				close(io->in_fd);
 			if (io->metric_fd >= 0)
 				close(io->metric_fd);
+			pl_stepclock_close(&io->steps);
 			close(io->null_fd);
 			return pl_error_set(err, PL_EINPUT,
 					    "option '--output': cannot open '%s': %s", cfg->output,
@@ -334,4 +356,18 @@ int pl_bench_open_io(const struct pl_bench_config *cfg, struct io *io, struct pl
 		}
 	}
 	return PL_OK;
+}
+
+void pl_bench_close_io(struct io *io)
+{
+	if (io->in_fd >= 0)
+		close(io->in_fd);
+	if (io->out_fd >= 0)
+		close(io->out_fd);
+	if (io->metric_fd >= 0)
+		close(io->metric_fd);
+	if (io->null_fd >= 0)
+		close(io->null_fd);
+	pl_stepclock_close(&io->steps);
+	io->in_fd = io->out_fd = io->metric_fd = io->null_fd = -1;
 }

@@ -548,13 +548,7 @@ static int execute_pinned(struct pl_bench_run *run, struct pl_error *err)
 	 * speed_probe), however few the runs */
 	while (run->sp.n < 5 && !pl_bench_interrupted(run))
 		pl_speedprobe_take(&run->sp);
-	if (io.in_fd >= 0)
-		close(io.in_fd);
-	if (io.out_fd >= 0)
-		close(io.out_fd);
-	if (io.metric_fd >= 0)
-		close(io.metric_fd);
-	close(io.null_fd);
+	pl_bench_close_io(&io);
 	if (pl_bench_interrupted(run)) {
 		run->interrupted = 1;
 		return pl_error_set(err, PL_EINTR, "interrupted");

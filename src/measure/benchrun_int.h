@@ -9,13 +9,18 @@
 #include <stddef.h>
 
 #include "benchrun.h"
+#include "stepclock.h"
 
 struct io {
 	int in_fd;   /* -1: /dev/null */
 	int out_fd;  /* -1: /dev/null, -2: inherit */
 	int null_fd; /* opened once, not per run */
 	int metric_fd; /* --metric: the run's output, read back after it; -1 off */
+	struct pl_stepclock steps; /* --metric steps (steps.dir "" off) */
 };
+
+/* Close what pl_bench_open_io opened, and remove --metric steps' folder. */
+void pl_bench_close_io(struct io *io);
 
 /* ---- the run loop (benchrun.c) ---- */
 

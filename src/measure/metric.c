@@ -34,8 +34,9 @@ int pl_metric_init(struct pl_metric *m, const char *spec, const char *name, int 
 		   struct pl_error *err)
 {
 	memset(m, 0, sizeof(*m));
+	int steps = !strcmp(spec, "steps");
 	if (!name)
-		name = "metric";
+		name = steps ? "step_ms" : "metric";
 	size_t nl = strlen(name);
 	int ok = nl > 0 && nl < sizeof(m->name) && islower((unsigned char)name[0]);
 	for (size_t i = 0; ok && i < nl; i++)
@@ -58,6 +59,14 @@ int pl_metric_init(struct pl_metric *m, const char *spec, const char *name, int 
 	snprintf(m->name, sizeof(m->name), "%s", name);
 	snprintf(m->expr, sizeof(m->expr), "%s", spec);
 	m->higher = higher;
+	if (steps) {
+		m->steps = 1;
+		if (higher)
+			return pl_error_set(err, PL_EINPUT,
+					    "option '--higher-is-better': a step time (--metric "
+					    "steps) is better lower");
+		return PL_OK;
+	}
 	if (!strncmp(spec, "json:", 5)) {
 		m->json = 1;
 		if (!spec[5])

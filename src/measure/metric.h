@@ -6,7 +6,8 @@
  * import, worker processes) can hide a 45% faster training step. bench
  * --metric makes it a dimension of its own, gated by its own CV, which
  * decides the comparisons and verify (docs/bench.md "The program's own
- * number").
+ * number"). `--metric steps` needs nothing printed: a PyTorch program's
+ * optimizer steps are timed in it (stepclock.h).
  */
 #ifndef PL_METRIC_H
 #define PL_METRIC_H
@@ -20,6 +21,7 @@ struct pl_metric {
 	char name[48];	 /* the dimension's name: [a-z][a-z0-9_]*, not a built-in one */
 	char expr[512];	 /* as given: a regular expression, or json:PATH */
 	int json;	 /* expr is json:PATH (dots, and [N] or .N for array items) */
+	int steps;	 /* expr is "steps": the time between optimizer steps (stepclock.h) */
 	int higher;	 /* higher is better (samples/s); else lower (step time) */
 	regex_t re;	 /* compiled (not json) */
 	int compiled;
