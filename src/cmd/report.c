@@ -22,7 +22,7 @@
 const char cmd_report_usage[] =
     "usage: perfloop report [--format text|md|html] [--style findings|review]\n"
     "                       [--out FILE]\n"
-    "                       [INPUT...]\n"
+    "                       [INPUT... | --loop NAME]\n"
     "       perfloop report --diff [--format text|md] [--top N] [--out FILE.svg]\n"
     "                       BEFORE AFTER\n"
     "\n"
@@ -34,8 +34,10 @@ const char cmd_report_usage[] =
     "[Measured] none; advisories go to a trailing \"Additional options (not\n"
     "defects)\" list; a Confidence block closes the report. With no INPUT,\n"
     "inside a repository where a loop runs ('perfloop baseline'): the loop's\n"
-    "evidence (its ledger, its baseline, every turn's kept verdict, and the\n"
-    "cost models of 'perfloop intake', docs/perf/intake-*.yaml). With --format\n"
+    "evidence (its own lines of the ledger, its baseline, every turn's kept\n"
+    "verdict, and the cost models of 'perfloop intake', docs/perf/intake-*.yaml);\n"
+    "--loop NAME: the same of a loop a new baseline archived under\n"
+    ".perfloop/loops/NAME. Two loops are never mixed. With --format\n"
     "html, one self-contained page: verdicts, run-time strip plots, the flame\n"
     "graphs of collapsed-stack INPUTs (*.folded, *.collapsed) and a sortable\n"
     "findings table.\n"
@@ -60,6 +62,7 @@ const char cmd_report_usage[] =
     "      --diff           compare two collapsed-stack profiles, BEFORE AFTER\n"
     "                       (above)\n"
     "      --top N          rows of the --diff table (default 15; 0: all)\n"
+    "      --loop NAME      an archived loop's evidence (.perfloop/loops/NAME)\n"
     "  -h, --help           this text\n"
     "\n"
     "Exit status: 0 ok, 2 bad input (one line naming the file and the field or\n"
@@ -73,30 +76,112 @@ const char cmd_report_usage[] =
     "      after.json profile.folded profile.findings.json\n"
     "  perfloop report --diff before.folded after.folded -o diff.svg\n";
 
-enum { OPT_DIFF = 256, OPT_TOP };
+enum { OPT_DIFF = 256, OPT_TOP, OPT_LOOP };
 
 static const struct option longopts[] = {
     {"format", required_argument, NULL, 'f'},
     {"diff", no_argument, NULL, OPT_DIFF},
     {"top", required_argument, NULL, OPT_TOP},
+    {"loop", required_argument, NULL, OPT_LOOP},
     {"style", required_argument, NULL, 's'},
     {"out", required_argument, NULL, 'o'},
     {"help", no_argument, NULL, 'h'},
     {NULL, 0, NULL, 0},
 };
 
-/* The loop's evidence in this repository: its ledger, the current
- * baseline, and every turn's kept verdict. Returns how many files were
- * added (0: no loop here), or -1. */
-static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
+/* Of the ledger lines from index `from` on, keep those of the loop
+ * `state`: the lines that carry its id, and (lines written before loops
+ * had ids) those whose iteration and commit are one of its turns'. A
+ * ledger outlives loops: two loops' lines mixed made "3 verdicts" of a
+ * loop that had one. */
+static void only_this_loop(json_t *ledger, size_t from, json_t *state)
 {
-	char top[4096], path[4400];
-	if (pl_git_toplevel(".", top, sizeof top) != 0)
-		return 0;
-	snprintf(path, sizeof path, "%s/.perfloop/loop.json", top);
+	const char *id = json_string_value(json_object_get(state, "loop_id"));
+	json_t *turns = json_object_get(state, "turns");
+	for (size_t i = from; i < json_array_size(ledger);) {
+		json_t *l = json_array_get(ledger, i);
+		const char *lid = json_string_value(json_object_get(l, "loop"));
+		int keep = 0;
+		if (lid) {
+			keep = id && !strcmp(lid, id);
+		} else {
+			json_int_t it = json_integer_value(json_object_get(l, "iteration"));
+			const char *commit = json_string_value(json_object_get(l, "commit"));
+			size_t k;
+			json_t *t;
+			json_array_foreach(turns, k, t)
+			{
+				const char *on = json_string_value(json_object_get(t, "measured_on"));
+				if (json_integer_value(json_object_get(t, "iteration")) == it &&
+				    commit && on && !strcmp(commit, on))
+					keep = 1;
+			}
+		}
+		if (keep)
+			i++;
+		else
+			json_array_remove(ledger, i);
+	}
+}
+
+/* The loops archived under .perfloop/loops (a new baseline moves the one
+ * it replaces there), newest last; their count. */
+static size_t archived_loops(const char *top, struct pl_strbuf *names)
+{
+	char path[4400];
+	snprintf(path, sizeof path, "%s/.perfloop/loops", top);
+	DIR *d = opendir(path);
+	size_t n = 0;
+	struct dirent *e;
+	while (d && (e = readdir(d))) {
+		char lj[4700];
+		if (e->d_name[0] == '.')
+			continue;
+		snprintf(lj, sizeof lj, "%s/%s/loop.json", path, e->d_name);
+		if (access(lj, R_OK) != 0)
+			continue;
+		pl_strbuf_printf(names, "%s%s", n ? ", " : "", e->d_name);
+		n++;
+	}
+	if (d)
+		closedir(d);
+	return n;
+}
+
+/* The evidence of a loop in this repository: its ledger lines, its
+ * baseline, and every turn's kept verdict; the loop running now (loop:
+ * NULL) or one archived under .perfloop/loops/LOOP. Returns how many
+ * files were added (0: no such loop here), or -1. */
+static int loop_evidence(struct pl_report_input *in, const char *loop, struct pl_error *err)
+{
+	char top[4096], dir[300], path[4500];
+	if (pl_git_toplevel(".", top, sizeof top) != 0) {
+		if (loop)
+			pl_error_set(err, PL_EINPUT, "--loop: not inside a git repository");
+		return loop ? -1 : 0;
+	}
+	if (loop && (!loop[0] || strchr(loop, '/') || loop[0] == '.' || strlen(loop) > 200))
+		return pl_error_set(err, PL_EINPUT,
+				    "--loop: expected the name of a folder under .perfloop/loops, "
+				    "got '%s'",
+				    loop),
+		       -1;
+	if (loop)
+		snprintf(dir, sizeof dir, ".perfloop/loops/%.200s", loop);
+	else
+		snprintf(dir, sizeof dir, ".perfloop");
+	snprintf(path, sizeof path, "%s/%s/loop.json", top, dir);
 	json_t *state = json_load_file(path, 0, NULL);
-	if (!state)
-		return 0;
+	if (!state) {
+		if (!loop)
+			return 0;
+		struct pl_strbuf names = {0};
+		size_t n = archived_loops(top, &names);
+		pl_error_set(err, PL_EINPUT, "--loop: no loop '%s' archived here (%s%s)", loop,
+			     n ? "archived: " : "none is", n ? names.s : "");
+		free(names.s);
+		return -1;
+	}
 	int n = 0;
 	const char *ledger = json_string_value(json_object_get(state, "ledger"));
 	struct pl_strbuf names = {0};
@@ -104,20 +189,22 @@ static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
 	if (ledger) {
 		snprintf(file, sizeof file, "%s/%s", top, ledger);
 		if (access(file, R_OK) == 0) {
+			size_t from = json_array_size(in->ledger);
 			if (pl_report_add_file(in, file, err) != PL_OK)
 				goto fail;
-			pl_strbuf_printf(&names, "%s", ledger);
+			only_this_loop(in->ledger, from, state);
+			pl_strbuf_printf(&names, "%s (this loop's lines)", ledger);
 			n++;
 		}
 	}
-	snprintf(file, sizeof file, "%s/.perfloop/baseline.json", top);
+	snprintf(file, sizeof file, "%s/%s/baseline.json", top, dir);
 	if (access(file, R_OK) == 0) {
 		if (pl_report_add_file(in, file, err) != PL_OK)
 			goto fail;
-		pl_strbuf_printf(&names, "%s.perfloop/baseline.json", n ? ", " : "");
+		pl_strbuf_printf(&names, "%s%s/baseline.json", n ? ", " : "", dir);
 		n++;
 	}
-	snprintf(path, sizeof path, "%s/.perfloop", top);
+	snprintf(path, sizeof path, "%s/%s", top, dir);
 	DIR *d = opendir(path);
 	struct dirent *e;
 	while (d && (e = readdir(d))) {
@@ -129,7 +216,7 @@ static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
 			closedir(d);
 			goto fail;
 		}
-		pl_strbuf_printf(&names, "%s.perfloop/%s", n ? ", " : "", e->d_name);
+		pl_strbuf_printf(&names, "%s%s/%s", n ? ", " : "", dir, e->d_name);
 		n++;
 	}
 	if (d)
@@ -153,7 +240,18 @@ static int loop_evidence(struct pl_report_input *in, struct pl_error *err)
 	if (d)
 		closedir(d);
 	if (n)
-		fprintf(stderr, "perfloop report: the loop's evidence: %s\n", names.s ? names.s : "");
+		fprintf(stderr, "perfloop report: the %s loop's evidence: %s\n",
+			loop ? "archived" : "current", names.s ? names.s : "");
+	if (n && !loop) {
+		struct pl_strbuf old = {0};
+		size_t k = archived_loops(top, &old);
+		if (k)
+			fprintf(stderr,
+				"perfloop report: %zu earlier loop%s archived (perfloop report "
+				"--loop NAME): %s\n",
+				k, k == 1 ? "" : "s", old.s);
+		free(old.s);
+	}
 	free(names.s);
 	json_decref(state);
 	return n;
@@ -243,7 +341,7 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 	(void)ctx;
 	enum pl_report_format fmt = PL_REPORT_TEXT;
 	enum pl_report_style style = PL_REPORT_FINDINGS;
-	const char *out = NULL;
+	const char *out = NULL, *loop = NULL;
 	int c, rc = PL_EXIT_USAGE, html = 0, diff = 0, top_given = 0;
 	long top = 15;
 	struct pl_html_profile *profs = NULL;
@@ -286,6 +384,9 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_DIFF:
 			diff = 1;
+			break;
+		case OPT_LOOP:
+			loop = optarg;
 			break;
 		case OPT_TOP: {
 			char *end;
@@ -335,9 +436,13 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 		pl_die(PL_EXIT_USAGE, "option '--top' is for --diff (the rows of its table)");
 		goto done;
 	}
+	if (loop && (diff || optind < argc)) {
+		pl_die(PL_EXIT_USAGE, "option '--loop' reads a loop's own evidence: give no INPUT");
+		goto done;
+	}
 	if (optind >= argc) {
 		/* no files: the loop's own evidence, where a loop runs here */
-		int got = loop_evidence(&in, &err);
+		int got = loop_evidence(&in, loop, &err);
 		if (got < 0) {
 			pl_die(PL_EXIT_USAGE, "%s", err.msg);
 			goto done;

@@ -461,6 +461,18 @@ int pl_loop_baseline(const struct pl_git *g, const struct pl_loop_settings *s,
 	if (s->min_runs > 0)
 		json_object_set_new(state, "min_runs", json_integer(s->min_runs));
 	json_object_set_new(state, "sim", json_string(pl_sim_mode_name(s->sim)));
+	{
+		/* the loop's id, on each of its ledger lines: a ledger outlives
+		 * loops, and report shows one loop's lines, never two mixed */
+		struct timespec ts;
+		clock_gettime(CLOCK_REALTIME, &ts);
+		struct tm tm;
+		gmtime_r(&ts.tv_sec, &tm);
+		char id[64], day[32];
+		strftime(day, sizeof day, "%Y%m%dT%H%M%S", &tm);
+		snprintf(id, sizeof id, "%s.%09ldZ-%ld", day, (long)ts.tv_nsec, (long)getpid());
+		json_object_set_new(state, "loop_id", json_string(id));
+	}
 	if (s->metric) {
 		struct pl_metric m;
 		if ((rc = pl_metric_init(&m, s->metric, s->metric_name, s->metric_higher, err)) !=

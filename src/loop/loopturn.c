@@ -382,6 +382,8 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 	if (o->verdict.nrules == 0)
 		snprintf(o->verdict.target, sizeof(o->verdict.target), "timing");
 	ventry = pl_verdict_ledger_entry(&o->verdict, head);
+	if (ventry && json_is_string(json_object_get(state, "loop_id")))
+		json_object_set(ventry, "loop", json_object_get(state, "loop_id"));
 	{
 		/* the turn's run in the history gets its verdict: a rejected one is
 		 * not what any commit is (history regressions leaves it out) */

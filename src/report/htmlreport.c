@@ -1024,7 +1024,7 @@ char *pl_report_html(const struct pl_report_input *in, const struct pl_html_prof
 	else
 		pl_strbuf_puts(&b, "<p class=\"muted\">No verdict among the inputs.</p>\n");
 	const char *reason;
-	double conf = pl_report_confidence(&in->findings, (int)nv,
+	double conf = pl_report_confidence(&in->findings, (int)(nv + json_array_size(in->ledger)),
 					   (int)json_array_size(in->summaries), &reason);
 	pl_strbuf_puts(&b, "<h3>Confidence</h3><p id=\"confidence\">");
 	if (conf > 0)

@@ -634,8 +634,8 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 			nfw += strcmp(v, "no_feasible_win") == 0;
 		}
 		pl_strbuf_printf(&o.b,
-				 "%zu verdicts: %zu accepted, %zu rejected, %zu no feasible win\n",
-				 nl, acc, rej, nfw);
+				 "%zu verdict%s: %zu accepted, %zu rejected, %zu no feasible win\n",
+				 nl, nl == 1 ? "" : "s", acc, rej, nfw);
 		json_array_foreach(in->ledger, i, l)
 		{
 			const char *commit = json_string_value(json_object_get(l, "commit"));
@@ -659,7 +659,8 @@ char *pl_report_render(const struct pl_report_input *in, enum pl_report_format f
 	}
 
 	const char *reason;
-	double conf = pl_report_confidence(&in->findings, (int)nv,
+	/* a ledger line is a verdict the loop made */
+	double conf = pl_report_confidence(&in->findings, (int)(nv + json_array_size(in->ledger)),
 					   (int)json_array_size(in->summaries), &reason);
 	heading(&o, 2, "Confidence");
 	if (conf > 0)

@@ -135,7 +135,7 @@ grep -q "1: accept .*measured on $on (the ledger's commit)" "$T/out" ||
 # report with no file: the loop's own evidence, durations with units
 run "$PERFLOOP" report
 expect_rc 0
-expect_err "the loop's evidence: docs/perf/baseline_ledger.jsonl, .perfloop/baseline.json"
+expect_err "the current loop's evidence: docs/perf/baseline_ledger.jsonl (this loop's lines), .perfloop/baseline.json"
 grep -q '3 verdicts: 1 accepted, ' "$T/out" || fail "report: $(cat "$T/out")"
 grep -q 'timing p50 [0-9.]* ms' "$T/out" || fail "report: no unit: $(cat "$T/out")"
 # nothing else left behind (scratch.txt is the file the change created, listed)

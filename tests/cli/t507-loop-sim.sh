@@ -85,3 +85,19 @@ check "$prev/loop.json" "len(d['turns']) == 4"
 [ -f "$prev/rejected-3.patch" ] && [ -f "$prev/baseline.json" ] || fail "the archive lacks files: $(ls "$prev")"
 [ ! -e .perfloop/rejected-3.patch ] || fail "the old loop's patch is still beside the new loop"
 check .perfloop/loop.json "d['turns'] == []"
+# report: the new loop's evidence alone (the ledger holds both loops'
+# lines: each carries its loop's id), the old one by --loop
+run "$PERFLOOP" report
+expect_rc 0
+expect_err "1 earlier loop archived"
+! grep -q "^Ledger" "$T/out" || fail "the old loop's ledger lines are in the new loop's report: $(cat "$T/out")"
+[ "$(grep -c '"loop"' docs/perf/baseline_ledger.jsonl)" -eq 4 ] || fail "ledger lines without their loop: $(cat docs/perf/baseline_ledger.jsonl)"
+run "$PERFLOOP" report --loop "${prev#.perfloop/loops/}"
+expect_rc 0
+grep -q "4 verdicts: 1 accepted, " "$T/out" || fail "report --loop: $(cat "$T/out")"
+grep -q "rejected-3.verdict.json" "$T/err" || fail "report --loop: not the archived verdicts: $(cat "$T/err")"
+run "$PERFLOOP" report --loop nope
+expect_rc 2
+expect_err "no loop 'nope' archived here (archived: "
+run "$PERFLOOP" report --loop ../x
+expect_rc 2
