@@ -144,7 +144,6 @@ static void handle(struct server *S, json_t *msg)
 
 int cmd_mcp(int argc, char **argv, const struct pl_ctx *ctx)
 {
-	(void)ctx;
 	for (int i = 1; i < argc; i++) {
 		if (!strcmp(argv[i], "-h") || !strcmp(argv[i], "--help")) {
 			fputs(cmd_mcp_usage, stdout);
@@ -158,8 +157,11 @@ int cmd_mcp(int argc, char **argv, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_INTERNAL, "mcp: cannot read the current directory");
 	S->queue = json_array();
 	S->last = json_object();
+	S->interrupted = ctx ? ctx->interrupted : NULL;
 	signal(SIGPIPE, SIG_IGN);
 	for (;;) {
+		if (S->interrupted && *S->interrupted)
+			break;
 		if (json_array_size(S->queue)) {
 			json_t *msg = json_incref(json_array_get(S->queue, 0));
 			json_array_remove(S->queue, 0);

@@ -13,6 +13,7 @@
 
 #include <jansson.h>
 #include <limits.h>
+#include <signal.h>
 #include <stddef.h>
 #include <sys/stat.h>
 #include <sys/types.h>
@@ -31,6 +32,9 @@ struct server {
 	json_t *progress; /* its progress token, or NULL */
 	unsigned progress_n;
 	int cancelled;
+	/* the server's own SIGINT/SIGTERM/SIGHUP: the tool running is stopped
+	 * as a cancellation stops it, and the server ends */
+	const volatile sig_atomic_t *interrupted;
 	char bad[200]; /* a tools/call's invalid-params message, when built */
 };
 

@@ -16,6 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "fsio.h"
 #include "strbuf.h"
 
 #define MAX_RESOURCE (32u << 20) /* a larger file is not served */
@@ -86,6 +87,11 @@ const char *mcp_project_path(const struct server *S, const char *path, char *rel
 		return "a path outside the project (through a symlink)";
 	if (!strncmp(real + n, "/.git", 5) && (real[n + 5] == '\0' || real[n + 5] == '/'))
 		return "a path inside .git";
+	/* what is there is a file or a directory: a FIFO hung the tool, and
+	 * the server behind it */
+	struct stat st;
+	if (stat(real, &st) == 0 && !S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))
+		return "not a regular file or directory (a FIFO, socket or device)";
 	return NULL;
 }
 
@@ -165,45 +171,10 @@ char *mcp_read_in_root(const struct server *S, const char *rel, size_t *len)
  * or what is wrong. */
 const char *mcp_state_dir_problem(const struct server *S, char *why, size_t len)
 {
-	static const char *const dirs[] = {".perfloop", ".perfloop/cache", ".perfloop/cache/scan",
-					   ".perfloop/mcp"};
-	for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
-		char path[PATH_MAX + 64];
-		struct stat st;
-		snprintf(path, sizeof path, "%s/%s", S->root, dirs[i]);
-		if (lstat(path, &st) != 0 && errno == ENOENT)
-			continue;
-		int fd = mcp_open_in_root(S, dirs[i], 1, &st);
-		if (fd < 0) {
-			snprintf(why, len,
-				 "'%s' is not a directory of this project (a symlink?): perfloop's "
-				 "state is never written through one; remove it",
-				 dirs[i]);
-			return why;
-		}
-		DIR *d = fdopendir(fd);
-		if (!d) {
-			close(fd);
-			continue;
-		}
-		struct dirent *e;
-		while ((e = readdir(d))) {
-			if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
-				continue;
-			if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 &&
-			    S_ISLNK(st.st_mode)) {
-				snprintf(why, len,
-					 "'%s/%.200s' is a symlink: perfloop's state is never read "
-					 "or written through one; remove it",
-					 dirs[i], e->d_name);
-				mcp_utf8_clean(why);
-				closedir(d);
-				return why;
-			}
-		}
-		closedir(d);
-	}
-	return NULL;
+	if (!pl_fsio_state_problem(S->root, why, len))
+		return NULL;
+	mcp_utf8_clean(why);
+	return why;
 }
 
 /* A JSON document under the root, read without following a symlink. */

@@ -83,6 +83,7 @@ int mcp_run_self(struct server *S, const char *tool, int stateful, char **argv, 
 	struct pollfd fds[3] = {{po[0], POLLIN, 0}, {pe[0], POLLIN, 0}, {0, POLLIN, 0}};
 	int open_fds = pid > 0 ? 2 : 0;
 	double start = now_s(), last_progress = start, kill_at = 0;
+	int stopping = 0;
 	char lastline[256] = "";
 	while (open_fds) {
 		fds[2].fd = S->eof ? -1 : 0;
@@ -124,6 +125,20 @@ int mcp_run_self(struct server *S, const char *tool, int stateful, char **argv, 
 					kill(-pid, SIGINT);
 					kill_at = now_s() + 5;
 				}
+			}
+		}
+		/* the server told to stop (SIGINT, SIGTERM, SIGHUP): the tool is
+		 * stopped once, as a cancellation stops it, never left running.
+		 * (A closed stdin is not a stop: `... | perfloop mcp` sends its
+		 * requests and closes, and waits for the answers.) */
+		if (!stopping && pid > 0 && S->interrupted && *S->interrupted) {
+			stopping = 1;
+			if (stateful) {
+				kill(pid, SIGINT);
+			} else {
+				kill(-pid, SIGINT);
+				if (!kill_at)
+					kill_at = now_s() + 5;
 			}
 		}
 		double t = now_s();

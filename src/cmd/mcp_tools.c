@@ -32,7 +32,9 @@ struct argv_b {
 
 static void add(struct argv_b *a, const char *s)
 {
-	if (a->n < 254 && s)
+	/* one argv string is at most 128 KiB to exec (MAX_ARG_STRLEN): a
+	 * longer one made the call "exit 127" */
+	if (a->n < 254 && s && strlen(s) < 65536)
 		a->v[a->n++] = (char *)s;
 	else
 		a->full = 1;
@@ -487,7 +489,7 @@ static const char *build(struct server *S, const char *name, json_t *args, struc
 		return "unknown tool (tools/list names them)";
 	}
 	if (!bad && a->full)
-		bad = "too many arguments";
+		bad = "too many arguments, or one over 64 KiB";
 	return bad;
 }
 

@@ -16,6 +16,7 @@
 #include "gitops.h"
 #include "history.h"
 #include "htmlreport.h"
+#include "loop.h"
 #include "report.h"
 #include "strbuf.h"
 
@@ -186,6 +187,12 @@ static int loop_evidence(struct pl_report_input *in, const char *loop, struct pl
 	const char *ledger = json_string_value(json_object_get(state, "ledger"));
 	struct pl_strbuf names = {0};
 	char file[8800];
+	const char *lwhy = ledger ? pl_loop_ledger_problem(top, ledger) : NULL;
+	if (lwhy) { /* a loop.json can name ../elsewhere: never read there */
+		pl_error_set(err, PL_EINPUT, "%s/loop.json: ledger: '%.200s' is %s; refused", dir,
+			     ledger, lwhy);
+		goto fail;
+	}
 	if (ledger) {
 		snprintf(file, sizeof file, "%s/%s", top, ledger);
 		if (access(file, R_OK) == 0) {

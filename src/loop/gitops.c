@@ -374,6 +374,9 @@ int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_err
 		return pl_error_set(err, PL_EINPUT, "'%s' exists and is not a directory", out);
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
 		return pl_error_set(err, PL_EINPUT, "cannot create '%s': %s", out, strerror(errno));
+	char why[600];
+	if (pl_fsio_state_problem(g->top, why, sizeof why))
+		return pl_error_set(err, PL_EINPUT, "%s", why);
 	char ign[4300];
 	snprintf(ign, sizeof(ign), "%s/.gitignore", out);
 	if (stat(ign, &st) != 0)

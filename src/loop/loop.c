@@ -36,9 +36,41 @@ void pl_loop_state_path(const struct pl_git *g, const char *name, char *out, siz
 	snprintf(out, len, "%s/.perfloop/%s", g->top, name);
 }
 
+const char *pl_loop_ledger_problem(const char *top, const char *rel)
+{
+	const char *why = pl_relpath_check(rel, 1);
+	if (why)
+		return why;
+	/* each directory on the way a real one (or not there yet), the file a
+	 * regular one (or not there yet): a committed `docs -> ../elsewhere`
+	 * would carry the ledger's writes out of the tree */
+	char p[8300];
+	size_t tl = strlen(top);
+	snprintf(p, sizeof p, "%s/%s", top, rel);
+	for (char *s = p + tl + 1;; s++) {
+		int last = (s = strchr(s, '/')) == NULL;
+		if (!last)
+			*s = '\0';
+		struct stat st;
+		int there = lstat(p, &st) == 0;
+		if (!last)
+			*s = '/';
+		if (!there)
+			return NULL;
+		if (S_ISLNK(st.st_mode))
+			return "a path through a symlink";
+		if (last)
+			return S_ISREG(st.st_mode) ? NULL : "not a regular file";
+		if (!S_ISDIR(st.st_mode))
+			return "a path through something that is not a directory";
+	}
+}
+
 int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err)
 {
-	char p[4300];
+	char p[4300], why[600];
+	if (pl_fsio_state_problem(g->top, why, sizeof why))
+		return pl_error_set(err, PL_EINPUT, "%s", why);
 	pl_loop_state_path(g, "loop.json", p, sizeof(p));
 	FILE *f = fopen(p, "re");
 	if (!f)
@@ -50,6 +82,19 @@ int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err)
 		json_decref(*state);
 		*state = NULL;
 		return pl_error_set(err, PL_EINPUT, "%s: benchmarks: expected an array", p);
+	}
+	/* where a turn writes and runs: inside this tree, whatever the file
+	 * says (a cloned loop.json named ../elsewhere) */
+	const char *ledger = rc == PL_OK ? json_string_value(json_object_get(*state, "ledger")) : NULL;
+	const char *wd = rc == PL_OK ? json_string_value(json_object_get(*state, "workdir")) : NULL;
+	const char *lwhy = ledger ? pl_loop_ledger_problem(g->top, ledger) : NULL;
+	const char *wwhy = wd && strcmp(wd, ".") ? pl_relpath_check(wd, 1) : NULL;
+	if (rc == PL_OK && (lwhy || wwhy || (json_object_get(*state, "ledger") && !ledger))) {
+		json_decref(*state);
+		*state = NULL;
+		return pl_error_set(err, PL_EINPUT, "%s: %s: '%.200s' is %s; refused", p,
+				    wwhy ? "workdir" : "ledger", wwhy ? wd : ledger ? ledger : "?",
+				    wwhy ? wwhy : lwhy ? lwhy : "not a string");
 	}
 	return rc;
 }
@@ -288,7 +333,7 @@ int pl_loop_lock(const struct pl_git *g, struct pl_error *err)
 		return rc;
 	snprintf(p, sizeof(p), "%s/lock", dir);
 	/* deliberately left open: the lock lasts as long as this process */
-	int fd = open(p, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+	int fd = open(p, O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644);
 	if (fd < 0)
 		return pl_error_set(err, PL_EINPUT, "cannot open '%s': %s", p, strerror(errno));
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0) {
@@ -327,12 +372,15 @@ static int ledger_rel(const struct pl_git *g, const char *ledger, char *out, siz
 			    ledger, g->top);
 		snprintf(out, len, "%s", ledger + tl + 1);
 	}
-	if (strstr(out, "..") || strncmp(out, ".perfloop/", 10) == 0 ||
-	    strncmp(out, ".git/", 5) == 0)
+	while (!strncmp(out, "./", 2)) /* ./docs/l.jsonl is docs/l.jsonl */
+		memmove(out, out + 2, strlen(out + 2) + 1);
+	const char *why = pl_loop_ledger_problem(g->top, out);
+	if (why)
 		return pl_error_set(err, PL_EINPUT,
-				    "option '--ledger': '%s' must name a file inside the work tree "
-				    "(not under .git or .perfloop, no '..')",
-				    ledger);
+				    "option '--ledger': '%s' must name a file inside the work tree, "
+				    "not under .git or .perfloop, reached through real directories: "
+				    "it is %s",
+				    ledger, why);
 	return PL_OK;
 }
 

@@ -98,5 +98,9 @@ int pl_loop_lock(const struct pl_git *g, struct pl_error *err);
 
 /* The loop's state, or PL_EINPUT when there is none. */
 int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err);
+/* Whether rel (from loop.json or --ledger) may be the ledger of the tree
+ * at top: confined (pl_relpath_check, not under .perfloop), through real
+ * directories, a regular file where it exists. NULL, or why not. */
+const char *pl_loop_ledger_problem(const char *top, const char *rel);
 
 #endif

@@ -150,8 +150,11 @@ static int commit_change(const struct pl_git *g, char *const *paths, size_t n, c
 static int checkpoint_is_loops(const struct pl_git *g, json_t *state, struct pl_error *err)
 {
 	const char *want = json_string_value(json_object_get(state, "checkpoint"));
-	if (!want)
-		return PL_OK;
+	if (!want) /* a loop.json no baseline here wrote (a clone's) */
+		return pl_error_set(err, PL_EINPUT,
+				    ".perfloop/loop.json names no checkpoint: it is not a loop "
+				    "'perfloop baseline' started in this clone; start one (no "
+				    "iteration was used)");
 	char cpath[4300];
 	snprintf(cpath, sizeof(cpath), "%s/.perfloop/checkpoint.json", g->top);
 	json_t *cp = NULL;

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "fsio.h"
 
@@ -198,6 +199,12 @@ int pl_pyproject_read(const char *path, struct pl_scan_config *out, struct pl_er
 	out->advisory = -1;
 	size_t len;
 	int missing;
+	/* a regular file of at most 4 MiB: a pyproject.toml -> /dev/zero read
+	 * until the memory ran out, a FIFO hung the scan */
+	int fd = pl_fsio_open_regular(path, 4u << 20, err);
+	if (fd < 0)
+		return PL_EINPUT;
+	close(fd);
 	char *text = pl_fsio_read(path, &len, &missing);
 	if (!text)
 		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
@@ -325,9 +332,7 @@ int pl_pyproject_find(const char *dir, struct pl_scan_config *out, struct pl_err
 	for (;;) {
 		char p[PATH_MAX + 16];
 		snprintf(p, sizeof p, "%s/pyproject.toml", strcmp(d, "/") ? d : "");
-		FILE *f = fopen(p, "r");
-		if (f) {
-			fclose(f);
+		if (access(p, F_OK) == 0) { /* not opened here: it may be a FIFO */
 			int rc = pl_pyproject_read(p, out, err);
 			if (rc != 0)
 				return rc;

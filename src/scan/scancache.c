@@ -6,6 +6,7 @@
 #include "scancache.h"
 
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <elf.h>
 #include <jansson.h>
@@ -74,6 +75,67 @@ uint64_t pl_scan_cache_self(uint64_t h)
 	return h;
 }
 
+/* This user's key, mixed into the salt: the cache lives in the project,
+ * where a clone or a pull request can ship entries of its own ("findings":
+ * [] for a file, hiding what a CI scan would find); without the key no one
+ * else can name an entry this perfloop would read. 16 random bytes in
+ * $XDG_CACHE_HOME/perfloop/scan-key (or ~/.cache/...), made on first use;
+ * -1 where there is no such place (then nothing is cached). */
+static int user_key(uint64_t *h)
+{
+	const char *xdg = getenv("XDG_CACHE_HOME"), *home = getenv("HOME");
+	char dir[PATH_MAX], path[PATH_MAX + 16];
+	if (xdg && xdg[0] == '/')
+		snprintf(dir, sizeof dir, "%s/perfloop", xdg);
+	else if (home && home[0] == '/')
+		snprintf(dir, sizeof dir, "%s/.cache/perfloop", home);
+	else
+		return -1;
+	snprintf(path, sizeof path, "%s/scan-key", dir);
+	unsigned char key[16];
+	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		char parent[PATH_MAX];
+		snprintf(parent, sizeof parent, "%s", dir);
+		char *slash = strrchr(parent, '/');
+		if (slash && slash != parent) {
+			*slash = '\0';
+			mkdir(parent, 0700);
+		}
+		mkdir(dir, 0700);
+		int rfd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+		ssize_t got = rfd >= 0 ? read(rfd, key, sizeof key) : -1;
+		if (rfd >= 0)
+			close(rfd);
+		if (got != (ssize_t)sizeof key)
+			return -1;
+		/* a race with another perfloop: whichever key lands is read back */
+		char tmp[PATH_MAX + 40];
+		snprintf(tmp, sizeof tmp, "%s.%ld", path, (long)getpid());
+		int wfd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (wfd < 0)
+			return -1;
+		int ok = pl_fsio_write_all(wfd, key, sizeof key) == 0;
+		close(wfd);
+		if (!ok || link(tmp, path) != 0) {
+			unlink(tmp);
+			if (!ok || errno != EEXIST)
+				return -1;
+		}
+		unlink(tmp);
+		fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+		if (fd < 0)
+			return -1;
+	}
+	struct stat st;
+	ssize_t n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, key, sizeof key) : -1;
+	close(fd);
+	if (n != (ssize_t)sizeof key)
+		return -1;
+	*h = pl_fnv1a_bytes(*h, key, sizeof key);
+	return 0;
+}
+
 /* the nearest directory at or above cwd holding .git, or cwd */
 static char *work_top(void)
 {
@@ -102,7 +164,10 @@ int pl_scan_cache_init(struct pl_scan_cache *c, uint64_t salt)
 	c->salt = pl_scan_cache_self(salt);
 	c->fresh = json_object();
 	char *top = work_top();
-	if (!top || !c->fresh) {
+	char why[600];
+	/* never through a symlink a clone shipped (.perfloop/cache -> elsewhere) */
+	if (!top || !c->fresh || user_key(&c->salt) != 0 ||
+	    pl_fsio_state_problem(top, why, sizeof why)) {
 		free(top);
 		return -1;
 	}

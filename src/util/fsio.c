@@ -5,6 +5,7 @@
  */
 #include "fsio.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <libgen.h>
@@ -364,4 +365,93 @@ int pl_fsio_check_writable(const char *path, struct pl_error *err)
 	}
 	free(copy);
 	return ok ? PL_OK : pl_error_set(err, PL_EINPUT, "cannot write '%s': %s", path, strerror(e));
+}
+
+/* the tree under the open directory fd (named rel for messages): 0, or
+ * -1 with why filled */
+static int state_walk(int fd, const char *rel, int depth, char *why, size_t len)
+{
+	DIR *d = fdopendir(fd);
+	if (!d) {
+		close(fd);
+		return 0;
+	}
+	int bad = 0;
+	struct dirent *e;
+	while (!bad && (e = readdir(d))) {
+		if (!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+			continue;
+		if (depth == 0 && !strcmp(e->d_name, "displaced"))
+			continue;
+		struct stat st;
+		if (fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+			continue;
+		if (S_ISLNK(st.st_mode) || (!S_ISREG(st.st_mode) && !S_ISDIR(st.st_mode))) {
+			snprintf(why, len,
+				 "'%s/%.200s' is %s: perfloop's state is never read or written "
+				 "through one (a clone can ship it); remove it",
+				 rel, e->d_name, S_ISLNK(st.st_mode) ? "a symlink" : "not a regular file");
+			bad = 1;
+		} else if (S_ISDIR(st.st_mode) && depth < 6) {
+			int sub = openat(dirfd(d), e->d_name,
+					 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+			char r[600];
+			snprintf(r, sizeof r, "%.300s/%.200s", rel, e->d_name);
+			if (sub >= 0 && state_walk(sub, r, depth + 1, why, len) < 0)
+				bad = 1;
+		}
+	}
+	closedir(d);
+	return bad ? -1 : 0;
+}
+
+const char *pl_fsio_state_problem(const char *top, char *why, size_t len)
+{
+	char p[4200];
+	snprintf(p, sizeof p, "%s/.perfloop", top);
+	struct stat st;
+	if (lstat(p, &st) != 0)
+		return NULL;
+	if (!S_ISDIR(st.st_mode)) {
+		snprintf(why, len,
+			 "'.perfloop' is not a directory (%s): perfloop's state is never "
+			 "written through one; remove it",
+			 S_ISLNK(st.st_mode) ? "a symlink" : "a file");
+		return why;
+	}
+	int fd = open(p, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	return state_walk(fd, ".perfloop", 0, why, len) < 0 ? why : NULL;
+}
+
+int pl_fsio_open_regular(const char *path, size_t max, struct pl_error *err)
+{
+	/* O_NONBLOCK: opening a FIFO without a writer returns at once */
+	int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(e));
+		errno = e;
+		return -1;
+	}
+	struct stat st;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		pl_error_set(err, PL_EINPUT, "%s: not a regular file (a FIFO, device or directory)",
+			     path);
+		errno = EINVAL;
+		return -1;
+	}
+	if (max && (size_t)st.st_size > max) {
+		close(fd);
+		pl_error_set(err, PL_EINPUT, "%s: %lld bytes, more than the %zu read", path,
+			     (long long)st.st_size, max);
+		errno = EFBIG;
+		return -1;
+	}
+	int fl = fcntl(fd, F_GETFL);
+	if (fl >= 0)
+		fcntl(fd, F_SETFL, fl & ~O_NONBLOCK);
+	return fd;
 }

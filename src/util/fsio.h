@@ -49,6 +49,21 @@ char *pl_fsio_read(const char *path, size_t *len, int *missing);
  * writer's to refuse (it must not follow one). */
 const char *pl_relpath_check(const char *rel, int own_state);
 
+/* perfloop's state directory, top/.perfloop (absent: fine): a real
+ * directory holding only real directories and regular files, so that no
+ * write of perfloop's lands through a symlink a clone shipped (a committed
+ * .perfloop/checkpoint.json -> ~/.bashrc) and no read hangs on a FIFO.
+ * displaced/ is not looked into: what a revert moved out of the way is
+ * the user's, symlinks included. NULL, or what is wrong (in why). */
+const char *pl_fsio_state_problem(const char *top, char *why, size_t len);
+
+/* Open a file that must be a regular one, of at most max bytes (0: any):
+ * a FIFO or device found in a project (pyproject.toml -> /dev/zero, a
+ * FIFO named perfloop.yaml) is refused at once, never read or waited on.
+ * The fd, or -1 with err set (PL_EINPUT; errno ENOENT where it is not
+ * there). */
+int pl_fsio_open_regular(const char *path, size_t max, struct pl_error *err);
+
 /* write(2) all of buf, retrying short writes and EINTR; 0 or -1 (errno). */
 int pl_fsio_write_all(int fd, const void *buf, size_t len);
 /* fsync the directory holding path, so a rename into it is durable. */

@@ -9,7 +9,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
+#include "fsio.h"
 #include "words.h"
 
 /* libyaml's error: a reader error (bad UTF-8, a control character) has
@@ -80,9 +82,15 @@ int pl_yaml_load(const char *path, struct pl_yaml *y, struct pl_error *err)
 	memset(y, 0, sizeof *y);
 	y->path = path;
 	y->err = err;
-	FILE *f = fopen(path, "rb");
-	if (!f)
-		return pl_error_set(err, PL_EINPUT, "%s: %s", path, strerror(errno));
+	/* a regular file (a FIFO named perfloop.yaml hung the bench) */
+	struct pl_error why;
+	int fd = pl_fsio_open_regular(path, 0, &why);
+	FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
+	if (!f) {
+		if (fd >= 0)
+			close(fd);
+		return pl_error_set(err, PL_EINPUT, "%s", why.msg);
+	}
 	if (fseek(f, 0, SEEK_END) == 0 && ftell(f) > PL_YAML_MAX_BYTES) {
 		fclose(f);
 		return pl_error_set(err, PL_EINPUT, "%s: over %ld MiB (perfloop's files weigh "
