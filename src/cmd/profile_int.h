@@ -27,6 +27,7 @@
 #include "procid.h"
 #include "pystack.h"
 #include "ranks.h"
+#include "runq.h"
 #include "steps.h"
 #include "strbuf.h"
 #include "trainloop.h"
@@ -111,6 +112,7 @@ struct profiler {
 	uint32_t *ids;
 	struct target *cur;
 	struct pl_pysample_stats stats;
+	struct pl_runq runq; /* the job's runnable threads against its CPUs */
 	unsigned long long ticks;
 	int oom;
 	/* a PyTorch training loop (trainloop.h): found once libtorch is

@@ -307,6 +307,8 @@ int profile_write_outputs(struct profiler *P, const char *title, const char *cwd
 		size_t before_env = f.n;
 		if (frc >= 0)
 			frc = pl_prof_env_findings(&P->prof, &f);
+		if (frc >= 0)
+			frc = pl_runq_findings(&P->runq, &f);
 		for (size_t i = before_env; frc >= 0 && i < f.n; i++)
 			printf("  ! %s (%s): %s\n", f.v[i].signal, f.v[i].leaf,
 			       f.v[i].suggested_action);

@@ -769,6 +769,7 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 			break;
 		if (o->subprocs && P->ticks % children_every == 0)
 			scan_children(P);
+		pl_runq_tick(&P->runq, P->t[0].pid, tnow);
 		if (P->ticks % reap_every == 0)
 			cpu_avoid_update(&P->ca);
 		/* the child's exit shows as unreadable memory at once; reap it then,

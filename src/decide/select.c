@@ -85,10 +85,15 @@ int pl_finding_machinery(const struct pl_finding *f, const char **what)
 	 * finding is about the user's own code or the whole job */
 	if (!f->leaf || strcmp(f->leaf, "profile.hot-function") != 0)
 		return 0;
+	return pl_frame_machinery(f->function, f->path, what);
+}
+
+int pl_frame_machinery(const char *function, const char *path, const char **what)
+{
 	for (size_t i = 0; i < sizeof machinery / sizeof machinery[0]; i++) {
-		if (machinery[i].path && !path_has(f->path, machinery[i].path))
+		if (machinery[i].path && !path_has(path, machinery[i].path))
 			continue;
-		if (machinery[i].name && (!f->function || strcmp(f->function, machinery[i].name)))
+		if (machinery[i].name && (!function || strcmp(function, machinery[i].name)))
 			continue;
 		if (what)
 			*what = machinery[i].what;

@@ -23,6 +23,8 @@ int pl_metric_is_algorithmic(const char *metric_name);
  * is spent but nothing to change there. *what says which (static text).
  * Such a finding is context for the work it runs, never the candidate. */
 int pl_finding_machinery(const struct pl_finding *f, const char **what);
+/* The same for one frame: its function's name and its file. */
+int pl_frame_machinery(const char *function, const char *path, const char **what);
 
 /* Whether a finding is a measured bottleneck of a training step (data
  * loading above PL_DATA_LOADING_SHARE_MAX of the step, a straggler rank,

@@ -21,6 +21,7 @@
 #include "fsio.h"
 #include "grow.h"
 #include "render.h"
+#include "select.h"
 #include "stats.h"
 #include "strbuf.h"
 #include "summary.h"
@@ -471,31 +472,53 @@ static int python_file(const char *file)
 	return file && ends_with(file, ".py");
 }
 
+/* Python's autograd entry, where DDP's reducer waits for the gradients'
+ * all-reduce (torch/autograd/__init__.py's backward, Tensor.backward) */
+static int autograd_backward(const char *name, const char *file)
+{
+	return name && file && !strcmp(name, "backward") &&
+	       (ends_with(file, "torch/autograd/__init__.py") || ends_with(file, "torch/_tensor.py"));
+}
+
 /* The share of the samples in collectives. The outermost frame that is a
  * collective's, or start-up's, decides a stack. Where some stacks run
  * Python, only those count (mixed mode's threads without Python are the
  * libraries' workers, idle under --idle, and would water the share down
- * by however many of them a library starts). */
+ * by however many of them a library starts). A Python-mode profile has no
+ * native frame to name the all-reduce: there a training thread waiting
+ * ("(idle)", --idle) inside autograd's backward is DDP's reducer waiting
+ * for the other ranks (on the CPU the caller's thread runs the backward
+ * pass itself, so it only sleeps there to wait), and counts as one. */
 static double comm_share(const struct pl_prof *one, unsigned char *flag)
 {
-	enum { COMM = 2, START = 4, PY = 8 };
-	int any_py = 0;
+	enum { COMM = 2, START = 4, PY = 8, BWD = 16, IDLE = 32 };
+	int any_py = 0, any_native = 0;
 	for (size_t i = 0; i < one->nframes; i++) {
-		int c = pl_merge_comm_frame(one->frames[i].name, one->frames[i].file);
+		const char *name = one->frames[i].name, *file = one->frames[i].file;
+		int c = pl_merge_comm_frame(name, file);
 		flag[i] |= c > 0 ? COMM : c < 0 ? START : 0;
-		flag[i] |= python_file(one->frames[i].file) ? PY : 0;
+		flag[i] |= python_file(file) ? PY : 0;
+		flag[i] |= autograd_backward(name, file) ? BWD : 0;
+		flag[i] |= name && !strcmp(name, "(idle)") ? IDLE : 0;
 		any_py |= flag[i] & PY;
+		/* a native frame: a file that is a shared object or binary */
+		any_native |= file && *file && !python_file(file) && file[0] != '<' &&
+			      (strstr(file, ".so") || strchr(file, '/')) && !(flag[i] & IDLE);
 	}
 	uint64_t in = 0, of = 0;
 	for (size_t k = 0; k < one->nstacks; k++) {
 		const struct pl_prof_stack *st = &one->stacks[k];
-		int decided = 0, py = 0;
+		int decided = 0, py = 0, bwd = 0;
 		for (size_t i = 0; i < st->depth; i++) {
 			unsigned char f = flag[one->ids[st->off + i]];
 			py |= f & PY;
+			bwd |= f & BWD;
 			if (!decided && (f & (COMM | START)))
 				decided = f & (COMM | START);
 		}
+		if (!decided && bwd && !any_native && st->depth &&
+		    (flag[one->ids[st->off + st->depth - 1]] & IDLE))
+			decided = COMM;
 		if (any_py && !py)
 			continue;
 		of += st->count;
@@ -524,7 +547,12 @@ static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struc
 	size_t best = SIZE_MAX;
 	int any_data = 0;
 	for (size_t i = 0; i < one.nframes; i++) {
-		if (self[i] && (best == SIZE_MAX || self[i] > self[best]))
+		/* the top function is one to act on: never "(idle)" or another
+		 * frame perfloop made up, nor the interpreter's or torch's
+		 * machinery (select's list: imports, autograd's entry, waits) */
+		if (self[i] && !one.frames[i].synthetic &&
+		    !pl_frame_machinery(one.frames[i].name, one.frames[i].file, NULL) &&
+		    (best == SIZE_MAX || self[i] > self[best]))
 			best = i;
 		data[i] =
 		    pl_train_frame_phase(one.frames[i].name, one.frames[i].file) == PL_TRAIN_DATA;

@@ -55,6 +55,21 @@ assert fast[0] > 0.25 and fast[0] > 2 * slow[0], (fast, slow)
 assert slow[1] > 0.25 and fast[1] == 0, (fast, slow)
 PY
 
+# Python mode (--idle): no native frame names the all-reduce, but the fast
+# rank's training thread sleeps inside autograd's backward while DDP waits
+# for the slow rank; merge counts that as the wait (it found no straggler),
+# and each rank's top function is one to act on, never "(idle)" nor
+# the import machinery
+run torchrun --no_python "$PERFLOOP" profile --idle -o py.%r -- \
+	/usr/bin/python3 "$PERFLOOP_SRC/tests/cli/ddp_straggler.py" 80
+expect_rc 0
+run "$PERFLOOP" merge -o pm py.0.folded py.1.folded
+expect_rc 0
+grep -q "straggler: rank 1," "$T/out" || fail "python mode: rank 1 not named: $(cat "$T/out")"
+check pm.json "[r['straggler'] for r in d['profiles']['ranks']] == [False, True]"
+check pm.json "d['profiles']['ranks'][0]['wait_share'] > 0.25 and d['profiles']['ranks'][1]['wait_share'] < 0.1"
+! grep -E '^ +0 .*(\(idle\)|_call_with_frames_removed)' "$T/out" || fail "rank 0's top function is not one to act on: $(cat "$T/out")"
+
 # bench under torchrun: a summary per rank (the straggler found by merge).
 # Rank 1 sleeps 0.3 s, rank 0 0.02 s: with 0.08 s, a loaded CI machine's
 # shell starts (tens of ms each) made the two ranks' runs overlap and the
