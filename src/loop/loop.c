@@ -299,12 +299,20 @@ static int noisy(json_t *summary, char *why, size_t len)
 		    !json_is_null(json_object_get(b, "metric"))) {
 			if (json_is_true(json_object_get(dd, "scored")))
 				continue;
+			const char *expr = json_string_value(
+			    json_object_get(json_object_get(b, "metric"), "expr"));
 			snprintf(
 			    why, len,
 			    "'%s' is too noisy to compare: its %s (the program's own number) has a "
-			    "CV of %.1f%% > 5%%: more runs (--runs) or a quieter machine help",
+			    "CV of %.1f%% > 5%%: %s",
 			    json_string_value(json_object_get(b, "name")), dec,
-			    json_number_value(json_object_get(dd, "cv")) * 100);
+			    json_number_value(json_object_get(dd, "cv")) * 100,
+			    expr && !strcmp(expr, "steps")
+				? "a step's wall time waits for the CPU on a busy machine; a "
+				  "training loop on the CPU is steadier by the CPU time of its "
+				  "steps (--metric steps:cpu: CV 0.5% beside two CPU hogs where "
+				  "the wall time's was 22.6%), or more runs (--runs)"
+				: "more runs (--runs) or a quieter machine help");
 			return 1;
 		}
 		if (!json_is_true(json_object_get(t, "scored")) && !pl_dimension_simulated(dec)) {

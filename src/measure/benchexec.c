@@ -229,7 +229,8 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 		read_metric(cfg->metric, io->metric_fd, &mval, &mcount, mwhy, sizeof(mwhy));
 	double ms;
 	if (steps && !r.timed_out && !r.stopped &&
-	    pl_stepclock_read(&io->steps, &ms, &mcount, mwhy, sizeof(mwhy)))
+	    pl_stepclock_read(&io->steps, cfg->metric->steps == 2, &ms, &mcount, mwhy,
+			      sizeof(mwhy)))
 		mval = ms;
 
 	char sig[32];

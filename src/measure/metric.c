@@ -34,9 +34,9 @@ int pl_metric_init(struct pl_metric *m, const char *spec, const char *name, int 
 		   struct pl_error *err)
 {
 	memset(m, 0, sizeof(*m));
-	int steps = !strcmp(spec, "steps");
+	int steps = !strcmp(spec, "steps") ? 1 : !strcmp(spec, "steps:cpu") ? 2 : 0;
 	if (!name)
-		name = steps ? "step_ms" : "metric";
+		name = steps == 2 ? "step_cpu_ms" : steps ? "step_ms" : "metric";
 	size_t nl = strlen(name);
 	int ok = nl > 0 && nl < sizeof(m->name) && islower((unsigned char)name[0]);
 	for (size_t i = 0; ok && i < nl; i++)
@@ -60,7 +60,7 @@ int pl_metric_init(struct pl_metric *m, const char *spec, const char *name, int 
 	snprintf(m->expr, sizeof(m->expr), "%s", spec);
 	m->higher = higher;
 	if (steps) {
-		m->steps = 1;
+		m->steps = steps;
 		if (higher)
 			return pl_error_set(err, PL_EINPUT,
 					    "option '--higher-is-better': a step time (--metric "

@@ -21,7 +21,8 @@ struct pl_metric {
 	char name[48];	 /* the dimension's name: [a-z][a-z0-9_]*, not a built-in one */
 	char expr[512];	 /* as given: a regular expression, or json:PATH */
 	int json;	 /* expr is json:PATH (dots, and [N] or .N for array items) */
-	int steps;	 /* expr is "steps": the time between optimizer steps (stepclock.h) */
+	int steps;	 /* expr is "steps" (1): the time between optimizer steps
+			  * (stepclock.h); "steps:cpu" (2): the process's CPU time */
 	int higher;	 /* higher is better (samples/s); else lower (step time) */
 	regex_t re;	 /* compiled (not json) */
 	int compiled;

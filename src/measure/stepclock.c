@@ -37,7 +37,7 @@ static const char sitecustomize[] =
     "            return\n"
     "        try:\n"
     "            with open(out, 'a') as f:\n"
-    "                f.write('%d %s\\n' % (pid, ' '.join(map(str, marks))))\n"
+    "                f.write('%d %s\\n' % (pid, ' '.join('%d,%d' % m for m in marks)))\n"
     "        except OSError:\n"
     "            pass\n"
     "    atexit.register(save)\n"
@@ -59,7 +59,7 @@ static const char sitecustomize[] =
     "            @functools.wraps(step)\n"
     "            def timed(*a, **k):\n"
     "                r = step(*a, **k)\n"
-    "                marks.append(time.perf_counter_ns())\n"
+    "                marks.append((time.perf_counter_ns(), time.process_time_ns()))\n"
     "                return r\n"
     "            timed._perfloop_clock = True\n"
     "            cls.step = timed\n"
@@ -172,8 +172,8 @@ size_t pl_stepclock_intervals(const long long *t, size_t n, double *out)
 	return k;
 }
 
-int pl_stepclock_read(const struct pl_stepclock *c, double *ms, size_t *count, char *why,
-		      size_t wlen)
+int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t *count,
+		      char *why, size_t wlen)
 {
 	char clock[160];
 	snprintf(clock, sizeof clock, "%s/clock", c->dir);
@@ -197,10 +197,16 @@ int pl_stepclock_read(const struct pl_stepclock *c, double *ms, size_t *count, c
 		size_t nt = 0;
 		char *p = strchr(line, ' ');
 		while (p && ok) {
-			char *end;
-			long long v = strtoll(p + 1, &end, 10);
-			if (end == p + 1)
+			char *end, *end2;
+			long long w = strtoll(p + 1, &end, 10);
+			if (end == p + 1 || *end != ',')
 				break;
+			long long v = strtoll(end + 1, &end2, 10);
+			if (end2 == end + 1)
+				break;
+			if (!cpu)
+				v = w;
+			end = end2;
 			if (nt == tcap) {
 				tcap = tcap ? tcap * 2 : 256;
 				long long *nt2 = realloc(t, tcap * sizeof(*t));

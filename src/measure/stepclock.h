@@ -8,7 +8,8 @@
  * steps found, their median 4x too long). So each run is given a
  * sitecustomize.py (on PYTHONPATH, chaining to any it shadows) that wraps
  * torch.optim.Optimizer subclasses' step() the first time one is built,
- * records the clock as each returns, and writes "PID t_ns..." at exit.
+ * records the clock and the process's CPU time as each returns, and writes
+ * "PID wall_ns,cpu_ns ..." at exit.
  * The run's value is the median interval between consecutive steps after
  * the warm-up (3 steps, 1 under 20, 0 under 6), data waits included, in
  * milliseconds; processes (DDP ranks) are pooled. Nothing is printed into
@@ -37,9 +38,11 @@ int pl_stepclock_open(struct pl_stepclock *c, struct pl_error *err);
  * this process's environment (the run inherits it); disarm puts them back. */
 int pl_stepclock_arm(const struct pl_stepclock *c, struct pl_stepclock_env *env);
 void pl_stepclock_disarm(struct pl_stepclock_env *env);
-/* After a run: its value in ms and how many intervals, 1; else 0 and why. */
-int pl_stepclock_read(const struct pl_stepclock *c, double *ms, size_t *count, char *why,
-		      size_t wlen);
+/* After a run: its value in ms and how many intervals, 1; else 0 and why.
+ * cpu: the process's CPU time between steps (all its threads), not the
+ * wall clock's. */
+int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t *count,
+		      char *why, size_t wlen);
 /* Remove the folder. */
 void pl_stepclock_close(struct pl_stepclock *c);
 

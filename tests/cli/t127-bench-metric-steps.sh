@@ -54,6 +54,13 @@ v=$(j s.json "d['benchmarks'][0]['dimensions']['step_ms']['value']")
 python3 -c "import sys; v, o = $v, $own; sys.exit(0 if 19.5 < v < 40 and abs(v - o) / o < 0.10 else 1)" ||
 	fail "step_ms $v against the script's own $own ms"
 
+# steps:cpu: the CPU time of each step, not the wall clock's: the naps
+# (20 ms of sleep a step) are not in it
+run "$PERFLOOP" bench --no-history -w 0 -r 3 --batch 1 --metric steps:cpu -n t -o c.json -- $PY train.py slow.txt
+expect_rc 0
+check c.json "d['benchmarks'][0]['metric']['name'] == 'step_cpu_ms'"
+check c.json "0 < d['benchmarks'][0]['dimensions']['step_cpu_ms']['value'] < 10"
+
 # not a training loop: a failed measurement, saying why
 run "$PERFLOOP" bench --no-history -w 0 -r 3 --metric steps -n t -- $PY -c 'print(1)'
 expect_rc 3
