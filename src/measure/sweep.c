@@ -76,7 +76,7 @@ static json_t *one_fit(const char *tmpl, const char *param, enum dim d, const do
 		   (isnan(f.exp_lo) || f.exp_lo > power);
 	if ((d == D_WALL || d == D_CPU) && over && f.best != PL_CX_1) {
 		char msg[400];
-		const char *of = d == D_CPU ? " (CPU time)" : "";
+		const char *of = d == D_CPU ? " (CPU time)" : " (wall time)";
 		if (expect >= 0)
 			snprintf(msg, sizeof msg,
 				 "the cost%s grows as n^%.2f (fitted O(%s)), above the expected O(%s)",
