@@ -84,6 +84,74 @@ static const char *short_name(const char *in, char *out, size_t len)
 	return out;
 }
 
+/* --threads: the samples by thread (the "thread TID (name)" frame each
+ * stack starts from under its process), each with its own top functions,
+ * largest thread first; its share of all samples. top and the table
+ * otherwise mix every thread's functions in one list. */
+static int print_threads(const struct pl_prof *p, int top)
+{
+	size_t nt = 0;
+	uint32_t *tid = malloc((p->nframes + 1) * sizeof *tid);
+	uint64_t *tsum = calloc(p->nframes + 1, sizeof *tsum);
+	uint64_t *leaf = calloc(p->nframes + 1, sizeof *leaf);
+	int rc = tid && tsum && leaf ? 0 : -1;
+	/* the threads, and each one's samples */
+	for (size_t i = 0; rc == 0 && i < p->nframes; i++)
+		if (p->frames[i].synthetic && !strncmp(p->frames[i].name, "thread ", 7))
+			tid[nt++] = (uint32_t)i;
+	for (size_t s = 0; rc == 0 && s < p->nstacks; s++) {
+		const struct pl_prof_stack *st = &p->stacks[s];
+		for (size_t d = 0; d < st->depth && d < 3; d++) {
+			uint32_t id = p->ids[st->off + d];
+			if (p->frames[id].synthetic && !strncmp(p->frames[id].name, "thread ", 7)) {
+				tsum[id] += st->count;
+				break;
+			}
+		}
+	}
+	/* largest first */
+	for (size_t a = 1; rc == 0 && a < nt; a++)
+		for (size_t b = a; b > 0 && tsum[tid[b]] > tsum[tid[b - 1]]; b--) {
+			uint32_t x = tid[b];
+			tid[b] = tid[b - 1];
+			tid[b - 1] = x;
+		}
+	double all = p->samples ? (double)p->samples : 1;
+	if (rc == 0 && nt)
+		printf("\n  %6s  %8s  %s\n", "share", "samples", "thread: its top functions (self)");
+	for (size_t k = 0; rc == 0 && k < nt && k < (size_t)top; k++) {
+		uint32_t t = tid[k];
+		memset(leaf, 0, (p->nframes + 1) * sizeof *leaf);
+		for (size_t s = 0; s < p->nstacks; s++) {
+			const struct pl_prof_stack *st = &p->stacks[s];
+			int mine = 0;
+			for (size_t d = 0; d < st->depth && d < 3 && !mine; d++)
+				mine = p->ids[st->off + d] == t;
+			if (mine && st->depth)
+				leaf[p->ids[st->off + st->depth - 1]] += st->count;
+		}
+		printf("  %5.1f%%  %8llu  %s:", 100.0 * (double)tsum[t] / all,
+		       (unsigned long long)tsum[t], p->frames[t].name);
+		for (int shown = 0; shown < 3; shown++) {
+			size_t best = SIZE_MAX;
+			for (size_t i = 0; i < p->nframes; i++)
+				if (leaf[i] && i != t && (best == SIZE_MAX || leaf[i] > leaf[best]))
+					best = i;
+			if (best == SIZE_MAX || 1000.0 * (double)leaf[best] < all)
+				break; /* under 0.1%: noise, not a top function */
+			char sn[256];
+			printf("%s %s %.1f%%", shown ? "," : "", short_name(p->frames[best].name, sn, sizeof sn),
+			       100.0 * (double)leaf[best] / all);
+			leaf[best] = 0;
+		}
+		putchar('\n');
+	}
+	free(tid);
+	free(tsum);
+	free(leaf);
+	return rc;
+}
+
 int profile_print_table(const struct profiler *P)
 {
 	uint64_t *self, *total;
@@ -130,6 +198,8 @@ int profile_print_table(const struct profiler *P)
 	free(r);
 	free(self);
 	free(total);
+	if (P->o.threads && print_threads(p, P->o.top) < 0)
+		return -1;
 	/* libtorch's frames by the operator they dispatch (native, mixed) */
 	struct pl_torch_op *ops;
 	size_t nops;

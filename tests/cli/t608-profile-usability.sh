@@ -104,4 +104,26 @@ expect_rc 0
 ! grep -q "<frozen importlib" fold.folded || fail "--fold-imports left importlib frames: $(grep frozen fold.folded | head -2)"
 # start-up's imports (site, encodings) always take samples; each is named
 grep -q "(import [a-z_.]*) [0-9]" fold.folded || fail "--fold-imports: no (import NAME) frame: $(cat fold.folded)"
+
+# --threads: the table groups by thread, each with its own top functions
+# (it listed every thread's functions in one list)
+cat >thr.py <<'PY'
+import threading, time
+def spin():
+    end = time.time() + 1.5
+    while time.time() < end:
+        sum(range(1000))
+def nap():
+    for _ in range(30):
+        time.sleep(0.05)
+u = threading.Thread(target=nap, name="napper")
+u.start()
+spin()
+u.join()
+PY
+run "$PERFLOOP" profile --threads --idle --format folded -o thr -- "$py" thr.py
+expect_rc 0
+grep -q "thread: its top functions (self)" "$T/out" || fail "--threads: no table by thread: $(cat "$T/out")"
+grep -Eq "^ +[0-9.]+% +[0-9]+  thread [0-9]+ \(MainThread\): spin " "$T/out" || fail "--threads: MainThread's top is not spin: $(cat "$T/out")"
+grep -Eq "^ +[0-9.]+% +[0-9]+  thread [0-9]+ \(napper\): \(idle\) " "$T/out" || fail "--threads: napper's top is not its wait: $(cat "$T/out")"
 exit 0
