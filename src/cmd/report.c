@@ -17,6 +17,7 @@
 #include "history.h"
 #include "htmlreport.h"
 #include "loop.h"
+#include "profread.h"
 #include "report.h"
 #include "strbuf.h"
 
@@ -280,20 +281,30 @@ static int is_sqlite(const char *path)
 	return n == sizeof head && memcmp(head, "SQLite format 3", 16) == 0;
 }
 
-/* Collapsed stacks (PREFIX.folded, PREFIX.memory.folded, a .collapsed file
- * from another tool): by name */
+/* A profile to draw, by name: collapsed stacks (PREFIX.folded,
+ * PREFIX.memory.folded, a .collapsed file from another tool), Austin's
+ * .austin, `perf script` text saved as .perf or .perf.txt, and
+ * .speedscope.json (not findings: its $schema is speedscope's), which
+ * profread.h reads */
 static int is_folded(const char *path)
 {
+	static const char *const ends[] = {".folded", ".collapsed", ".austin", ".perf",
+					   ".perf.txt", ".speedscope.json", ".trace.json"};
 	size_t n = strlen(path);
-	return (n > 7 && strcmp(path + n - 7, ".folded") == 0) ||
-	       (n > 10 && strcmp(path + n - 10, ".collapsed") == 0);
+	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
+		size_t e = strlen(ends[i]);
+		if (n > e && strcmp(path + n - e, ends[i]) == 0)
+			return 1;
+	}
+	return 0;
 }
 
 /* One profile for --diff: 0, or the exit code (said) */
 static int read_profile(const char *path, struct pl_prof *p)
 {
 	struct pl_error err = {{0}};
-	int rc = pl_prof_read_folded(path, p, &err);
+	const char *format;
+	int rc = pl_prof_read_any(path, p, &format, &err);
 	if (rc == PL_ENOMEM)
 		return pl_die(PL_EXIT_INTERNAL, "out of memory");
 	if (rc != PL_OK)
@@ -477,7 +488,8 @@ int cmd_report(int argc, char **argv, const struct pl_ctx *ctx)
 			profs = np;
 			memset(&profs[nprofs], 0, sizeof(*profs));
 			profs[nprofs].file = argv[i];
-			int frc = pl_prof_read_folded(argv[i], &profs[nprofs++].prof, &err);
+			const char *format;
+			int frc = pl_prof_read_any(argv[i], &profs[nprofs++].prof, &format, &err);
 			if (frc != PL_OK) {
 				rc = pl_die(frc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
 					    frc == PL_ENOMEM ? "out of memory" : err.msg);

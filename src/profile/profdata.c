@@ -219,7 +219,7 @@ const char *pl_prof_shown_file(const struct pl_prof *p, const char *file)
 char *pl_prof_label(const struct pl_prof *p, const struct pl_prof_frame *f)
 {
 	struct pl_strbuf b = {0};
-	if (f->synthetic)
+	if (f->synthetic || !f->file[0]) /* no place: a trace's event, a made-up frame */
 		pl_strbuf_puts(&b, f->name);
 	else
 		pl_strbuf_printf(&b, "%s (%s:%d)", f->name, pl_prof_shown_file(p, f->file), f->line);

@@ -20,6 +20,7 @@
 #include "findings.h"
 #include "fsio.h"
 #include "grow.h"
+#include "profread.h"
 #include "render.h"
 #include "select.h"
 #include "stats.h"
@@ -531,7 +532,8 @@ static double comm_share(const struct pl_prof *one, unsigned char *flag)
 static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struct pl_error *err)
 {
 	struct pl_prof one = {0};
-	int rc = pl_prof_read_folded(p->who.path, &one, err);
+	const char *format;
+	int rc = pl_prof_read_any(p->who.path, &one, &format, err);
 	if (rc != PL_OK || one.oom) {
 		pl_prof_release(&one);
 		return rc != PL_OK ? rc : PL_ENOMEM;

@@ -15,8 +15,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "fsio.h"
+#include "profread.h"
 #include "hash.h"
 
 /* a finding being weighed */
@@ -245,6 +247,30 @@ static int apply(struct weigh *W, const char *path, int lines, struct pl_weigh_s
 	return PL_OK;
 }
 
+/* A profile in another format as collapsed stacks, read back from a
+ * temporary file the folded writer wrote; NULL with err set. */
+static char *other_format(const char *path, size_t *len, struct pl_error *err)
+{
+	struct pl_prof prof = {0};
+	const char *format, *tmpdir = getenv("TMPDIR");
+	int rc = pl_prof_read_any(path, &prof, &format, err);
+	char *text = NULL, tmp[256];
+	snprintf(tmp, sizeof tmp, "%s/perfloop-profile.XXXXXX",
+		 tmpdir && *tmpdir && strlen(tmpdir) < 200 ? tmpdir : "/tmp");
+	int fd = rc == PL_OK ? mkstemp(tmp) : -1;
+	if (rc == PL_OK && fd < 0)
+		pl_error_set(err, PL_ESYS, "option '--profile': %s: %s", tmp, strerror(errno));
+	if (fd >= 0) {
+		close(fd);
+		int missing;
+		if (pl_prof_write(&prof, &(struct pl_prof_out){.kind = PL_OUT_FOLDED}, tmp, err) >= 0)
+			text = pl_fsio_read(tmp, len, &missing);
+		unlink(tmp);
+	}
+	pl_prof_release(&prof);
+	return text;
+}
+
 int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
 		  struct pl_weigh_summary *sum, struct pl_error *err)
 {
@@ -255,6 +281,15 @@ int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int li
 	if (!text)
 		return pl_error_set(err, PL_EINPUT, "option '--profile': cannot read '%s': %s",
 				    path, missing ? "no such file" : strerror(errno));
+	/* another tool's profile (py-spy's or Austin's, perf script's, a
+	 * speedscope file): read as perfloop's, then weighed as its folded
+	 * stacks */
+	if (strcmp(pl_prof_format(text), "folded") != 0) {
+		free(text);
+		text = other_format(path, &len, err);
+		if (!text)
+			return PL_EINPUT;
+	}
 	struct weigh W = {.files = files, .nfiles = n};
 	size_t nf = 0;
 	for (size_t i = 0; i < n; i++)
