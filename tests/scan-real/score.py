@@ -3,10 +3,15 @@
 the findings against labels.jsonl: per rule, findings, true positives,
 precision, and findings rated above their fair severity.
 
-usage: score.py PERFLOOP DEPS_DIR [--advisory] [--json OUT]
+usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out] [--json OUT]
+
+--split held-out scores the corpora under heldout/ instead (never tuned on:
+see README.md), and adds recall: of the real problems listed by hand in
+heldout/*.problems.jsonl, those with a reported finding within 2 lines.
 Exit: 0 scored; 1 a finding has no label (label it: a new finding must be
 judged before its precision can be claimed); 77 no corpus here.
 """
+import glob
 import json
 import os
 import subprocess
@@ -25,22 +30,44 @@ def installed_version(pkg):
 def corpus_root(c, deps):
     if c["package"].startswith("source:"):
         return os.path.join(deps, os.path.basename(c["root"]))
+    if c["package"].startswith("deb:"):  # a .deb unpacked under DEPS_DIR
+        rel = c["root"].split("/scan-real/", 1)[-1]
+        return os.path.join(deps, rel)
     return c["root"]
+
+
+def load(split):
+    """the corpora, labels and hand-listed problems of a split"""
+    if split == "tuning":
+        corpora = json.load(open(os.path.join(HERE, "corpus.json")))["corpora"]
+        files, problems = [os.path.join(HERE, "labels.jsonl")], []
+    else:
+        corpora = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(HERE, "heldout", "*.corpus.json")))]
+        files = sorted(glob.glob(os.path.join(HERE, "heldout", "*.labels.jsonl")))
+        problems = [json.loads(l) for f in sorted(glob.glob(os.path.join(HERE, "heldout", "*.problems.jsonl")))
+                    for l in open(f) if l.strip()]
+    labels = {}
+    for f in files:
+        for line in open(f):
+            if line.strip():
+                x = json.loads(line)
+                labels[(x["corpus"], x["path"], x["line"], x["rule"])] = x
+    return corpora, labels, problems
 
 
 def main():
     perfloop, deps = os.path.abspath(sys.argv[1]), os.path.abspath(sys.argv[2])
     advisory = "--advisory" in sys.argv
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
-    corpus = json.load(open(os.path.join(HERE, "corpus.json")))
-    labels = {}
-    for line in open(os.path.join(HERE, "labels.jsonl")):
-        x = json.loads(line)
-        labels[(x["corpus"], x["path"], x["line"], x["rule"])] = x
+    split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "tuning"
+    if split not in ("tuning", "held-out"):
+        sys.exit("--split: tuning or held-out")
+    corpora, labels, problems = load(split)
     used, missing, findings, seen = [], [], [], set()
-    for c in corpus["corpora"]:
+    reported = []  # (corpus, path, line) of every finding, for recall
+    for c in corpora:
         root = corpus_root(c, deps)
-        if c["package"].startswith("source:"):
+        if c["package"].startswith(("source:", "deb:")):
             present = os.path.isdir(root)
         else:
             present = installed_version(c["package"]) == c["version"]
@@ -64,6 +91,7 @@ def main():
         for f in json.loads(r.stdout)["findings"]:
             path = f["path"][2:] if f["path"].startswith("./") else f["path"]
             key = (c["name"], path, f["location"]["line"], f["leaf"])
+            reported.append((c["name"], path, f["location"]["line"]))
             lab = labels.get(key)
             seen.add(key)
             if lab is None:
@@ -93,13 +121,25 @@ def main():
                                                  100.0 * r["tp"] / r["findings"], r["above_fair"]))
     print("| all | %d | %d | %s | %d |" % (
         n, tp, "%.0f%%" % (100.0 * tp / n) if n else "n/a", above))
+    # every finding rated above its fair severity (a false one's is none)
+    over = sum(SEV[sev] < SEV[lab["fair_severity"]] for _, sev, lab in findings)
+    print("rated above the fair severity, false findings included: %d of %d" % (over, n))
+    recall = None
+    if problems:
+        mine = [p for p in problems if p["corpus"] in used]
+        found = [p for p in mine if any(c == p["corpus"] and path == p["path"] and abs(line - p["line"]) <= 2
+                                       for c, path, line in reported)]
+        recall = (len(found), len(mine))
+        print("real problems listed by hand: %d, reported: %d (recall %s)" % (
+            len(mine), len(found), "%.0f%%" % (100.0 * len(found) / len(mine)) if mine else "n/a"))
     gone = [k for k, x in labels.items() if k[0] in used and k not in seen]
     if advisory:  # (by default the advisory rules' findings are not reported either)
         print("labelled findings no longer reported: %d (%d of them false: misfires fixed)" % (
             len(gone), sum(labels[k]["verdict"] == "FP" for k in gone)))
     if out_json:
-        json.dump({"corpora": used, "advisory": advisory, "rules": rules,
-                   "findings": n, "true": tp, "above_fair": above,
+        json.dump({"corpora": used, "split": split, "advisory": advisory, "rules": rules,
+                   "findings": n, "true": tp, "above_fair": above, "over_rated": over,
+                   "recall": recall,
                    "unlabelled": [list(k) for k in missing]}, open(out_json, "w"), indent=1)
     if missing:
         for k in missing:
