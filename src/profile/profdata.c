@@ -372,7 +372,7 @@ static int speedscope_write(const struct pl_prof *p, const char *name, const cha
 		const struct pl_prof_frame *f = &p->frames[i];
 		pl_strbuf_puts(b, i ? ",\n{\"name\":" : "\n{\"name\":");
 		pl_strbuf_json(b, f->name);
-		if (!f->synthetic) {
+		if (!f->synthetic && f->file[0]) { /* as pl_prof_label: no place, no file */
 			pl_strbuf_puts(b, ",\"file\":");
 			pl_strbuf_json(b, pl_prof_shown_file(p, f->file));
 			pl_strbuf_printf(b, ",\"line\":%d", f->line);

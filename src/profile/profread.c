@@ -4,6 +4,7 @@
 #include "profread.h"
 
 #include <ctype.h>
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
@@ -413,7 +414,10 @@ const char *pl_prof_format(const char *text)
 	const char *t = text;
 	while (isspace((unsigned char)*t))
 		t++;
-	if (*t == '{' || *t == '[') {
+	/* JSON: an object, or an array of objects (a trace's bare events); a
+	 * folded line may begin with '[' too: "[unknown];main 3" */
+	const char *in = *t == '[' ? t + 1 + strspn(t + 1, " \t\r\n") : t;
+	if (*t == '{' || (*t == '[' && (*in == '{' || *in == ']'))) {
 		/* told apart when parsed: a speedscope $schema, or trace events */
 		return strstr(t, "speedscope") && strstr(t, "\"$schema\"") ? "speedscope"
 										: "chrome-trace";
@@ -436,13 +440,15 @@ int pl_prof_read_any(const char *path, struct pl_prof *p, const char **format,
 {
 	size_t len = 0;
 	int missing = 0;
-	int fd = pl_fsio_open_regular(path, 0, err);
+	struct pl_error why;
+	int fd = pl_fsio_open_regular(path, 0, &why);
 	if (fd < 0)
-		return PL_EINPUT;
+		return pl_error_set(err, PL_EINPUT, "%s: cannot read: %s", path,
+				    errno == ENOENT ? strerror(errno) : "not a regular file");
 	close(fd);
 	char *text = pl_fsio_read(path, &len, &missing);
 	if (!text)
-		return pl_error_set(err, PL_EINPUT, "%s: cannot read", path);
+		return pl_error_set(err, PL_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 	*format = pl_prof_format(text);
 	int rc;
 	if (!strcmp(*format, "speedscope") || !strcmp(*format, "chrome-trace")) {

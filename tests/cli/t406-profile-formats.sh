@@ -85,3 +85,9 @@ echo '{"hello": 1}' >x.json
 run "$P" report --diff x.json x.json
 expect_rc 2
 expect_err "x.json: a JSON document, but neither a speedscope file"
+# collapsed stacks whose first frame is a bracket (native profiles'
+# "[unknown]") are still collapsed stacks, not JSON
+printf '[unknown];main 3\nmain 1\n' >n.folded
+run "$P" report --diff n.folded n.folded
+expect_rc 0
+grep -Eq "100.00% +100.00% +\+0.00  main$" "$T/out" || fail "bracketed folded: $(cat "$T/out")"
