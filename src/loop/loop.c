@@ -90,11 +90,12 @@ int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err)
 	const char *lwhy = ledger ? pl_loop_ledger_problem(g->top, ledger) : NULL;
 	const char *wwhy = wd && strcmp(wd, ".") ? pl_relpath_check(wd, 1) : NULL;
 	if (rc == PL_OK && (lwhy || wwhy || (json_object_get(*state, "ledger") && !ledger))) {
+		/* said before the document (which holds the strings) is let go */
+		rc = pl_error_set(err, PL_EINPUT, "%s: %s: '%.200s' is %s; refused", p,
+				  wwhy ? "workdir" : "ledger", wwhy ? wd : ledger ? ledger : "?",
+				  wwhy ? wwhy : lwhy ? lwhy : "not a string");
 		json_decref(*state);
 		*state = NULL;
-		return pl_error_set(err, PL_EINPUT, "%s: %s: '%.200s' is %s; refused", p,
-				    wwhy ? "workdir" : "ledger", wwhy ? wd : ledger ? ledger : "?",
-				    wwhy ? wwhy : lwhy ? lwhy : "not a string");
 	}
 	return rc;
 }
