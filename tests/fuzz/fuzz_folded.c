@@ -1,6 +1,7 @@
 /*
- * Collapsed stacks (perfloop's, py-spy's, flamegraph.pl's, inferno's): read,
- * then written back as folded, speedscope, the SVG flame graph and its HTML
+ * Collapsed stacks (perfloop's, py-spy's, flamegraph.pl's, inferno's), and
+ * every other format profread.h reads by content (speedscope, a Chrome
+ * trace, Austin's samples, perf script's text): read, then written back as folded, speedscope, the SVG flame graph and its HTML
  * page, and its findings; and compared, both ways, with a small profile
  * (report --diff's table, SVG and HTML).
  */
@@ -9,6 +10,7 @@
 #include "findings.h"
 #include "flamediff.h"
 #include "profdata.h"
+#include "profread.h"
 #include "strbuf.h"
 
 /* p against q: the movers' table, the SVG, the HTML block */
@@ -36,7 +38,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	struct pl_prof p = {0};
 	struct pl_error err = {{0}};
-	if (pl_prof_read_folded(path, &p, &err) == 0) {
+	const char *format;
+	if (pl_prof_read_any(path, &p, &format, &err) == 0) {
 		free(pl_prof_folded(&p));
 		free(pl_prof_speedscope(&p, "fuzz", "fuzz"));
 		free(pl_prof_svg(&p, "fuzz", "sub"));
