@@ -406,6 +406,7 @@ int profile_native(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 				    .event = o->event,
 				    .kernel = o->kernel,
 				    .mem = o->memory ? &P->mem : NULL,
+				    .runq = &P->runq,
 				    .interrupted = ctx->interrupted};
 	struct pl_native_stats st;
 	struct pl_error err = {{0}};

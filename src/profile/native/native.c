@@ -35,6 +35,7 @@
 #include "monotime.h"
 #include "native_int.h"
 #include "procid.h"
+#include "runq.h"
 #include "profdata.h"
 
 const char *pl_unwind_name(enum pl_unwind u)
@@ -463,6 +464,8 @@ int pl_native_profile(char **argv, pid_t pid, const struct pl_native_opts *o, st
 				pl_native_drain(N, &N->rings[c]);
 		if (o->mem)
 			mem_tick(N, pl_now_s() - t0);
+		if (o->runq)
+			pl_runq_tick(o->runq, child > 0 ? child : pid, pl_now_s());
 		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
 			done = 1;

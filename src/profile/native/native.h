@@ -26,6 +26,8 @@ struct pl_memtrack;
 
 enum pl_unwind { PL_UNWIND_AUTO, PL_UNWIND_FP, PL_UNWIND_DWARF };
 
+struct pl_runq;
+
 struct pl_native_opts {
 	double rate;		 /* samples per second per thread */
 	enum pl_unwind unwind;	 /* AUTO: DWARF where supported (x86-64), else FP */
@@ -38,6 +40,7 @@ struct pl_native_opts {
 	int kernel;		 /* kernel call chains too (where perf_event_paranoid allows) */
 	struct pl_memtrack *mem; /* --memory: each process's RSS read every pass (20 ms at
 				  * most), rises charged to its latest sample's stack */
+	struct pl_runq *runq; /* the job's runnable threads, read as it runs (runq.h); NULL: not */
 	const volatile sig_atomic_t *interrupted;
 };
 
