@@ -40,6 +40,19 @@ void profile_print_memory(struct profiler *P)
 	printf("; it grew %s in all, %.0f%% of that charged to a %sstack\n", grown,
 	       m->grown > 0 ? 100 * m->charged / m->grown : 0.0,
 	       P->o.mode == MODE_PYTHON ? "Python " : "");
+	double churn = pl_memtrack_churn(m);
+	if (m->grown > 0 && churn >= 0.5 * m->grown) {
+		/* rises given back again before the peak: a temporary's churn,
+		 * which the growth graph charges to where it rose, not memory
+		 * retained */
+		char c[32], held[32];
+		pl_fmt_bytes(c, sizeof c, churn);
+		pl_fmt_bytes(held, sizeof held, m->grown - churn);
+		printf("    RSS churn: %s of that growth was given back (%.0f%%), %s held at the "
+		       "peak: the growth graph shows where temporaries rose, not what was "
+		       "retained\n",
+		       c, 100 * churn / m->grown, held);
+	}
 	if (m->rn) {
 		char pss[32], uss[32];
 		printf("    PSS peak %s, USS peak %s (smaps_rollup: shared pages divided among "
@@ -71,6 +84,8 @@ int profile_memory_tick(struct profiler *P, struct target *t)
 	if (t->rss_last > 0 && rss > t->rss_last)
 		rc = pl_memtrack_charge(&P->mem, &P->prof, P->mstack, P->mhave ? P->mdepth : 0,
 					rss - t->rss_last);
+	else if (t->rss_last > 0)
+		pl_memtrack_release_bytes(&P->mem, t->rss_last - rss);
 	t->rss_last = rss;
 	return rc;
 }

@@ -110,6 +110,21 @@ static long mapped(struct pl_memtrack *m, const struct pl_prof *prof, uint32_t i
 	return g;
 }
 
+void pl_memtrack_release_bytes(struct pl_memtrack *m, double bytes)
+{
+	if (bytes > 0)
+		m->released += bytes;
+}
+
+double pl_memtrack_churn(const struct pl_memtrack *m)
+{
+	if (!m->n || !(m->grown > 0))
+		return 0;
+	double held = m->peak_rss - m->rss[0];
+	double c = m->grown - (held > 0 ? held : 0);
+	return c > 0 ? c : 0;
+}
+
 int pl_memtrack_charge(struct pl_memtrack *m, const struct pl_prof *prof, const uint32_t *ids,
 		       size_t n, double bytes)
 {
@@ -199,14 +214,20 @@ json_t *pl_memtrack_json(const struct pl_memtrack *m, double max_rss_bytes, cons
 	for (size_t i = 0; i < m->rn; i++)
 		json_array_append_new(prop, json_pack("[f, f, f]", round(m->rt[i] * 1000) / 1000,
 						      m->pss[i], m->uss[i]));
-	return json_pack("{s:s, s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o}", "schema",
-			 "perfloop.memory/1", "command", title, "peak_rss_bytes", m->peak_rss,
-			 "peak_t_s", round(m->peak_t * 1000) / 1000, "peak_stack",
-			 m->peak_stack ? json_string(m->peak_stack) : json_null(), "max_rss_bytes",
-			 max_rss_bytes > 0 ? json_real(max_rss_bytes) : json_null(), "grown_bytes",
-			 m->grown, "charged_bytes", m->charged, "series", series, "peak_pss_bytes",
-			 m->rn ? json_real(m->peak_pss) : json_null(), "peak_uss_bytes",
-			 m->rn ? json_real(m->peak_uss) : json_null(), "pss_uss_series", prop);
+	json_t *doc = json_pack(
+	    "{s:s, s:s, s:f, s:f, s:o, s:o, s:f, s:f, s:o, s:o, s:o, s:o}", "schema",
+	    "perfloop.memory/1", "command", title, "peak_rss_bytes", m->peak_rss, "peak_t_s",
+	    round(m->peak_t * 1000) / 1000, "peak_stack",
+	    m->peak_stack ? json_string(m->peak_stack) : json_null(), "max_rss_bytes",
+	    max_rss_bytes > 0 ? json_real(max_rss_bytes) : json_null(), "grown_bytes", m->grown,
+	    "charged_bytes", m->charged, "series", series, "peak_pss_bytes",
+	    m->rn ? json_real(m->peak_pss) : json_null(), "peak_uss_bytes",
+	    m->rn ? json_real(m->peak_uss) : json_null(), "pss_uss_series", prop);
+	if (doc) { /* what rose and fell again: a temporary's churn, not retained */
+		json_object_set_new(doc, "released_bytes", json_real(m->released));
+		json_object_set_new(doc, "churn_bytes", json_real(pl_memtrack_churn(m)));
+	}
+	return doc;
 }
 
 void pl_memtrack_release(struct pl_memtrack *m)

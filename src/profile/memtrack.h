@@ -26,6 +26,8 @@ struct pl_memtrack {
 	double peak_rss, peak_t; /* the largest total sampled, and when */
 	char *peak_stack;	 /* the stack charged then ("a;b;c"), or NULL */
 	double grown, charged;	 /* bytes of RSS growth seen, and charged to a stack */
+	double released;	 /* bytes of RSS given back (falls between ticks): growth
+				  * that was a temporary's, RSS churn, not retained */
 	/* PSS and USS, from smaps_rollup a few times a second */
 	double *rt, *pss, *uss;
 	size_t rn, rcap;
@@ -52,6 +54,13 @@ int pl_memtrack_rollup_point(struct pl_memtrack *m, double t, double pss, double
  * stack (n 0) the growth is counted but not charged. 0 or -1 (memory). */
 int pl_memtrack_charge(struct pl_memtrack *m, const struct pl_prof *prof, const uint32_t *ids,
 		       size_t n, double bytes);
+
+/* bytes of RSS a process gave back between two ticks (its RSS fell) */
+void pl_memtrack_release_bytes(struct pl_memtrack *m, double bytes);
+/* RSS churn: the growth that rose and fell again before the peak, bytes:
+ * every rise summed, less what the peak holds above the first reading
+ * (the teardown's falls at exit are not churn). 0 without a series. */
+double pl_memtrack_churn(const struct pl_memtrack *m);
 
 /* The total RSS at t seconds (a point every 10 ms at most) and the stack
  * then (for the peak). 0 or -1. */

@@ -80,4 +80,27 @@ PY
 check x.memory.json 'abs(d["peak_rss_bytes"] - d["max_rss_bytes"]) <= 0.02 * d["max_rss_bytes"]'
 check x.memory.json 'd["peak_pss_bytes"] >= 96 * 2**20'
 valid memory-1.schema.json x.memory.json
+# a program that builds and frees a 60 MiB temporary each round while it
+# keeps 2 MiB a round: the rises come back down, and --memory says that
+# most of its growth was RSS churn, not memory retained (the growth
+# graph alone charged it all to the temporary)
+cat >churn.py <<'PY'
+import time
+keep = []
+def temp():
+    big = [bytearray(1 << 20) for _ in range(60)]
+    return len(big)
+for _ in range(8):
+    temp()
+    keep.append(bytearray(2 << 20))
+    time.sleep(0.05)
+PY
+run "$PERFLOOP" profile --memory -o churn -- "$py" churn.py
+expect_rc 0
+grep -q "RSS churn: .* of that growth was given back" "$T/out" || fail "no churn said: $(cat "$T/out")"
+check churn.memory.json 'd["churn_bytes"] >= 0.5 * d["grown_bytes"] and d["released_bytes"] >= d["churn_bytes"] * 0.5'
+valid memory-1.schema.json churn.memory.json
+# ... and the retaining program of above has next to none (its falls at
+# exit, the interpreter's teardown, are not churn)
+check x.memory.json 'd["churn_bytes"] < 0.2 * d["grown_bytes"]'
 exit 0

@@ -207,6 +207,8 @@ static void mem_tick(struct nat *N, double t)
 		total += rss;
 		double rise = p->rss > 0 ? rss - p->rss : 0;
 		p->rss = rss;
+		if (rise < 0)
+			pl_memtrack_release_bytes(m, -rise);
 		if (!(rise > 0))
 			continue;
 		struct rawstk *r = p->mem_has ? raw_find(N, p->mem_hash, p->mem_off) : NULL;
