@@ -20,19 +20,25 @@
 #define RUNNING_ON_VALGRIND 0
 #endif
 
+const char *pl_proc_stat_read(const char *path, char *buf, size_t len)
+{
+	FILE *f = fopen(path, "re");
+	if (!f)
+		return NULL;
+	size_t n = fread(buf, 1, len - 1, f);
+	fclose(f);
+	buf[n] = '\0';
+	char *q = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+	return q && q[1] == ' ' && q[2] ? q + 2 : NULL;
+}
+
 unsigned long long pl_proc_start(pid_t pid)
 {
 	char p[64], buf[1024];
 	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *q = strrchr(buf, ')'); /* the name may hold spaces and ')' */
+	const char *s = pl_proc_stat_read(p, buf, sizeof buf);
 	unsigned long long start = 0;
-	if (!q || sscanf(q + 2,
+	if (!s || sscanf(s,
 			 "%*c %*d %*d %*d %*d %*d %*u %*u %*u %*u %*u %*u %*u %*d %*d %*d "
 			 "%*d %*d %*d %llu",
 			 &start) != 1)
@@ -45,14 +51,8 @@ static char proc_state(pid_t pid)
 {
 	char p[64], buf[512];
 	snprintf(p, sizeof p, "/proc/%ld/stat", (long)pid);
-	FILE *f = fopen(p, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *q = strrchr(buf, ')');
-	return q && q[1] == ' ' ? q[2] : 0;
+	const char *s = pl_proc_stat_read(p, buf, sizeof buf);
+	return s ? *s : 0;
 }
 
 int pl_procid_open(struct pl_procid *p, pid_t pid)

@@ -11,6 +11,7 @@
 #ifndef PL_PROCID_H
 #define PL_PROCID_H
 
+#include <stddef.h>
 #include <sys/types.h>
 
 struct pl_procid {
@@ -18,6 +19,11 @@ struct pl_procid {
 	int pidfd;		  /* -1: none, the start time decides */
 	unsigned long long start; /* clock ticks since boot, 0: unknown */
 };
+
+/* A /proc/.../stat line read into buf (len bytes): the text after the
+ * command name, which may hold spaces and ')': its first character is the
+ * state letter. NULL where it cannot be read. */
+const char *pl_proc_stat_read(const char *path, char *buf, size_t len);
 
 /* When pid started, in clock ticks since boot; 0 when there is no such
  * process (or /proc cannot say). */

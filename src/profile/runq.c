@@ -9,21 +9,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "procid.h"
 #include "strbuf.h"
-
-/* the state letter of one thread's stat line, 0 when unreadable */
-static char task_state(const char *path)
-{
-	char buf[512];
-	FILE *f = fopen(path, "re");
-	if (!f)
-		return 0;
-	size_t n = fread(buf, 1, sizeof buf - 1, f);
-	fclose(f);
-	buf[n] = '\0';
-	char *q = strrchr(buf, ')');
-	return q && q[1] == ' ' ? q[2] : 0;
-}
 
 /* runnable threads of pid and its descendants (depth-limited), and how
  * many threads in all */
@@ -40,9 +27,11 @@ static void count(pid_t pid, int depth, unsigned *run, unsigned *all)
 			continue;
 		char sp[320];
 		snprintf(sp, sizeof sp, "/proc/%d/task/%s/stat", (int)pid, e->d_name);
-		char s = task_state(sp);
-		if (!s)
+		char buf[512];
+		const char *st = pl_proc_stat_read(sp, buf, sizeof buf);
+		if (!st)
 			continue;
+		char s = *st;
 		(*all)++;
 		*run += s == 'R';
 		if (depth >= 4)
