@@ -8,8 +8,10 @@
  */
 #include "gitops_int.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <ftw.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -366,6 +368,40 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err)
 	return rc;
 }
 
+/* The temporaries (.perfloop/restore.PID) of reverts killed before they
+ * could remove them: a restored symlink among them would otherwise make
+ * every later state check refuse. Removed without following a link; a live
+ * process's are left alone. */
+void pl_git_sweep_scratch(const struct pl_git *g)
+{
+	char dir[4300];
+	snprintf(dir, sizeof dir, "%s/.perfloop", g->top);
+	struct stat st;
+	if (lstat(dir, &st) != 0 || !S_ISDIR(st.st_mode))
+		return;
+	DIR *d = opendir(dir);
+	if (!d)
+		return;
+	struct dirent *de;
+	while ((de = readdir(d))) {
+		long pid;
+		char rest;
+		if (sscanf(de->d_name, "restore.%ld%c", &pid, &rest) != 1 || pid <= 0 ||
+		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
+			continue;
+		char sub[4600];
+		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
+		nftw(sub, pl_git_rm_one, 16, FTW_DEPTH | FTW_PHYS);
+	}
+	closedir(d);
+}
+
+const char *pl_git_state_problem(const struct pl_git *g, char *why, size_t len)
+{
+	pl_git_sweep_scratch(g);
+	return pl_fsio_state_problem(g->top, why, len);
+}
+
 int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err)
 {
 	snprintf(out, len, "%s/.perfloop", g->top);
@@ -375,7 +411,7 @@ int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_err
 	if (mkdir(out, 0755) != 0 && errno != EEXIST)
 		return pl_error_set(err, PL_EINPUT, "cannot create '%s': %s", out, strerror(errno));
 	char why[600];
-	if (pl_fsio_state_problem(g->top, why, sizeof why))
+	if (pl_git_state_problem(g, why, sizeof why))
 		return pl_error_set(err, PL_EINPUT, "%s", why);
 	char ign[4300];
 	snprintf(ign, sizeof(ign), "%s/.gitignore", out);

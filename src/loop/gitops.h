@@ -29,6 +29,11 @@ int pl_git_open(struct pl_git *g, const char *dir, struct pl_error *err);
 
 
 
+/* pl_fsio_state_problem for the repository's .perfloop, after removing
+ * the temporaries of reverts that were killed (pl_git_sweep_scratch). */
+const char *pl_git_state_problem(const struct pl_git *g, char *why, size_t len);
+void pl_git_sweep_scratch(const struct pl_git *g);
+
 /* Create TOP/.perfloop (ignored by git through its own .gitignore). */
 int pl_perfloop_dir(const struct pl_git *g, char *out, size_t len, struct pl_error *err);
 

@@ -69,7 +69,7 @@ const char *pl_loop_ledger_problem(const char *top, const char *rel)
 int pl_loop_state(const struct pl_git *g, json_t **state, struct pl_error *err)
 {
 	char p[4300], why[600];
-	if (pl_fsio_state_problem(g->top, why, sizeof why))
+	if (pl_git_state_problem(g, why, sizeof why))
 		return pl_error_set(err, PL_EINPUT, "%s", why);
 	pl_loop_state_path(g, "loop.json", p, sizeof(p));
 	FILE *f = fopen(p, "re");

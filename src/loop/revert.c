@@ -160,28 +160,6 @@ static int write_tmp(struct restorer *r, const struct entry *e, const char *data
 	return PL_OK;
 }
 
-/* The temporaries of reverts killed before they could remove them. */
-static void sweep_scratch(const struct pl_git *g)
-{
-	char dir[4300];
-	snprintf(dir, sizeof dir, "%s/.perfloop", g->top);
-	DIR *d = opendir(dir);
-	if (!d)
-		return;
-	struct dirent *de;
-	while ((de = readdir(d))) {
-		long pid;
-		char rest;
-		if (sscanf(de->d_name, "restore.%ld%c", &pid, &rest) != 1 || pid <= 0 ||
-		    pid == (long)getpid() || kill((pid_t)pid, 0) == 0 || errno != ESRCH)
-			continue;
-		char sub[4600];
-		snprintf(sub, sizeof sub, "%s/%s", dir, de->d_name);
-		nftw(sub, pl_git_rm_one, 16, FTW_DEPTH | FTW_PHYS);
-	}
-	closedir(d);
-}
-
 static int restore_one(struct restorer *r, const struct entry *e, const char *data, size_t len)
 {
 	int rc = make_parents(r, e->path);
@@ -198,7 +176,9 @@ static int restore_one(struct restorer *r, const struct entry *e, const char *da
 	if (!r->scratch[0]) {
 		snprintf(r->scratch, sizeof(r->scratch), "%s/.perfloop/restore.%ld", r->g->top,
 			 (long)getpid());
-		if (mkdir(r->scratch, 0700) != 0 && errno != EEXIST)
+		struct stat sst;
+		if (mkdir(r->scratch, 0700) != 0 &&
+		    (errno != EEXIST || lstat(r->scratch, &sst) != 0 || !S_ISDIR(sst.st_mode)))
 			r->scratch[0] = '\0';
 	}
 	int beside = !r->scratch[0];
@@ -528,7 +508,7 @@ int pl_checkpoint_revert(const struct pl_git *g, int dry_run, struct pl_revert_r
 	}
 	if (nwant && (rc = read_blobs(g, want, nwant, &blobs, &bloblen, off, len, err)) != PL_OK)
 		goto out;
-	sweep_scratch(g);
+	pl_git_sweep_scratch(g);
 	for (size_t k = 0; k < nwant; k++)
 		if ((rc = restore_one(&r, want[k], blobs + off[k], len[k])) != PL_OK)
 			goto out;

@@ -7,7 +7,8 @@
 # symlinked directory); report never reads a ledger outside; a scan cache
 # shipped with the project is never read (the key is this user's); a
 # pyproject.toml or perfloop.yaml that is a FIFO or /dev/zero is refused
-# at once. Each failed on the build before its fix.
+# at once; a killed revert's temporaries do not block the next one.
+# Each failed on the build before its fix.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 command -v git >/dev/null 2>&1 || skip "git is not installed"
 P=$PERFLOOP
@@ -52,6 +53,31 @@ run "$P" checkpoint
 expect_rc 2
 expect_err "'.perfloop/links.1/0' is a symlink"
 [ ! -e "$T/outside/victim-links" ] || fail "links: written through"
+
+# a revert killed half-way leaves .perfloop/restore.PID/N, a restored
+# symlink among them (CI, case 864 of t500b): the next revert clears it
+# and goes on; a restore.PID that is itself a link is removed, never
+# followed (the files it points at stay)
+origin k
+ln -s a.txt link
+git add link
+git commit -qm link
+run "$P" checkpoint
+expect_rc 0
+ln -sf work.sh link
+dead=$(sh -c 'echo $$')
+mkdir -p ".perfloop/restore.$dead"
+ln -s a.txt ".perfloop/restore.$dead/0"
+echo keep >"$T/outside/scratch-victim"
+ln -s "$T/outside" ".perfloop/restore.$((dead + 1))"
+kill -0 $((dead + 1)) 2>/dev/null && rm ".perfloop/restore.$((dead + 1))"
+run "$P" revert
+expect_rc 0
+[ "$(readlink link)" = a.txt ] || fail "link not restored: $(readlink link)"
+[ ! -e ".perfloop/restore.$dead" ] || fail "a dead revert's scratch was left"
+[ ! -L ".perfloop/restore.$((dead + 1))" ] || fail "a scratch link was left"
+[ "$(cat "$T/outside/scratch-victim")" = keep ] || fail "removed through a scratch link"
+rm "$T/outside/scratch-victim"
 
 # a loop.json no baseline here wrote: try refuses, runs no suite, writes no ledger
 origin l
