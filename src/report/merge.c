@@ -176,6 +176,7 @@ static int add_profile(struct pl_merge *m, const char *path, struct pl_error *er
 	p->who.path = folded;
 	p->prefix = prefix;
 	p->data_share = NAN;
+	p->helper_share = NAN;
 	/* the rank: what profile wrote beside the stacks */
 	char *fpath = NULL;
 	json_t *doc = NULL;
@@ -528,7 +529,61 @@ static double comm_share(const struct pl_prof *one, unsigned char *flag)
 	return of ? (double)in / (double)of : 0;
 }
 
-/* One rank's stacks: its row, then added to the merged profile. */
+/* Which stacks run Python (py[k]), where any does: then the rest are the
+ * threads of the libraries under it (gloo's, OpenMP's, the allocator's),
+ * mostly idle, as many as a library starts. 1 when some stack runs
+ * Python, 0 when none does (a native program: every stack counts). */
+static int python_stacks(const struct pl_prof *one, unsigned char *py)
+{
+	int any = 0;
+	for (size_t k = 0; k < one->nstacks; k++) {
+		const struct pl_prof_stack *st = &one->stacks[k];
+		py[k] = 0;
+		for (size_t i = 0; i < st->depth && !py[k]; i++)
+			py[k] = python_file(one->frames[one->ids[st->off + i]].file);
+		any |= py[k];
+	}
+	return any;
+}
+
+/* The profile with the stacks of threads without Python under one frame
+ * of their own, so that the merged flame graph shows the training
+ * threads' view and the libraries' helpers apart from it. */
+static int helpers_apart(const struct pl_prof *one, const unsigned char *py, struct pl_prof *out)
+{
+	long *map = malloc((one->nframes + 1) * sizeof *map);
+	uint32_t *ids = NULL;
+	size_t cap = 0;
+	long helper = pl_prof_frame(out, "(threads without Python: the libraries' helpers)", "", 0,
+				    0, 1);
+	int rc = map && helper >= 0 ? 0 : -1;
+	for (size_t i = 0; i < one->nframes && rc == 0; i++) {
+		const struct pl_prof_frame *f = &one->frames[i];
+		map[i] = pl_prof_frame(out, f->name, f->file, f->line, f->func_line, f->synthetic);
+		rc = map[i] < 0 ? -1 : 0;
+	}
+	for (size_t k = 0; k < one->nstacks && rc == 0; k++) {
+		const struct pl_prof_stack *st = &one->stacks[k];
+		if (pl_grow((void **)&ids, &cap, st->depth + 1, sizeof *ids, 64) < 0) {
+			rc = -1;
+			break;
+		}
+		size_t n = 0;
+		if (!py[k])
+			ids[n++] = (uint32_t)helper;
+		for (size_t i = 0; i < st->depth; i++)
+			ids[n++] = (uint32_t)map[one->ids[st->off + i]];
+		rc = pl_prof_add(out, ids, n, st->count);
+	}
+	free(map);
+	free(ids);
+	return rc;
+}
+
+/* One rank's stacks: its row, then added to the merged profile. Where
+ * some threads run Python, the row is theirs (the training threads'
+ * view): the top function and the data share count their samples only,
+ * and the helpers' share is said apart. */
 static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struct pl_error *err)
 {
 	struct pl_prof one = {0};
@@ -539,13 +594,28 @@ static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struc
 		return rc != PL_OK ? rc : PL_ENOMEM;
 	}
 	p->samples = one.samples;
-	uint64_t *self = NULL, *total = NULL;
+	uint64_t *self = calloc(one.nframes + 1, sizeof *self);
 	unsigned char *data = calloc(one.nframes + 1, 1);
-	if (!data || pl_prof_totals(&one, &self, &total) < 0) {
+	unsigned char *py = calloc(one.nstacks + 1, 1);
+	if (!data || !self || !py) {
 		free(data);
+		free(self);
+		free(py);
 		pl_prof_release(&one);
 		return PL_ENOMEM;
 	}
+	int any_py = python_stacks(&one, py);
+	uint64_t seen = 0; /* the samples of the threads the row is about */
+	for (size_t k = 0; k < one.nstacks; k++) {
+		const struct pl_prof_stack *st = &one.stacks[k];
+		if (any_py && !py[k])
+			continue;
+		seen += st->count;
+		if (st->depth)
+			self[one.ids[st->off + st->depth - 1]] += st->count;
+	}
+	p->helper_share = any_py && one.samples ? (double)(one.samples - seen) / (double)one.samples
+					       : NAN;
 	size_t best = SIZE_MAX;
 	int any_data = 0;
 	for (size_t i = 0; i < one.nframes; i++) {
@@ -561,23 +631,25 @@ static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struc
 		any_data |= data[i];
 	}
 	p->comm_share = comm_share(&one, data);
-	if (best != SIZE_MAX && one.samples) {
+	if (best != SIZE_MAX && seen) {
 		p->top = pl_prof_label(&one, &one.frames[best]);
-		p->top_share = (double)self[best] / (double)one.samples;
+		p->top_share = (double)self[best] / (double)seen;
 	}
-	if (any_data && one.samples) {
+	if (any_data && seen) {
 		uint64_t in = 0;
-		for (size_t k = 0; k < one.nstacks; k++)
+		for (size_t k = 0; k < one.nstacks; k++) {
+			if (any_py && !py[k])
+				continue;
 			for (size_t i = 0; i < one.stacks[k].depth; i++)
 				if (data[one.ids[one.stacks[k].off + i]] & 1) {
 					in += one.stacks[k].count;
 					break;
 				}
-		p->data_share = (double)in / (double)one.samples;
+		}
+		p->data_share = (double)in / (double)seen;
 		p->data_from = "stacks";
 	}
 	free(self);
-	free(total);
 	free(data);
 	/* the wall-clock split profile measured, where it wrote one */
 	char *spath = NULL;
@@ -596,8 +668,17 @@ static int merge_profile(struct pl_merge *m, struct pl_merge_prof_rank *p, struc
 	free(spath);
 	char root[48];
 	snprintf(root, sizeof root, "rank %ld", p->who.rank);
-	rc = pl_prof_merge(&m->prof, &one, m->by_rank ? root : NULL) < 0 ? PL_ENOMEM : PL_OK;
+	struct pl_prof apart = {0};
+	if (any_py && seen < one.samples && helpers_apart(&one, py, &apart) < 0)
+		rc = PL_ENOMEM;
+	else
+		rc = pl_prof_merge(&m->prof, apart.nframes ? &apart : &one,
+				   m->by_rank ? root : NULL) < 0
+			 ? PL_ENOMEM
+			 : PL_OK;
+	pl_prof_release(&apart);
 	pl_prof_release(&one);
+	free(py);
 	return rc;
 }
 
@@ -728,6 +809,7 @@ json_t *pl_merge_json(const struct pl_merge *m)
 			json_object_set_new(o, "data_share", num(p->data_share));
 			json_object_set_new(o, "data_share_from",
 					    p->data_from ? json_string(p->data_from) : json_null());
+			json_object_set_new(o, "helper_share", num(p->helper_share));
 			json_object_set_new(o, "wait_share", json_real(p->comm_share));
 			json_object_set_new(o, "wait_share_others", num(p->comm_others));
 			json_object_set_new(o, "straggler", json_boolean(p->straggler));
@@ -793,20 +875,25 @@ char *pl_merge_text(const struct pl_merge *m)
 		    &b, "Profiles: %zu rank%s, %llu samples merged (the ranks' sum: %llu)\n",
 		    m->nprofs, m->nprofs == 1 ? "" : "s", (unsigned long long)m->prof.samples,
 		    (unsigned long long)sum);
-		pl_strbuf_printf(&b, "  %5s  %-16s %9s  %6s  %6s  %5s  %s\n", "rank", "host",
-				 "samples", "data", "wait", "top", "function (self)");
+		pl_strbuf_printf(&b, "  %5s  %-16s %9s  %7s  %6s  %6s  %5s  %s\n", "rank", "host",
+				 "samples", "helpers", "data", "wait", "top", "function (self)");
 		for (size_t i = 0; i < m->nprofs; i++) {
 			const struct pl_merge_prof_rank *p = &m->profs[i];
-			char data[16] = "-";
+			char data[16] = "-", helpers[16] = "-";
 			if (!isnan(p->data_share))
 				snprintf(data, sizeof data, "%.1f%%", 100 * p->data_share);
-			pl_strbuf_printf(&b, "  %5ld  %-16.16s %9llu  %6s  %5.1f%%  %4.1f%%  %s\n",
+			if (!isnan(p->helper_share))
+				snprintf(helpers, sizeof helpers, "%.1f%%", 100 * p->helper_share);
+			pl_strbuf_printf(&b, "  %5ld  %-16.16s %9llu  %7s  %6s  %5.1f%%  %4.1f%%  %s\n",
 					 p->who.rank, host_of(&p->who),
-					 (unsigned long long)p->samples, data, 100 * p->comm_share,
+					 (unsigned long long)p->samples, helpers, data,
+					 100 * p->comm_share,
 					 p->top ? 100 * p->top_share : 0.0, p->top ? p->top : "-");
 		}
-		pl_strbuf_printf(&b, "  (data: waiting for the DataLoader; wait: in collectives, "
-				     "all-reduce, barrier...)\n");
+		pl_strbuf_printf(&b, "  (helpers: samples in the libraries' threads without Python, "
+				     "shown apart; data, wait and top: of the threads that run "
+				     "Python; data: waiting for the DataLoader; wait: in "
+				     "collectives, all-reduce, barrier...)\n");
 		for (size_t i = 0; i < m->nprofs; i++)
 			if (m->profs[i].straggler)
 				pl_strbuf_printf(

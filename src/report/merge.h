@@ -55,9 +55,13 @@ struct pl_merge_prof_rank {
 	struct pl_merge_who who;
 	char *prefix; /* the profile's outputs' prefix (PREFIX.folded, ...) */
 	uint64_t samples;
+	/* where some threads run Python, the row is theirs (the others are
+	 * the libraries' helpers, helper_share of the samples; NAN where no
+	 * thread runs Python and every one counts) */
 	char *top;	       /* the frame with the most self samples (NULL: none) */
-	double top_share;      /* of the rank's samples */
+	double top_share;      /* of the counted threads' samples */
 	double data_share;     /* NAN where the profile shows no DataLoader */
+	double helper_share;
 	const char *data_from; /* "steps" (PREFIX.steps.json) or "stacks" */
 	double comm_share;     /* samples in a collective (all-reduce, barrier...) */
 	double comm_others;    /* the other ranks' median comm_share; NAN alone */

@@ -8,7 +8,8 @@
 # its rank are reported; profiles merge into one whose samples are the
 # ranks' sum (--by-rank: one root per rank, each its rank's samples), their
 # rank read from what profile wrote beside them; --rank-filter runs the
-# other ranks' program unprofiled.
+# other ranks' program unprofiled; a rank's threads without Python are
+# shown apart from the ones that run it.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 cat >app.sh <<'EOF'
 #!/bin/sh
@@ -168,6 +169,37 @@ check w.json '[(r["wait_share"], r["straggler"]) for r in d["profiles"]["ranks"]
 check w.findings.json '[(f["leaf"], f["level"], f["evidence"]["numbers"]["rank"]) for f in d["findings"]] == [("distributed.straggler", 5, 2)]'
 run "$PERFLOOP" merge -o w2 w.0.folded w.1.folded
 check w2.json 'not any(r["straggler"] for r in d["profiles"]["ranks"])'
+
+# mixed mode's helpers: a rank's threads without Python (gloo's, OpenMP's,
+# idle) are shown apart under one frame and count in neither the data
+# share nor the top function: the training thread waits for data 80% of
+# its samples though helpers hold 70% of the rank's (the issue's case
+# read 17.8% against the rank's own 88%)
+T0='main (t.py:1);_BaseDataLoaderIter.__next__ (torch/utils/data/dataloader.py:630);sleep (ds.py:4) 24
+main (t.py:1);step (t.py:5);mm (libtorch_cpu.so) 6
+start_thread (libc.so.6);gloo::transport::tcp::Loop::run (libgloo.so);epoll_wait (libc.so.6);(idle) 50
+start_thread (libc.so.6);omp_worker (libgomp.so.1);futex_wait_inner (libc.so.6) 20'
+printf '%s\n' "$T0" >h.0.folded
+printf '%s\n' "$T0" >h.1.folded
+run "$PERFLOOP" merge --by-rank -o h h.0.folded h.1.folded
+expect_rc 0
+valid merge-1.schema.json h.json
+check h.json '[(round(r["helper_share"], 3), round(r["data_share"], 3), r["top"]) for r in d["profiles"]["ranks"]] == [(0.7, 0.8, "sleep (ds.py:4)")] * 2'
+check h.json 'd["profiles"]["samples"] == 200'
+python3 - h.folded <<'PY' || fail "helpers not apart: $(cat h.folded)"
+import sys
+helpers = {}
+for line in open(sys.argv[1]):
+    s, c = line.rsplit(" ", 1)
+    f = s.split(";")
+    if "libgloo" in s or "libgomp" in s:
+        assert f[1] == "(threads without Python: the libraries' helpers)", s
+        helpers[f[0]] = helpers.get(f[0], 0) + int(c)
+    else:
+        assert "helpers" not in s, s
+assert helpers == {"rank 0": 70, "rank 1": 70}, helpers
+PY
+grep -q "70.0%   80.0%" "$T/out" || fail "the table: $(cat "$T/out")"
 
 # a real profile records its rank (in every JSON output, the flame
 # graph's subtitle); --rank-filter runs the other ranks unprofiled
