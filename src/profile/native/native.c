@@ -329,6 +329,7 @@ static void release(struct nat *N)
 		if (N->files[i].dwfl)
 			dwfl_end(N->files[i].dwfl);
 		free(N->files[i].cur);
+		free(N->files[i].syms);
 		free(N->files[i].path);
 	}
 	free(N->rings);
@@ -549,6 +550,12 @@ static int is_entry(struct nat *N, struct nproc *p, uint64_t pc)
 	return pl_native_entry_fileaddr(N, m->file, pc - pl_native_map_bias(f, m));
 }
 
+/* A hash of the process's executable mappings (the lines of
+ * /proc/PID/maps with x in their permissions): what the unwinder and the
+ * symbols depend on. The heap's and the allocator's anonymous mappings
+ * change all the time in a Python or PyTorch process, and hashing them
+ * too threw the unwinder's modules away every few ticks (mixed mode at
+ * 1 kHz delivered about half of it, re-reading libtorch's tables). */
 static uint64_t maps_hash(pid_t pid)
 {
 	char path[64], buf[8192];
@@ -558,10 +565,22 @@ static uint64_t maps_hash(pid_t pid)
 		return 0;
 	uint64_t h = 1469598103934665603ULL;
 	ssize_t n;
-	size_t total = 0;
+	size_t total = 0, have = 0;
+	char line[1024]; /* the line read so far (a longer one is cut) */
 	while ((n = read(fd, buf, sizeof(buf))) > 0) {
-		h = pl_fnv1a_bytes(h, buf, (size_t)n);
 		total += (size_t)n;
+		for (ssize_t i = 0; i < n; i++) {
+			if (buf[i] != '\n') {
+				if (have < sizeof line)
+					line[have++] = buf[i];
+				continue;
+			}
+			/* "start-end perms ...": perms is the second field */
+			const char *sp = memchr(line, ' ', have);
+			if (sp && (size_t)(sp - line) + 4 < have && sp[3] == 'x')
+				h = pl_fnv1a_bytes(h, line, have);
+			have = 0;
+		}
 	}
 	close(fd);
 	/* nothing: a process that has exited (a zombie's maps are empty) is

@@ -47,6 +47,16 @@ struct nfile {
 	struct curange *cur;
 	size_t ncur;
 	int cur_built;
+	/* its function symbols by address (libdw 0.188 scans the whole table
+	 * for each address: libtorch's, on every new PC) */
+	struct nsym *syms;
+	size_t nsyms;
+	int syms_built;
+};
+
+struct nsym {
+	uint64_t lo, hi;
+	const char *name; /* in the module's string table */
 };
 
 struct curange {

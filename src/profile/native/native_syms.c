@@ -363,6 +363,67 @@ static Dwarf_Die *unit_at(struct nfile *f, uint64_t addr, Dwarf_Addr *bias, Dwar
 	return NULL;
 }
 
+static int nsym_cmp(const void *a, const void *b)
+{
+	const struct nsym *x = a, *y = b;
+	return x->lo < y->lo ? -1 : x->lo > y->lo ? 1 : (x->hi > y->hi) - (x->hi < y->hi);
+}
+
+/* The file's function symbols, sorted once (what dwfl_module_addrinfo
+ * answers, found by a binary search instead of a scan of the table). */
+static void build_syms(struct nfile *f)
+{
+	f->syms_built = 1;
+	int n = dwfl_module_getsymtab(f->mod);
+	if (n <= 1)
+		return;
+	struct nsym *v = malloc((size_t)n * sizeof *v);
+	if (!v)
+		return;
+	size_t k = 0;
+	for (int i = 1; i < n; i++) {
+		GElf_Sym sym;
+		GElf_Addr a;
+		const char *name = dwfl_module_getsym_info(f->mod, i, &sym, &a, NULL, NULL, NULL);
+		int type = GELF_ST_TYPE(sym.st_info);
+		/* assembly's functions can be untyped: with a size, they count */
+		if (!name || !*name || !a ||
+		    (type != STT_FUNC && type != STT_GNU_IFUNC &&
+		     (type != STT_NOTYPE || !sym.st_size || sym.st_shndx == SHN_UNDEF)))
+			continue;
+		v[k++] = (struct nsym){a, a + sym.st_size, name};
+	}
+	qsort(v, k, sizeof *v, nsym_cmp);
+	/* a symbol without a size runs to the next one */
+	for (size_t i = 0; i < k; i++)
+		if (v[i].hi == v[i].lo)
+			v[i].hi = i + 1 < k ? v[i + 1].lo : v[i].lo + 1;
+	f->syms = v;
+	f->nsyms = k;
+}
+
+/* The function symbol holding addr (NULL: none); *off its offset. Of
+ * symbols that hold it, the one starting last (the innermost). */
+static const char *sym_at(struct nfile *f, uint64_t addr, uint64_t *off)
+{
+	if (!f->syms_built)
+		build_syms(f);
+	size_t lo = 0, hi = f->nsyms;
+	while (lo < hi) { /* the first symbol starting after addr */
+		size_t mid = lo + (hi - lo) / 2;
+		if (f->syms[mid].lo <= addr)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (size_t i = lo; i-- > 0 && lo - i <= 8;)
+		if (addr < f->syms[i].hi) {
+			*off = addr - f->syms[i].lo;
+			return f->syms[i].name;
+		}
+	return NULL;
+}
+
 static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, size_t max)
 {
 	struct nfile *f = &N->files[fi];
@@ -376,9 +437,8 @@ static size_t symbolize(struct nat *N, int fi, uint64_t addr, uint32_t *out, siz
 		return 1;
 	}
 	size_t n = 0;
-	GElf_Off off = 0;
-	GElf_Sym sym;
-	const char *symname = dwfl_module_addrinfo(f->mod, addr, &off, &sym, NULL, NULL, NULL);
+	uint64_t off = 0;
+	const char *symname = sym_at(f, addr, &off);
 	int line = 0;
 	const char *src = NULL;
 	Dwfl_Line *l = dwfl_module_getsrc(f->mod, addr);
@@ -552,7 +612,8 @@ static int entry_lookup(struct nat *N, int fi, uint64_t addr)
 	struct nfile *f = &N->files[fi];
 	if (pl_native_file_load(f) < 0)
 		return 0;
-	const char *s = dwfl_module_addrname(f->mod, addr);
+	uint64_t off;
+	const char *s = sym_at(f, addr, &off);
 	if (!s) /* stripped: _start is at the entry point (a few dozen bytes) */
 		return f->entry && addr >= f->entry && addr < f->entry + 64;
 	return (strcmp(s, "_start") == 0 || strcmp(s, "__libc_start_main") == 0 ||
