@@ -1,16 +1,23 @@
 #!/bin/sh
 # Steps found from Python stacks against the training script's own timers
 # (issue 40): examples/train/train.py at several step lengths and worker
-# counts, each profiled by `perfloop profile` (Python mode); per row the
+# counts, each profiled by `perfloop profile` (Python mode, or MODE=mixed:
+# Python and native stacks, the workers not followed); per row the
 # steps the script ran, the steps perfloop found (its warm-up and the
 # unfinished last one added back), and the median data and step time of
 # each, perfloop's over the steps it found, the script's over its own.
 #
-#   sh bench/steps.sh [build] [repeats]
+#   [MODE=mixed] sh bench/steps.sh [build] [repeats]
 set -eu
 BUILD=${1:-build}
 REP=${2:-1}
 PL=$BUILD/perfloop
+MODE=${MODE:-python}
+case $MODE in
+python) HOW=--subprocesses ;;
+mixed) HOW="--mode mixed" ;;
+*) echo "steps.sh: MODE is python or mixed" >&2; exit 2 ;;
+esac
 PY=/usr/bin/python3
 TRAIN=$(dirname "$0")/../examples/train/train.py
 $PY -c 'import torch' 2>/dev/null || { echo "steps.sh: needs Debian's python3-torch" >&2; exit 77; }
@@ -23,7 +30,7 @@ for cfg in "0 8 4" "0 2 1" "0 1 0.5" "2 8 4" "2 2 1" "2 8 0.2"; do
 	r=0
 	while [ "$r" -lt "$REP" ]; do
 		r=$((r + 1))
-		"$PL" profile --subprocesses -o "$T/p" -- $PY "$TRAIN" --workers "$1" --batch "$2" --wait "$3" --steps 80 --truth "$T/t.json" >/dev/null 2>&1 || { echo "profile failed: $cfg" >&2; continue; }
+		"$PL" profile $HOW -o "$T/p" -- $PY "$TRAIN" --workers "$1" --batch "$2" --wait "$3" --steps 80 --truth "$T/t.json" >/dev/null 2>&1 || { echo "profile failed: $cfg" >&2; continue; }
 		$PY - "$T/t.json" "$T/p.steps.json" "$1" "$2" "$3" <<'PY'
 import json, statistics, sys
 t = json.load(open(sys.argv[1]))

@@ -159,6 +159,16 @@ int profile_syscalls(struct profiler *P, const struct pl_ctx *ctx);
 long profile_frame_id(struct profiler *P, const struct pl_pyframe *f);
 /* The frame "thread TID (NAME)". */
 long profile_thread_frame(struct profiler *P, pid_t pid, unsigned long tid, const char *pyname);
+/* A thread's Python stack (frames leaf first) into the training split;
+ * buf holds PL_PYSTACK_MAX_DEPTH ids. -1 out of memory. */
+int profile_train_thread(struct profiler *P, const struct pl_pythread *t, uint32_t *buf);
+/* The next tick's interval, drawn from 0.5-1.5 periods (xorshift state
+ * seeded by profile_jitter_seed): a loop whose period is near a multiple
+ * of the sampling period is otherwise seen at one phase only. */
+uint64_t profile_jitter_seed(void);
+long profile_jittered(uint64_t *state, long period_ns);
+/* Whether PyTorch is loaded yet (P->torch), asked at a cadence of ticks. */
+void profile_torch_poll(struct profiler *P);
 /* A small /proc file's first line into buf ("" when it cannot be read). */
 void profile_read_small(const char *path, char *buf, size_t len);
 

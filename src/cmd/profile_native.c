@@ -67,6 +67,8 @@ struct mixed {
 	uint64_t pcs[MIXED_MAX_PCS];
 	uint32_t pyids[PL_PYSTACK_MAX_DEPTH];
 	uint8_t pyentry[PL_PYSTACK_MAX_DEPTH];
+	struct profiler *P;
+	uint32_t trids[PL_PYSTACK_MAX_DEPTH]; /* the training split's */
 };
 
 static struct mthread *mt_find(struct mixed *M, pid_t tid)
@@ -181,6 +183,10 @@ static int running(pid_t pid, pid_t tid)
 static void on_mixed_thread(void *arg, const struct pl_pythread *t)
 {
 	struct mixed *M = arg;
+	/* the training split reads every thread, waiting or not (as in
+	 * Python mode): the loop's wait for a batch is the point */
+	if (M->P->torch && profile_train_thread(M->P, t, M->trids) < 0)
+		M->P->oom = 1;
 	struct mthread *m = mt_find(M, (pid_t)t->tid);
 	if (!m || !m->stopped)
 		return;
@@ -240,7 +246,7 @@ int profile_mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child
 		       int *reaped, struct pl_error *err)
 {
 	struct opts *o = &P->o;
-	struct mixed M = {.pid = P->t[0].pid, .status = status};
+	struct mixed M = {.pid = P->t[0].pid, .status = status, .P = P};
 	struct pl_native_syms *syms = pl_native_syms_new(&P->prof, o->lines);
 	if (!syms)
 		return PL_ENOMEM;
@@ -257,9 +263,10 @@ int profile_mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child
 	long period_ns = (long)(1e9 / o->rate);
 	struct timespec next;
 	clock_gettime(CLOCK_MONOTONIC, &next);
-	double start = pl_now_s();
+	double start = pl_now_s(), last_tick = start;
+	uint64_t jitter = profile_jitter_seed();
 	while (!M.done && !P->oom) {
-		next.tv_nsec += period_ns;
+		next.tv_nsec += profile_jittered(&jitter, period_ns);
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
@@ -276,6 +283,11 @@ int profile_mixed_loop(struct profiler *P, const struct pl_ctx *ctx, pid_t child
 			break;
 		P->ticks++;
 		profile_live_line(P, 0);
+		double tnow = pl_now_s();
+		P->tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
+		last_tick = tnow;
+		P->cur = &P->t[0];
+		profile_torch_poll(P);
 		/* signals and exits that came in meanwhile */
 		int st;
 		pid_t w;

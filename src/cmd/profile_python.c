@@ -197,6 +197,47 @@ static int train_sample(struct profiler *P, const struct pl_pythread *t, const u
 	return pl_train_add_at(&P->train, P->cur->pid, t->tid, ph, where, P->tick_dt);
 }
 
+int profile_train_thread(struct profiler *P, const struct pl_pythread *t, uint32_t *buf)
+{
+	size_t n = 0;
+	for (size_t i = t->depth; i-- > 0;) {
+		long id = profile_frame_id(P, &t->frames[i]);
+		if (id < 0)
+			return -1;
+		buf[n++] = (uint32_t)id;
+	}
+	return n ? train_sample(P, t, buf, n) : 0;
+}
+
+uint64_t profile_jitter_seed(void)
+{
+	return ((uint64_t)(pl_now_s() * 1e9) ^ ((uint64_t)getpid() << 32)) | 1;
+}
+
+long profile_jittered(uint64_t *state, long period_ns)
+{
+	uint64_t x = *state;
+	x ^= x << 13;
+	x ^= x >> 7;
+	x ^= x << 17;
+	*state = x;
+	return period_ns / 2 + (long)((x >> 11) % (uint64_t)(period_ns + 1));
+}
+
+void profile_torch_poll(struct profiler *P)
+{
+	/* every ~50 ms for the first 10 s, then every ~1 s (checking each
+	 * second missed a short job's first second: 48 of its 80 steps, its
+	 * import taking about that long) */
+	unsigned long long fast = (unsigned long long)(P->o.rate / 20) + 1,
+			   slow = (unsigned long long)P->o.rate + 1,
+			   until = (unsigned long long)(P->o.rate * 10);
+	if (P->torch || P->ticks % (P->ticks < until ? fast : slow) != 1)
+		return;
+	for (size_t i = 0; i < P->nt && !P->torch; i++)
+		P->torch = P->t[i].st && pl_pyproc_maps_has(P->t[i].pid, "/libtorch");
+}
+
 /* --fold-imports: frame i (leaf-first index) is importlib's; the module
  * being imported is the first `<module>` frame nearer the leaf. One
  * synthetic frame, "(import json)", stands for all of them. */
@@ -659,12 +700,6 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 	P->live = isatty(STDERR_FILENO);
 	P->live_start = start;
 	P->table_last = start; /* top's first table after a second of samples */
-	/* whether PyTorch is loaded: every ~50 ms for the first 10 s, then
-	 * every ~1 s (checking each second missed a short job's first second:
-	 * 48 of its 80 steps, its import taking about that long) */
-	unsigned long long torch_fast = (unsigned long long)(o->rate / 20) + 1,
-			   torch_slow = (unsigned long long)o->rate + 1,
-			   torch_until = (unsigned long long)(o->rate * 10);
 	int stopped_by_us = 0;
 	if (o->mode == MODE_MIXED && !reaped) {
 		int mrc = profile_mixed_loop(P, ctx, child, &status, &reaped, &err);
@@ -684,12 +719,9 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 	 * otherwise seen at one phase only, a 1 ms forward-backward pass read
 	 * as all forward for a whole step (aliasing). tick_dt is each tick's
 	 * measured interval, so the weights stay exact. */
-	uint64_t jitter = ((uint64_t)(pl_now_s() * 1e9) ^ ((uint64_t)getpid() << 32)) | 1;
+	uint64_t jitter = profile_jitter_seed();
 	while (!reaped && o->mode != MODE_MIXED) {
-		jitter ^= jitter << 13;
-		jitter ^= jitter >> 7;
-		jitter ^= jitter << 17;
-		next.tv_nsec += period_ns / 2 + (long)((jitter >> 11) % (uint64_t)(period_ns + 1));
+		next.tv_nsec += profile_jittered(&jitter, period_ns);
 		while (next.tv_nsec >= 1000000000L) {
 			next.tv_nsec -= 1000000000L;
 			next.tv_sec++;
@@ -713,10 +745,7 @@ int profile_python(struct profiler *P, const struct pl_ctx *ctx, const char *cwd
 		double tnow = pl_now_s();
 		P->tick_dt = tnow - last_tick < 10.0 / o->rate ? tnow - last_tick : 1.0 / o->rate;
 		last_tick = tnow;
-		if (!P->torch &&
-		    P->ticks % (P->ticks < torch_until ? torch_fast : torch_slow) == 1)
-			for (size_t i = 0; i < P->nt && !P->torch; i++)
-				P->torch = P->t[i].st && pl_pyproc_maps_has(P->t[i].pid, "/libtorch");
+		profile_torch_poll(P);
 		size_t live = 0;
 		P->mtotal = 0;
 		for (size_t i = 0; i < P->nt; i++) {

@@ -2,7 +2,8 @@
 # perfloop profile on a real PyTorch training loop (examples/train/train.py,
 # Debian's python3-torch): the data vs compute split from the stacks over
 # wall-clock time agrees with the script's own timers within 0.05 and raises
-# ml.data-loading-bound with num_workers=0; with num_workers=2 the share
+# ml.data-loading-bound with num_workers=0, in Python and in mixed mode;
+# with num_workers=2 the share
 # falls and no finding is raised (t802: bench + verify accept it as a win);
 # with a GPU (a stand-in NVML) idle meanwhile, gpu.underutilized.
 . "$(dirname "$0")/lib.sh"
@@ -42,6 +43,26 @@ grep -q "idle thread samples left out" out || fail "idle samples were not set ap
 run "$PERFLOOP" select --explain -o cand.json --findings w0.findings.json
 expect_rc 0
 check cand.json "d['candidate']['metric_name'] == 'data_loading_share'"
+
+# mixed mode (Python over native stacks) gives the same split, from the
+# same frames, every thread read at each tick (it had none before)
+if [ "$(uname -m)" = x86_64 ]; then
+	run "$PERFLOOP" profile --mode mixed -o m0 -- $PY "$TRAIN" --workers 0 --truth tm.json
+	if [ "$rc" -ne 0 ] && grep -q "ptrace" err; then
+		echo "mixed mode cannot trace here: its split not checked"
+	else
+		expect_rc 0
+		grep -q "^Training loop: thread" out || fail "mixed: no training loop section: $(cat out)"
+		share=$(j m0.steps.json "d['steady']['data_share']")
+		want=$(truth tm.json)
+		python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and b > 0.3 else 1)" "$share" "$want" ||
+			fail "mixed: data share $share, the script's own timers say $want"
+		# steps of ~50 ms: every one found (the warm-up's and the
+		# unfinished last one's included, as bench/steps.sh counts)
+		check m0.steps.json "d['steps'] + 1 >= 0.95 * 60"
+		check m0.findings.json "[f['leaf'] for f in d['findings']].count('ml.data-loading-bound') == 1"
+	fi
+fi
 
 # the GPU idle while the step waits for data (a stand-in NVML at 20%)
 fake_nvml
