@@ -4,7 +4,7 @@
 ; severity: medium
 ; status: statically_confirmed
 ; group: loop
-; when: in-training-loop, not-periodic, file-has /cuda|device|mps|xla|pin_memory=True/
+; when: in-training-step, uses-device
 ; lower: loop-has /isfinite|isnan|isinf/
 ; lower-why: the loop checks a value for NaN/inf on the host, a guard that needs a read every step
 ; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.

@@ -60,6 +60,11 @@ enum cond_kind {
 	C_UNUSED,
 	C_NOT_MEMORY_DATASET,
 	C_NOT_READ_ONCE,
+	C_ONLY_GROWN,
+	C_USES_DEVICE,
+	C_USES_CUDA,
+	C_IN_TRAINING_STEP,
+	C_IN_DEF,
 };
 
 struct cond {
@@ -68,6 +73,8 @@ struct cond {
 	char *re_text; /* regex source, with {@name} placeholders */
 	regex_t re;    /* compiled once when re_text has no placeholder */
 	int has_re;
+	regex_t re2; /* C_IN_TRAINING_STEP: the periodic branch's (re: backward's) */
+	int has_re2;
 };
 
 struct pl_rule {
@@ -124,6 +131,7 @@ struct src {
 	TSNode root;
 	char *code;	/* the text with comments blanked (built on first use) */
 	int code_state; /* 0 not built (built on first use), 1 built, -1 failed */
+	int device, device_known; /* uses-device (1), uses-cuda (2): found on first use */
 };
 
 /* The text of node n, not NUL-terminated: its length in *len. */

@@ -585,6 +585,23 @@ static int name_visit(TSNode n, void *arg)
 	return t && len == f->len && !memcmp(t, f->name, len);
 }
 
+/* The name, read outside the byte range [a, b) (the finding's own node). */
+struct name_elsewhere {
+	struct src *s;
+	const char *name;
+	size_t len;
+	uint32_t a, b;
+};
+
+static int elsewhere_visit(TSNode n, void *arg)
+{
+	struct name_elsewhere *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? pl_scan_ntext(f->s, n, &len) : NULL;
+	uint32_t at = ts_node_start_byte(n);
+	return t && len == f->len && !memcmp(t, f->name, len) && (at < f->a || at >= f->b);
+}
+
 struct class_find {
 	struct src *s;
 	const char *name;
@@ -665,10 +682,15 @@ static int memory_dataset(struct src *s, TSNode call)
 	if (!node_is(ds, "call"))
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(ds, "function", 8);
+	if (node_is(fn, "attribute")) /* torch.utils.data.TensorDataset(...) */
+		fn = ts_node_child_by_field_name(fn, "attribute", 9);
 	if (!node_is(fn, "identifier"))
 		return 0;
 	struct class_find cf = {.s = s};
 	cf.name = pl_scan_ntext(s, fn, &cf.len);
+	/* tensors already built: indexing them is all a worker would do */
+	if (cf.len == 13 && !memcmp(cf.name, "TensorDataset", 13))
+		return 1;
 	walk_named(s->root, class_visit, &cf);
 	if (ts_node_is_null(cf.found))
 		return 0;
@@ -696,6 +718,64 @@ static int memory_dataset(struct src *s, TSNode call)
 		       indexes_self(s, ts_node_named_child(last, 0));
 	}
 	return 0;
+}
+
+/* The file names an accelerator, read from its nodes (a regular
+ * expression over the text took "mps" in json.dumps for one). Bit 1, any
+ * accelerator: an attribute or name cuda, mps, xla, xm, torch_xla, device
+ * or to_device, a string "cuda", "cuda:N", "mps" or "xla", pin_memory=True;
+ * bit 2, CUDA: the name cuda or a string "cuda[:N]". */
+struct device_find {
+	struct src *s;
+	int want, seen;
+};
+
+static int device_visit(TSNode n, void *arg)
+{
+	struct device_find *f = arg;
+	size_t len;
+	const char *t;
+	if (node_is(n, "identifier")) {
+		static const char *const names[] = {"cuda",	 "mps",	   "xla",      "xm",
+						    "torch_xla", "device", "to_device"};
+		t = pl_scan_ntext(f->s, n, &len);
+		for (size_t i = 0; i < sizeof names / sizeof *names; i++)
+			if (len == strlen(names[i]) && !memcmp(t, names[i], len))
+				f->seen |= i == 0 ? 3 : 1;
+	} else if (node_is(n, "string")) {
+		t = pl_scan_ntext(f->s, n, &len);
+		while (len && (*t == 'r' || *t == 'b' || *t == 'f' || *t == 'u' || *t == 'R'))
+			t++, len--; /* a prefix */
+		if (len >= 2 && (*t == '"' || *t == '\'') && t[len - 1] == *t) {
+			t++;
+			len -= 2;
+			size_t k = len >= 4 && !memcmp(t, "cuda", 4)			     ? 4
+				   : len >= 3 && (!memcmp(t, "mps", 3) || !memcmp(t, "xla", 3)) ? 3
+												 : 0;
+			if (k && k < len && t[k] == ':') /* cuda:0 */
+				for (k++; k < len && t[k] >= '0' && t[k] <= '9';)
+					k++;
+			if (k && k == len)
+				f->seen |= *t == 'c' ? 3 : 1;
+		}
+	} else if (node_is(n, "keyword_argument")) {
+		t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "name", 4), &len);
+		if (len == 10 && !memcmp(t, "pin_memory", 10) &&
+		    node_is(ts_node_child_by_field_name(n, "value", 5), "true"))
+			f->seen |= 1;
+	}
+	return (f->seen & f->want) == f->want;
+}
+
+static int uses_device(struct src *s, int want)
+{
+	if (!(s->device_known & want)) {
+		struct device_find f = {s, want, 0};
+		walk_named(s->root, device_visit, &f);
+		s->device |= f.seen;
+		s->device_known |= want;
+	}
+	return (s->device & want) != 0;
 }
 
 struct once_find {
@@ -755,8 +835,19 @@ struct kw_find {
 	int found;
 };
 
-/* NAME = {...} / dict(...), NAME.update(...), NAME["key"] = ...: what
- * they say, appended to out */
+/* {...} or dict(...) */
+static int dict_value(struct src *s, TSNode n)
+{
+	size_t len;
+	const char *t;
+	return node_is(n, "dictionary") ||
+	       (node_is(n, "call") &&
+		(t = pl_scan_ntext(s, ts_node_child_by_field_name(n, "function", 8), &len)) &&
+		len == 4 && !memcmp(t, "dict", 4));
+}
+
+/* NAME = {...} / dict(...) (either branch of a conditional expression),
+ * NAME.update(...), NAME["key"] = ...: what they say, appended to out */
 static int kw_visit(TSNode n, void *arg)
 {
 	struct kw_find *k = arg;
@@ -767,11 +858,11 @@ static int kw_visit(TSNode n, void *arg)
 		TSNode left = ts_node_child_by_field_name(n, "left", 4);
 		TSNode right = ts_node_child_by_field_name(n, "right", 5);
 		if (node_is(left, "identifier") &&
-		    (node_is(right, "dictionary") ||
-		     (node_is(right, "call") &&
-		      (t = pl_scan_ntext(k->s, ts_node_child_by_field_name(right, "function", 8),
-					 &len)) &&
-		      len == 4 && !memcmp(t, "dict", 4)))) {
+		    (dict_value(k->s, right) ||
+		     /* {...} if args.cuda else {}: what either branch says */
+		     (node_is(right, "conditional_expression") &&
+		      dict_value(k->s, ts_node_named_child(right, 0)) &&
+		      dict_value(k->s, ts_node_named_child(right, 2))))) {
 			target = left;
 			what = right;
 		} else if (node_is(left, "subscript")) {
@@ -884,6 +975,105 @@ static int step_loop(struct src *s, TSNode p)
 	return !epoch && !data_inside;
 }
 
+/* The innermost loop around n in its function, from the tree itself: the
+ * scopes are found as the walk goes, and a helper's callers may come
+ * later in the file. */
+static TSNode loop_above(struct src *s, TSNode n)
+{
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p); p = ts_node_parent(p)) {
+		const char *ty = ts_node_type(p);
+		if (!strcmp(ty, "function_definition") || !strcmp(ty, "lambda") ||
+		    !strcmp(ty, "class_definition"))
+			break;
+		if (is_loop(s, ty))
+			return p;
+	}
+	return (TSNode){0};
+}
+
+/* The first loop around node that calls backward() (bwd) is a step loop
+ * (in-training-loop). */
+static int training_loop_at(struct src *s, const regex_t *bwd, TSNode node)
+{
+	size_t len;
+	for (TSNode p = loop_above(s, node); !ts_node_is_null(p); p = loop_above(s, p)) {
+		const char *t = pl_scan_ntext(s, p, &len);
+		if (re_hit(bwd, t, len))
+			return step_loop(s, p);
+	}
+	return 0;
+}
+
+/* node is in the body of an `if`/`elif` (not its else) whose condition
+ * matches per (every N steps), up to its innermost loop */
+static int periodic_at(struct src *s, const regex_t *per, TSNode node)
+{
+	size_t len;
+	TSNode loop = loop_above(s, node);
+	for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
+	     ch = p, p = ts_node_parent(p)) {
+		if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+			break;
+		const char *ty = ts_node_type(p);
+		if (strcmp(ty, "if_statement") && strcmp(ty, "elif_clause"))
+			continue;
+		TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
+		TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+		if (ts_node_is_null(body) || ts_node_is_null(cond) || !ts_node_eq(ch, body))
+			continue;
+		const char *t = pl_scan_ntext(s, cond, &len);
+		if (re_hit(per, t, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* A call of the function named name (f(...), self.f(...), obj.f(...))
+ * outside the function itself, run once per training step. */
+struct step_call_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	TSNode self; /* the function: its own (recursive) calls do not count */
+	const regex_t *bwd, *per;
+};
+
+static int step_call_visit(TSNode n, void *arg)
+{
+	struct step_call_find *f = arg;
+	if (!node_is(n, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	if (node_is(fn, "attribute"))
+		fn = ts_node_child_by_field_name(fn, "attribute", 9);
+	size_t len;
+	const char *t = node_is(fn, "identifier") ? pl_scan_ntext(f->s, fn, &len) : NULL;
+	if (!t || len != f->len || memcmp(t, f->name, len))
+		return 0;
+	uint32_t at = ts_node_start_byte(n);
+	if (at >= ts_node_start_byte(f->self) && at < ts_node_end_byte(f->self))
+		return 0;
+	return training_loop_at(f->s, f->bwd, n) && !periodic_at(f->s, f->per, n);
+}
+
+/* Runs once per training step: in a step loop and not in a periodic
+ * branch; or, outside any loop of its own function, in a function that a
+ * step loop of the same file calls on every step (a helper that logs
+ * loss.item() costs the sync the loop body would). One call deep. */
+static int training_step_at(struct src *s, const struct cond *c, TSNode node)
+{
+	if (!c->has_re || !c->has_re2)
+		return 0;
+	if (!ts_node_is_null(loop_above(s, node)))
+		return training_loop_at(s, &c->re, node) && !periodic_at(s, &c->re2, node);
+	TSNode fn = pl_scan_enclosing_function(s, node);
+	if (ts_node_is_null(fn) || periodic_at(s, &c->re2, node))
+		return 0;
+	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2};
+	f.name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &f.len);
+	return f.len && walk_named(s->root, step_call_visit, &f);
+}
+
 int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
 		       const TSQueryMatch *m, TSNode node)
 {
@@ -959,6 +1149,39 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 				return 0;
 		}
 		return 1;
+	}
+	case C_IN_TRAINING_STEP:
+		return training_step_at(s, c, node);
+	case C_IN_DEF: {
+		/* the name (node) of the function it is in, nested ones included */
+		for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {
+			if (s->scopes[i].kind != SK_FUNC)
+				continue;
+			t = pl_scan_ntext(
+			    s, ts_node_child_by_field_name(s->scopes[i].node, "name", 4), &len);
+			if (len && cond_match(s, r, c, m, t, len))
+				return 1;
+		}
+		return 0;
+	}
+	case C_USES_DEVICE:
+		return uses_device(s, 1);
+	case C_USES_CUDA:
+		return uses_device(s, 2);
+	case C_ONLY_GROWN: {
+		/* a pure accumulator: the name @cap binds is named nowhere in
+		 * its innermost loop (header and body) but in the finding itself
+		 * (x = torch.cat([x, y]) collecting outputs; not a sequence the
+		 * loop feeds back to a model, ids = cat([ids, next]), whose
+		 * whole length each step needs) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		TSNode loop = pl_scan_enclosing_loop(s, node);
+		if (ts_node_is_null(cap) || ts_node_is_null(loop))
+			return 0;
+		struct name_elsewhere f = {s, NULL, 0, ts_node_start_byte(node),
+					   ts_node_end_byte(node)};
+		f.name = pl_scan_ntext(s, cap, &f.len);
+		return !walk_named(loop, elsewhere_visit, &f);
 	}
 	case C_CALL_ARGS_LACK: {
 		char *args = call_args_text(s, node);

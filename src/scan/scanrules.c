@@ -61,6 +61,8 @@ static void free_conds(struct cond *v, size_t n)
 		free(v[i].re_text);
 		if (v[i].has_re)
 			regfree(&v[i].re);
+		if (v[i].has_re2)
+			regfree(&v[i].re2);
 	}
 	free(v);
 }
@@ -109,6 +111,10 @@ static int parse_severity(const char *s, enum pl_severity *out)
 	return -1;
 }
 
+/* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
+ * `eval_period`: the condition of a branch that runs every N steps */
+#define PERIODIC_RE "%|every|freq|interval|period"
+
 /* The conditions of a `when:` (or `lower:`) line, appended to *v. */
 static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, size_t *nv,
 		       struct pl_error *err)
@@ -141,6 +147,11 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"unused", C_UNUSED, 1},
 	    {"not-memory-dataset", C_NOT_MEMORY_DATASET, 0},
 	    {"not-read-once", C_NOT_READ_ONCE, 0},
+	    {"only-grown", C_ONLY_GROWN, 1},
+	    {"uses-device", C_USES_DEVICE, 0},
+	    {"uses-cuda", C_USES_CUDA, 0},
+	    {"in-training-step", C_IN_TRAINING_STEP, 0},
+	    {"in-def", C_IN_DEF, 2},
 	};
 	const char *p = when;
 	while (*p) {
@@ -186,14 +197,17 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 						    r->path);
 			c->re_text = pl_scan_dupn(p + 1, (size_t)(end - p - 1));
 			p = end + 1;
-		} else if (c->kind == C_IN_TRAINING_LOOP) {
+		} else if (c->kind == C_IN_TRAINING_LOOP || c->kind == C_IN_TRAINING_STEP) {
 			c->re_text = strdup("\\.backward\\(");
+			if (c->kind == C_IN_TRAINING_STEP &&
+			    regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
+				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {
 			c->re_text = strdup("no_grad|inference_mode|set_grad_enabled\\(False\\)");
 		} else if (c->kind == C_NOT_PERIODIC) {
 			/* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
 			 * `eval_period`: a branch that runs every N steps */
-			c->re_text = strdup("%|every|freq|interval|period");
+			c->re_text = strdup(PERIODIC_RE);
 		}
 		if (c->re_text && !strstr(c->re_text, "{@")) {
 			if (regcomp(&c->re, c->re_text, REG_EXTENDED | REG_NOSUB) != 0)

@@ -286,6 +286,99 @@ check out "'NaN' in [f for f in d['findings'] if f['leaf'] == 'PY010' and f['pat
 run "$PERFLOOP" scan quiet3/guard.py
 check_text() { grep -q "$1" "$T/out" || fail "text output lacks '$1'"; }
 check_text "= note: rated low, not medium: the loop checks a value for NaN/inf"
+# evidence, not text (#39): a loop-carried regrowth whose result the loop
+# never reads (outputs = torch.cat([outputs, model(x)]), a model in the
+# loop or not) vs generation's ids fed back to the model and a loop over
+# two items; "mps" inside json.dumps names no device; a sync in a helper
+# that the step loop calls on every step vs only every N steps; a
+# TensorDataset elsewhere in the function silences no other loader; a
+# sleep or a request in __getitem__ vs a file read there (lazy loading);
+# a **kwargs dict that sets num_workers in one branch of an if-else
+mkdir -p quiet4
+cat >quiet4/grow.py <<'PY'
+import torch
+def predict(model, loader):
+    outputs = torch.empty(0)
+    for x, _ in loader:
+        outputs = torch.cat([outputs, model(x)])
+    return outputs
+def generate(model, ids, steps):
+    for _ in range(steps):
+        logits = model(ids)
+        ids = torch.cat([ids, logits.argmax(-1, keepdim=True)], dim=-1)
+    return ids
+def rows(items):
+    acc = []
+    for r in items:
+        acc = acc + [r * 2]
+    return acc
+def pair(a, b):
+    out = []
+    for x in (a, b):
+        out = out + [x]
+    return out
+PY
+cat >quiet4/cpu.py <<'PY'
+import json
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x).sum()
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(json.dumps({"loss": loss.item()}))
+PY
+cat >quiet4/helper.py <<'PY'
+import torch
+def log(loss):
+    print("loss", loss.item())
+def every(loss):
+    print(loss.item())
+def train(model, loader, opt, device):
+    for step, (x, y) in enumerate(loader):
+        loss = model(x.to(device)).sum()
+        loss.backward()
+        opt.step()
+        log(loss)
+        if step % 100 == 0:
+            every(loss)
+PY
+cat >quiet4/tds.py <<'PY'
+from torch.utils.data import DataLoader, TensorDataset
+def loaders(x, y, files):
+    small = DataLoader(TensorDataset(x, y), batch_size=32)
+    ds = TensorDataset(x, y)
+    other = DataLoader(ds, batch_size=32)
+    disk = DataLoader(files, batch_size=32)
+    return small, other, disk
+PY
+cat >quiet4/items.py <<'PY'
+import time
+import requests
+from PIL import Image
+from torch.utils.data import Dataset
+class Remote(Dataset):
+    def __getitem__(self, i):
+        time.sleep(0.003)
+        return requests.get(self.urls[i]).content
+class Lazy(Dataset):
+    def __getitem__(self, i):
+        return Image.open(self.paths[i])
+PY
+cat >quiet4/kw.py <<'PY'
+import torch
+from torch.utils.data import DataLoader
+def main(train_set):
+    kwargs = {'num_workers': 1, 'pin_memory': True} if torch.cuda.is_available() else {}
+    return DataLoader(train_set, batch_size=64, shuffle=True, **kwargs)
+def other(train_set):
+    kw = {'batch_size': 8} if train_set else {}
+    return DataLoader(train_set, **kw)
+PY
+run "$PERFLOOP" scan --format json quiet4
+expect_rc 0
+check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 8, 'medium'), ('kw.py', 'PY015', 8, 'low'), ('tds.py', 'PY014', 6, 'medium')]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
