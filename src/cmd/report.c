@@ -41,11 +41,14 @@ const char cmd_report_usage[] =
     "--loop NAME: the same of a loop a new baseline archived under\n"
     ".perfloop/loops/NAME. Two loops are never mixed. With --format\n"
     "html, one self-contained page: verdicts, run-time strip plots, the flame\n"
-    "graphs of collapsed-stack INPUTs (*.folded, *.collapsed) and a sortable\n"
-    "findings table.\n"
+    "graphs of profile INPUTs (*.folded, *.collapsed; other tools':\n"
+    "*.speedscope.json, *.trace.json, *.austin, *.perf, cProfile's *.prof)\n"
+    "and a sortable findings table.\n"
     "\n"
-    "With --diff, two collapsed-stack profiles (perfloop profile's\n"
-    "PREFIX.folded, or any 'frame;frame;... COUNT' file), before and after:\n"
+    "With --diff, two profiles (perfloop profile's PREFIX.folded, any\n"
+    "'frame;frame;... COUNT' file, or another tool's, told by its content:\n"
+    "speedscope, Chrome trace, Austin, perf script, cProfile's pstats),\n"
+    "before and after:\n"
     "the functions whose own share of the samples moved most (before %, after\n"
     "%, change in points, largest first) on stdout, and with --out the\n"
     "differential flame graph SVG: AFTER's frames and widths, each coloured by\n"
@@ -289,7 +292,8 @@ static int is_sqlite(const char *path)
 static int is_folded(const char *path)
 {
 	static const char *const ends[] = {".folded", ".collapsed", ".austin", ".perf",
-					   ".perf.txt", ".speedscope.json", ".trace.json"};
+					   ".perf.txt", ".speedscope.json", ".trace.json", ".prof",
+					   ".pstats"};
 	size_t n = strlen(path);
 	for (size_t i = 0; i < sizeof ends / sizeof ends[0]; i++) {
 		size_t e = strlen(ends[i]);

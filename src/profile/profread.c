@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include "fsio.h"
+#include "pstats.h"
 
 #define MAX_DEPTH 4096
 
@@ -411,6 +412,9 @@ static const char *first_line(const char *t, size_t *len)
 
 const char *pl_prof_format(const char *text)
 {
+	/* marshal's bytes, before any text test (a dict begins with '{') */
+	if (pl_pstats_sniff((const unsigned char *)text, text[0] ? (text[1] ? 2 : 1) : 0))
+		return "pstats";
 	const char *t = text;
 	while (isspace((unsigned char)*t))
 		t++;
@@ -451,7 +455,9 @@ int pl_prof_read_any(const char *path, struct pl_prof *p, const char **format,
 		return pl_error_set(err, PL_EINPUT, "%s: cannot read: %s", path, strerror(errno));
 	*format = pl_prof_format(text);
 	int rc;
-	if (!strcmp(*format, "speedscope") || !strcmp(*format, "chrome-trace")) {
+	if (!strcmp(*format, "pstats")) {
+		rc = pl_pstats_read((const unsigned char *)text, len, path, p, err);
+	} else if (!strcmp(*format, "speedscope") || !strcmp(*format, "chrome-trace")) {
 		json_error_t je;
 		json_t *doc = json_loadb(text, len, 0, &je);
 		if (!doc) {

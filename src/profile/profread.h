@@ -16,6 +16,9 @@
  * - Austin's collapsed samples ("P<pid>;T<iid>:<tid>;file:function:line;...
  *   METRIC"): the process and thread frames dropped, each frame made
  *   'function (file:line)', the metric (time in us, or samples) the count.
+ * - cProfile's saved statistics (pstats, `python -m cProfile -o x.prof`):
+ *   a marshalled dict, its stacks rebuilt from the call graph (pstats.h),
+ *   in microseconds.
  * - perf script's text (a header line per sample, then its frames, leaf
  *   first, "ADDR symbol+0xOFF (dso)", a blank line after): one sample each,
  *   frames 'symbol (dso)'.
@@ -31,12 +34,12 @@
 #include "profdata.h"
 
 /* The format of a profile's text (NUL-terminated), as above, from its
- * start: "folded", "speedscope", "chrome-trace", "austin", "perf-script"
- * (a JSON document is speedscope's or a trace's until parsed). */
+ * start: "folded", "speedscope", "chrome-trace", "austin", "perf-script",
+ * "pstats" (a JSON document is speedscope's or a trace's until parsed). */
 const char *pl_prof_format(const char *text);
 
 /* Which format path holds ("folded", "speedscope", "chrome-trace",
- * "austin", "perf-script"), read into p. PL_EINPUT with the file and
+ * "austin", "perf-script", "pstats"), read into p. PL_EINPUT with the file and
  * line or field where it is not one of them. */
 int pl_prof_read_any(const char *path, struct pl_prof *p, const char **format,
 		     struct pl_error *err);

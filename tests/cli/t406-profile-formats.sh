@@ -1,7 +1,8 @@
 #!/bin/sh
 # Profiles other tools wrote, read by content (profread.c): py-spy's or
 # perfloop's speedscope file, Austin's collapsed samples, perf script's
-# text and a Chrome trace (torch.profiler's export_chrome_trace), by
+# text, a Chrome trace (torch.profiler's export_chrome_trace) and
+# cProfile's pstats file, by
 # report --diff, the HTML page and scan --profile. Each input here is
 # written out with known numbers, so the shares are exact.
 . "$(dirname "$0")/lib.sh"
@@ -80,6 +81,57 @@ printf 'import time\ndef slow():\n    s = ""\n    for i in range(10):\n        s
 run "$P" scan --advisory --profile a.austin --format json -o sa.json work.py
 expect_rc 0
 check sa.json "[(f['status'], f['evidence']['numbers']['function_share']) for f in d['findings'] if f['location']['line'] == 5] == [('measured', 0.6)]"
+# cProfile's saved statistics (pstats, marshal): the stacks rebuilt from
+# the call graph's edges, a callee's self time split over its callers by
+# the edges' cumulative time, a builtin ('~', 0) named alone; exact
+# numbers, written by marshal as cProfile writes them (Python 3.11)
+python3 - <<'PY'
+import marshal
+main = ("work.py", 1, "main")
+slow = ("work.py", 5, "slow")
+fast = ("work.py", 8, "fast")
+sleep = ("~", 0, "<built-in method time.sleep>")
+stats = {
+    main: (1, 1, 0.10, 0.95, {}),
+    slow: (1, 1, 0.50, 0.55, {main: (1, 1, 0.50, 0.55)}),
+    fast: (2, 2, 0.15, 0.30, {main: (2, 2, 0.15, 0.30)}),
+    sleep: (3, 3, 0.20, 0.20, {slow: (1, 1, 0.05, 0.05), fast: (2, 2, 0.15, 0.15)}),
+}
+with open("e.prof", "wb") as f:
+    marshal.dump(stats, f)
+PY
+run "$P" report --diff e.prof e.prof -o e.svg
+expect_rc 0
+grep -q "(950000 samples)" "$T/out" || fail "pstats: not in microseconds: $(cat "$T/out")"
+grep -Eq "52.63% +52.63% +\+0.00  slow \(work.py:5\)" "$T/out" || fail "pstats: $(cat "$T/out")"
+grep -Eq "21.05% +21.05% +\+0.00  <built-in method time.sleep>$" "$T/out" || fail "pstats: $(cat "$T/out")"
+grep -Eq "10.53% +10.53% +\+0.00  main \(work.py:1\)" "$T/out" || fail "pstats: $(cat "$T/out")"
+# the sleep under each caller: 50 ms under slow, 150 ms under fast
+grep -o "<title>&lt;built-in method time.sleep&gt; (after [0-9]* samples" e.svg | sort >sl.txt
+printf '%s\n' "<title>&lt;built-in method time.sleep&gt; (after 150000 samples" \
+	"<title>&lt;built-in method time.sleep&gt; (after 50000 samples" | diff - sl.txt ||
+	fail "pstats: the builtin's time not split by caller"
+run "$P" report --format html -o e.html e.prof
+expect_rc 0
+grep -q "slow" e.html || fail "pstats: no flame graph in the HTML page"
+# a real cProfile run: its hot function is the one the profile names
+if [ -n "$pys" ]; then
+	printf 'def hot():\n    s = ""\n    for i in range(20000):\n        s += str(i)\n    return s\ndef cold():\n    return sum(range(1000))\nfor _ in range(3):\n    hot()\n    cold()\n' >c.py
+	"$pys" -m cProfile -o c.prof c.py || fail "cProfile did not run"
+	run "$P" report --diff c.prof c.prof
+	expect_rc 0
+	grep -Eq "^ +([5-9][0-9]|100)\.[0-9]+% .* hot \(c.py:1\)$" "$T/out" ||
+		fail "cProfile: hot() has not the most time: $(cat "$T/out")"
+	run "$P" scan --advisory --profile c.prof --format json -o sc.json c.py
+	expect_rc 0
+	check sc.json "[f for f in d['findings'] if f['status'] == 'measured' and f['location']['line'] == 4 and f['evidence']['numbers']['function_share'] > 0.5]"
+fi
+# cut short: one line naming the file and the byte
+head -c 60 e.prof >cut.prof
+run "$P" report --diff cut.prof cut.prof
+expect_rc 2
+expect_err "cut.prof: byte [0-9]*: not a pstats file"
+
 # not a profile: one line naming the file
 echo '{"hello": 1}' >x.json
 run "$P" report --diff x.json x.json

@@ -1,7 +1,7 @@
 /*
  * Collapsed stacks (perfloop's, py-spy's, flamegraph.pl's, inferno's), and
  * every other format profread.h reads by content (speedscope, a Chrome
- * trace, Austin's samples, perf script's text): read, then written back as folded, speedscope, the SVG flame graph and its HTML
+ * trace, Austin's samples, perf script's text, cProfile's pstats): read, then written back as folded, speedscope, the SVG flame graph and its HTML
  * page, and its findings; and compared, both ways, with a small profile
  * (report --diff's table, SVG and HTML).
  */
