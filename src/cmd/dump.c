@@ -3,6 +3,7 @@
  * (py-spy dump): every thread, running or waiting, read from outside the
  * process with the profiler's reader (profile/python/pystack.c), never stopping it.
  */
+#include <dirent.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -13,13 +14,18 @@
 #include "cmd.h"
 #include "error.h"
 #include "fsio.h"
+#include "grow.h"
+#include "native.h"
+#include "procid.h"
+#include "profdata.h"
+#include "ptsnap.h"
 #include "pyproc.h"
 #include "pystack.h"
 #include "strbuf.h"
 
 const char cmd_dump_usage[] =
-    "usage: perfloop dump [--json] -p PID\n"
-    "       perfloop dump [--json] PID\n"
+    "usage: perfloop dump [--json] [--native] -p PID\n"
+    "       perfloop dump [--json] [--native] PID\n"
     "\n"
     "Print the Python stack of every thread of a running CPython 3.11-3.15\n"
     "process, once, leaf first, as py-spy dump does: where a program that\n"
@@ -30,8 +36,13 @@ const char cmd_dump_usage[] =
     "\n"
     "Options:\n"
     "  -p, --pid PID   the process (or give PID as the argument)\n"
+    "      --native    the C, C++ and Rust frames too, with the Python frames\n"
+    "                  where the interpreter ran them (as py-spy dump --native):\n"
+    "                  the threads are stopped for the instant of the reading\n"
+    "                  (ptrace: your own child, ptrace_scope 0 or root);\n"
+    "                  x86-64\n"
     "      --json      print JSON: {pid, command, python, threads: [{tid, name,\n"
-    "                  active, gil, frames: [{function, file, line}]}]}\n"
+    "                  active, gil, frames: [{function, file, line, native}]}]}\n"
     "  -h, --help      this text\n"
     "\n"
     "Exit status: 0 printed, 1 no consistent stack could be read (the process\n"
@@ -76,11 +87,11 @@ static void one_thread(void *arg, const struct pl_pythread *t)
 	json_t *frames = json_array();
 	for (size_t i = 0; i < t->depth; i++) {
 		const struct pl_pyframe *f = &t->frames[i];
-		json_array_append_new(frames, json_pack("{s:s, s:s, s:i}", "function",
+		json_array_append_new(frames, json_pack("{s:s, s:s, s:i, s:b}", "function",
 							f->code && f->code->name ? f->code->name : "?",
 							"file",
 							f->code && f->code->file ? f->code->file : "?",
-							"line", f->line));
+							"line", f->line, "native", 0));
 	}
 	json_array_append_new(d->threads, json_pack("{s:I, s:s, s:b, s:b, s:b, s:o}", "tid",
 						   (json_int_t)t->tid, "name", name, "active",
@@ -88,18 +99,189 @@ static void one_thread(void *arg, const struct pl_pythread *t)
 						   t->truncated, "frames", frames));
 }
 
+/* ---- --native: one instant of every thread, stopped ---- */
+
+struct nthread {
+	unsigned long tid;
+	char name[64];
+	int idle, gil, truncated;
+	uint32_t *py; /* Python frame ids, leaf first */
+	uint8_t *entry;
+	size_t npy;
+};
+
+struct ndump {
+	pid_t pid;
+	struct pl_pystack *st;
+	struct pl_prof prof;
+	unsigned char *is_py; /* per frame id: a Python frame */
+	size_t capis;
+	struct nthread *th;
+	size_t n, cap;
+	int oom, rc;
+	struct pl_pysample_stats ss;
+};
+
+static void native_py_thread(void *arg, const struct pl_pythread *t)
+{
+	struct ndump *D = arg;
+	if (pl_grow((void **)&D->th, &D->cap, D->n + 1, sizeof *D->th, 8) < 0) {
+		D->oom = 1;
+		return;
+	}
+	struct nthread *x = &D->th[D->n++];
+	memset(x, 0, sizeof *x);
+	x->tid = t->tid;
+	pl_thread_name(D->pid, t->tid, t->name, x->name, sizeof x->name);
+	x->idle = t->idle;
+	x->gil = t->gil;
+	x->truncated = t->truncated;
+	x->py = malloc((t->depth + 1) * sizeof *x->py);
+	x->entry = malloc(t->depth + 1);
+	if (!x->py || !x->entry) {
+		D->oom = 1;
+		return;
+	}
+	for (size_t i = 0; i < t->depth; i++) {
+		const struct pl_pyframe *f = &t->frames[i];
+		long id = pl_prof_frame(&D->prof, f->code && f->code->name ? f->code->name : "?",
+					f->code && f->code->file ? f->code->file : "?", f->line,
+					f->code ? f->code->firstline : 0, 0);
+		size_t was = D->capis;
+		if (id < 0 ||
+		    pl_grow((void **)&D->is_py, &D->capis, (size_t)id + 1, 1, 256) < 0) {
+			D->oom = 1;
+			return;
+		}
+		memset(D->is_py + was, 0, D->capis - was); /* pl_grow leaves it as it was */
+		D->is_py[id] = 1;
+		x->py[x->npy] = (uint32_t)id;
+		x->entry[x->npy++] = (uint8_t)f->entry;
+	}
+}
+
+/* while every thread stands still: their Python stacks, consistent */
+static void native_read_py(void *arg)
+{
+	struct ndump *D = arg;
+	D->rc = pl_pystack_sample(D->st, PL_PYSAMPLE_IDLE | PL_PYSAMPLE_NAMES, native_py_thread, D,
+				  &D->ss);
+}
+
+static struct nthread *nthread_of(struct ndump *D, unsigned long tid)
+{
+	for (size_t i = 0; i < D->n; i++)
+		if (D->th[i].tid == tid)
+			return &D->th[i];
+	return NULL;
+}
+
+#define NATIVE_STACK (256 * 1024)
+#define NATIVE_MAX_PCS 2048
+
+/* Each thread's frames (ids, leaf first) into the JSON list of threads */
+static int dump_native(struct ndump *D, json_t *threads, struct pl_error *err)
+{
+	struct pl_native_syms *syms = pl_native_syms_new(&D->prof, 1);
+	if (!syms)
+		return PL_ENOMEM;
+	pl_native_syms_maps(syms, D->pid);
+	/* whether each thread runs, read before the stop (stopped, every
+	 * one would read as idle) */
+	char path[96], buf[512];
+	unsigned long running[256];
+	size_t nrun = 0;
+	snprintf(path, sizeof path, "/proc/%d/task", (int)D->pid);
+	DIR *dir = opendir(path);
+	struct dirent *de;
+	while (dir && (de = readdir(dir)) && nrun < sizeof running / sizeof *running) {
+		if (de->d_name[0] < '0' || de->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof path, "/proc/%d/task/%.20s/stat", (int)D->pid, de->d_name);
+		const char *st = pl_proc_stat_read(path, buf, sizeof buf);
+		if (st && *st == 'R')
+			running[nrun++] = strtoul(de->d_name, NULL, 10);
+	}
+	if (dir)
+		closedir(dir);
+	struct pl_ptsnap_thread *snap = NULL;
+	size_t ns = 0;
+	int rc = pl_ptsnap_take(D->pid, NATIVE_STACK, native_read_py, D, &snap, &ns, err);
+	if (rc == PL_OK && (D->oom || D->rc == PL_ENOMEM))
+		rc = PL_ENOMEM;
+	else if (rc == PL_OK && D->rc != PL_OK)
+		rc = pl_error_set(err, PL_EINPUT, "process %d exited or changed while being read",
+				  (int)D->pid);
+	uint64_t *pcs = malloc(NATIVE_MAX_PCS * sizeof *pcs);
+	uint32_t *ids = malloc((NATIVE_MAX_PCS * 4 + PL_PYSTACK_MAX_DEPTH) * sizeof *ids);
+	if (rc == PL_OK && (!pcs || !ids))
+		rc = PL_ENOMEM;
+	for (size_t i = 0; rc == PL_OK && i < ns; i++) {
+		struct pl_ptsnap_thread *t = &snap[i];
+		if (!t->stopped)
+			continue;
+		struct nthread none = {0}, *x = nthread_of(D, (unsigned long)t->tid);
+		if (!x) { /* no Python frames: a library's thread, or C only */
+			x = &none;
+			x->tid = (unsigned long)t->tid;
+			pl_thread_name(D->pid, x->tid, NULL, x->name, sizeof x->name);
+			x->idle = 1;
+		}
+		x->idle = 1;
+		for (size_t r = 0; r < nrun; r++)
+			x->idle &= running[r] != x->tid;
+		size_t n = pl_native_unwind(syms, D->pid, t->tid, t->regs, t->stack, t->stack_len,
+					    pcs, NATIVE_MAX_PCS);
+		int approx = 0, unmatched = 0;
+		size_t depth = pl_native_splice(syms, D->pid, pcs, n, x->py, x->entry, x->npy, ids,
+						NATIVE_MAX_PCS * 4 + PL_PYSTACK_MAX_DEPTH, &approx,
+						&unmatched);
+		json_t *frames = json_array();
+		for (size_t k = 0; k < depth; k++) {
+			const struct pl_prof_frame *f = &D->prof.frames[ids[k]];
+			int py = ids[k] < D->capis && D->is_py[ids[k]];
+			json_array_append_new(frames,
+					      json_pack("{s:s, s:s, s:i, s:b}", "function",
+							f->name ? f->name : "?", "file",
+							f->file ? f->file : "", "line", f->line,
+							"native", !py));
+		}
+		json_array_append_new(
+		    threads, json_pack("{s:I, s:s, s:b, s:b, s:b, s:o}", "tid", (json_int_t)x->tid,
+				       "name", x->name, "active", !x->idle, "gil", x->gil,
+				       "truncated", x->truncated, "frames", frames));
+	}
+	free(pcs);
+	free(ids);
+	pl_ptsnap_free(snap, ns);
+	pl_native_syms_free(syms);
+	return rc;
+}
+
+static void ndump_release(struct ndump *D)
+{
+	for (size_t i = 0; i < D->n; i++) {
+		free(D->th[i].py);
+		free(D->th[i].entry);
+	}
+	free(D->th);
+	free(D->is_py);
+	pl_prof_release(&D->prof);
+}
+
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
-	enum { OPT_JSON = 256 };
+	enum { OPT_JSON = 256, OPT_NATIVE };
 	static const struct option opts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"json", no_argument, NULL, OPT_JSON},
+	    {"native", no_argument, NULL, OPT_NATIVE},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *pidarg = NULL;
-	int json = 0, c;
+	int json = 0, native = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -108,6 +290,9 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_JSON:
 			json = 1;
+			break;
+		case OPT_NATIVE:
+			native = 1;
 			break;
 		case 'h':
 			fputs(cmd_dump_usage, stdout);
@@ -133,10 +318,24 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
 	struct dump d = {(pid_t)pid, NULL};
 	/* a stack read while the program changes it is inconsistent: a few
-	 * tries at one whole reading, then say so */
+	 * tries at one whole reading, then say so (with --native the threads
+	 * stand still: one reading) */
 	int rc = PL_OK;
 	struct pl_pysample_stats ss = {0};
-	for (int attempt = 0; attempt < 20; attempt++) {
+	if (native) {
+		struct ndump D = {.pid = (pid_t)pid, .st = st};
+		d.threads = json_array();
+		rc = dump_native(&D, d.threads, &err);
+		ss = D.ss;
+		ndump_release(&D);
+		if (rc != PL_OK) {
+			pl_pystack_close(st);
+			json_decref(d.threads);
+			return pl_die(rc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
+				      rc == PL_ENOMEM ? "out of memory" : err.msg);
+		}
+	}
+	for (int attempt = 0; !native && attempt < 20; attempt++) {
 		json_decref(d.threads);
 		d.threads = json_array();
 		memset(&ss, 0, sizeof ss);
@@ -189,10 +388,21 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		size_t k;
 		json_t *f;
 		json_array_foreach(json_object_get(t, "frames"), k, f)
-		pl_strbuf_printf(&b, "    %s (%s:%lld)\n",
-				 json_string_value(json_object_get(f, "function")),
-				 json_string_value(json_object_get(f, "file")),
-				 (long long)json_integer_value(json_object_get(f, "line")));
+		{
+			const char *file = json_string_value(json_object_get(f, "file"));
+			long long line = json_integer_value(json_object_get(f, "line"));
+			if (!file || !*file)
+				pl_strbuf_printf(&b, "    %s\n",
+						 json_string_value(json_object_get(f, "function")));
+			else if (line > 0)
+				pl_strbuf_printf(&b, "    %s (%s:%lld)\n",
+						 json_string_value(json_object_get(f, "function")),
+						 file, line);
+			else
+				pl_strbuf_printf(&b, "    %s (%s)\n",
+						 json_string_value(json_object_get(f, "function")),
+						 file);
+		}
 		if (json_is_true(json_object_get(t, "truncated")))
 			pl_strbuf_puts(&b, "    ... (deeper frames not read)\n");
 	}
