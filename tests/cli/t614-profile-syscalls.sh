@@ -4,6 +4,7 @@
 # known calls (syscalls_known.c): the counts equal strace -c -f's for every
 # call strace lists, the child's getppid counted, bytes and files right,
 # the four I/O findings, the program's exit status passed on, the schema;
+# a Python program's slowest calls with its Python frames;
 # no tracepoints (not root, no tracefs): skipped.
 . "$PERFLOOP_SRC/tests/cli/lib.sh"
 set -e
@@ -43,6 +44,37 @@ if [ "$(j s.syscalls.json "d['stacks']['enabled']")" = True ]; then
 	grep -q "at .*nap (.*) < main (" "$T/out" || fail "no stack through nap and main: $(cat "$T/out")"
 fi
 valid syscalls-1.schema.json s.syscalls.json
+# a Python program: the slowest calls' stacks hold its Python frames at
+# the lines that waited, where the interpreter ran them (the C stack the
+# kernel copies has none: they are read while the call waits)
+pys=$(pythons311 | head -n 1)
+if [ -n "$pys" ] && [ "$(j s.syscalls.json "d['stacks']['enabled']")" = True ]; then
+	cat >waits.py <<'PY'
+import os, time
+def nap():
+    time.sleep(0.15)
+def main():
+    for _ in range(3):
+        nap()
+    r, w = os.pipe()
+    if os.fork() == 0:
+        time.sleep(0.4)
+        os.write(w, b"x")
+        os._exit(0)
+    os.read(r, 1)
+    os.wait()
+main()
+PY
+	run "$PERFLOOP" profile --syscalls -o py -- "$pys" waits.py
+	expect_rc 0
+	# the parent's read of the pipe (0.4 s): under main at its line
+	check py.syscalls.json "[(c['name'], [(f['function'], f['line']) for f in c['stack'] if f['file'].endswith('waits.py')]) for c in d['slowest'] if c['name'] == 'read' and c['seconds'] > 0.3] == [('read', [('main', 12), ('<module>', 14)])]"
+	# each nap: time.sleep's line in nap, under main's loop
+	check py.syscalls.json "sum(1 for c in d['slowest'] if [(f['function'], f['line']) for f in c['stack'] if f['file'].endswith('waits.py')] == [('nap', 3), ('main', 6), ('<module>', 14)]) == 3"
+	grep -q "at .*nap (waits.py:3) < main (waits.py:6) < <module> (waits.py:14)" "$T/out" ||
+		fail "no Python frames in the slowest calls: $(cat "$T/out")"
+	valid syscalls-1.schema.json py.syscalls.json
+fi
 # every call strace -c -f lists, counted the same (exit_group, which never
 # returns, is one strace leaves out)
 if command -v strace >/dev/null 2>&1; then

@@ -26,6 +26,7 @@
 #include "launch.h"
 #include "native.h"
 #include "procid.h"
+#include "pystack.h"
 
 extern const char *const pl_syscall_names[];
 extern const int pl_syscall_names_n;
@@ -105,6 +106,8 @@ double pl_sys_p99(const struct pl_sys_stat *st)
 
 /* ---- the trace ---- */
 
+static uint64_t mono_ns(void);
+
 /* a traced thread's user registers and stack where it left its CPU */
 struct blk {
 	uint64_t regs[17]; /* native.c's order: rax..rsp, r8..r15, rip */
@@ -122,13 +125,34 @@ struct ev {
 	uint64_t arg0; /* enter */
 };
 
+/* a thread's Python stack, read while it waited in a call */
+struct pyst {
+	uint64_t t; /* when it was read (mono_ns) */
+	size_t n;
+	uint32_t *ids;	/* frame ids in the profile, leaf first */
+	uint8_t *entry; /* the outermost frame of its evaluation call */
+};
+
+static void pyst_free(struct pyst *y)
+{
+	if (y) {
+		free(y->ids);
+		free(y->entry);
+		free(y);
+	}
+}
+
 struct pend { /* a thread inside a call */
 	uint32_t tid;
 	long id;
 	uint64_t t, arg0;
 	int used;
 	struct blk *blk; /* where it blocked in this call */
+	uint32_t blk_pid; /* its process */
+	struct pyst *py; /* its Python frames meanwhile (n 0: none read) */
 };
+
+#define PY_SEEN 16 /* the processes asked whether they are CPython */
 
 #define MAPS_SEEN 32
 
@@ -155,6 +179,14 @@ struct tracer {
 		uint32_t pid;
 		uint64_t t; /* its maps last read (mono_ns) */
 	} maps_seen[MAPS_SEEN];
+	struct {
+		uint32_t pid;
+		struct pl_pystack *st; /* NULL: not a CPython perfloop reads */
+	} py_seen[PY_SEEN];
+	size_t npy_seen;
+	/* the thread whose Python stack is being read, and what was read */
+	uint32_t py_tid;
+	struct pyst *py_got;
 };
 
 /* ev: "group/name" */
@@ -305,7 +337,7 @@ static void drain_stacks(struct tracer *T, void *base)
  * the program's exit, when its descriptors' paths could no longer be
  * read). The maps were read when the copy was drained. */
 static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, uint32_t tid,
-			  struct blk **b)
+			  struct blk **b, struct pyst **py)
 {
 	struct pl_syscalls *s = T->s;
 	size_t at = s->nslow;
@@ -314,6 +346,7 @@ static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, 
 			return;
 		at = PL_SYS_SLOW - 1;
 		free(s->slow[at].copy);
+		pyst_free(s->slow[at].py);
 	} else {
 		s->nslow++;
 	}
@@ -321,8 +354,9 @@ static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, 
 		s->slow[at] = s->slow[at - 1];
 		at--;
 	}
-	s->slow[at] = (struct pl_sys_slow){(int)id, (int)pid, (int)tid, ns, NULL, 0, *b};
+	s->slow[at] = (struct pl_sys_slow){(int)id, (int)pid, (int)tid, ns, NULL, 0, *b, *py};
 	*b = NULL;
+	*py = NULL;
 }
 
 /* The slowest calls' stacks, unwound and symbolized. */
@@ -337,8 +371,15 @@ static void slow_unwind(struct tracer *T)
 		uint64_t pcs[128];
 		size_t n = pl_native_unwind(T->syms, (pid_t)w->pid, (pid_t)w->tid, b->regs, b->stack,
 					    b->len, pcs, sizeof pcs / sizeof *pcs);
-		uint32_t ids[512];
+		uint32_t ids[512 + PL_PYSTACK_MAX_DEPTH];
 		size_t d = 0;
+		struct pyst *y = w->py;
+		if (y && y->n) { /* the Python frames where the interpreter ran them */
+			int approx = 0, unmatched = 0;
+			d = pl_native_splice(T->syms, (pid_t)w->pid, pcs, n, y->ids, y->entry, y->n,
+					     ids, sizeof ids / sizeof *ids, &approx, &unmatched);
+			n = 0;
+		}
 		for (size_t k = 0; k < n; k++) {
 			const uint32_t *fid;
 			enum pl_native_kind kind;
@@ -354,16 +395,93 @@ static void slow_unwind(struct tracer *T)
 		}
 		free(w->copy);
 		w->copy = NULL;
+		pyst_free(w->py);
+		w->py = NULL;
 	}
+}
+
+static void on_py_thread(void *arg, const struct pl_pythread *t)
+{
+	struct tracer *T = arg;
+	if (t->tid != T->py_tid || T->py_got || !t->depth)
+		return;
+	struct pyst *y = calloc(1, sizeof *y);
+	if (!y || !(y->ids = malloc(t->depth * sizeof *y->ids)) || !(y->entry = malloc(t->depth))) {
+		pyst_free(y);
+		return;
+	}
+	for (size_t i = 0; i < t->depth; i++) {
+		const struct pl_pyframe *f = &t->frames[i];
+		/* the line it waits at: where the call is */
+		long id = f->code ? pl_prof_frame(&T->s->prof, f->code->name, f->code->file,
+						  f->line, f->code->firstline, 0)
+				  : -1;
+		if (id < 0)
+			continue;
+		y->ids[y->n] = (uint32_t)id;
+		y->entry[y->n++] = (uint8_t)f->entry;
+	}
+	y->t = mono_ns();
+	T->py_got = y;
+}
+
+/* The Python stack of thread tid of pid as it is now (NULL: not a CPython
+ * program, or not read). */
+static struct pyst *py_stack_now(struct tracer *T, uint32_t pid, uint32_t tid)
+{
+	size_t k = 0;
+	while (k < T->npy_seen && T->py_seen[k].pid != pid)
+		k++;
+	if (k == T->npy_seen) {
+		if (k == PY_SEEN)
+			return NULL; /* asked of enough processes */
+		struct pl_error ignored = {{0}};
+		T->py_seen[k].pid = pid;
+		if (pl_pystack_open((pid_t)pid, &T->py_seen[k].st, &ignored) < 0)
+			T->py_seen[k].st = NULL;
+		T->npy_seen++;
+	}
+	if (!T->py_seen[k].st)
+		return NULL;
+	struct pl_pysample_stats ss = {0};
+	T->py_tid = tid;
+	T->py_got = NULL;
+	pl_pystack_sample(T->py_seen[k].st, PL_PYSAMPLE_IDLE, on_py_thread, T, &ss);
+	struct pyst *y = T->py_got;
+	T->py_got = NULL;
+	return y;
+}
+/* Each thread that has waited in one call for a millisecond or more
+ * (a stack copied where it left its CPU), its Python stack read while it
+ * still waits (once a call). */
+static void py_waiting(struct tracer *T, uint64_t now)
+{
+	for (size_t i = 0; i < T->cappend; i++) {
+		struct pend *p = &T->pend[i];
+		if (!p->used || p->id < 0 || !p->blk || p->py || now < p->t + 1000000u)
+			continue;
+		p->py = py_stack_now(T, p->blk_pid, p->tid);
+		if (!p->py) /* not Python (or unreadable): asked once a call */
+			p->py = calloc(1, sizeof *p->py);
+	}
+}
+
+static void py_close(struct tracer *T)
+{
+	for (size_t k = 0; k < T->npy_seen; k++)
+		pl_pystack_close(T->py_seen[k].st);
+	T->npy_seen = 0;
 }
 #else
 static void slow_consider(struct tracer *T, long id, uint64_t ns, uint32_t pid, uint32_t tid,
-			  struct blk **b)
+			  struct blk **b, struct pyst **py)
 {
-	(void)T, (void)id, (void)ns, (void)pid, (void)tid, (void)b;
+	(void)T, (void)id, (void)ns, (void)pid, (void)tid, (void)b, (void)py;
 }
 
 static void slow_unwind(struct tracer *T) { (void)T; }
+static void py_waiting(struct tracer *T, uint64_t now) { (void)T, (void)now; }
+static void py_close(struct tracer *T) { (void)T; }
 #endif
 
 static int cmp_ev(const void *a, const void *b)
@@ -466,9 +584,10 @@ static void process(struct tracer *T, uint64_t wm)
 		struct ev *e = &T->evs[k];
 		if (e->exit == 2) { /* left its CPU: inside a call, that call's stack */
 			struct pend *p = pend_slot(T, e->tid, 0);
-			if (p && p->used && p->id >= 0 && !p->blk)
+			if (p && p->used && p->id >= 0 && !p->blk) {
 				p->blk = e->blk;
-			else
+				p->blk_pid = e->pid;
+			} else
 				free(e->blk);
 			e->blk = NULL;
 			continue;
@@ -486,6 +605,8 @@ static void process(struct tracer *T, uint64_t wm)
 			p->arg0 = e->arg0;
 			free(p->blk);
 			p->blk = NULL;
+			pyst_free(p->py);
+			p->py = NULL;
 			continue;
 		}
 		struct pl_sys_stat *st = &s->st[e->id];
@@ -506,7 +627,12 @@ static void process(struct tracer *T, uint64_t wm)
 			if (ns > st->max_ns)
 				st->max_ns = ns;
 			st->hist[bucket(ns)]++;
-			slow_consider(T, e->id, ns, e->pid, e->tid, &p->blk);
+			/* Python frames read after the call ended are another call's */
+			if (p->py && (!p->py->n || p->py->t >= e->t)) {
+				pyst_free(p->py);
+				p->py = NULL;
+			}
+			slow_consider(T, e->id, ns, e->pid, e->tid, &p->blk, &p->py);
 		}
 		int io = kind == K_READ || kind == K_WRITE;
 		if (io && e->ret > 0) {
@@ -542,6 +668,8 @@ static void process(struct tracer *T, uint64_t wm)
 			p->id = -1;
 			free(p->blk);
 			p->blk = NULL;
+			pyst_free(p->py);
+			p->py = NULL;
 		}
 	}
 	/* the calls still inside at the end: exit and exit_group never return
@@ -847,6 +975,7 @@ started:
 				drain(&T, T.rings[c], enter);
 		drain_all_stacks(&T);
 		process(&T, wm);
+		py_waiting(&T, mono_ns());
 		if (child > 0 && waitpid(child, status, WNOHANG) == child) {
 			child = -1;
 			done = 1;
@@ -880,6 +1009,7 @@ started:
 	if (T.oom)
 		rc = PL_ENOMEM;
 out:
+	py_close(&T);
 	if (child > 0) {
 		kill(child, SIGKILL);
 		waitpid(child, status, 0);
@@ -897,8 +1027,10 @@ out:
 	for (size_t i = 0; i < T.nev; i++)
 		free(T.evs[i].blk);
 	free(T.evs);
-	for (size_t i = 0; i < T.cappend; i++)
+	for (size_t i = 0; i < T.cappend; i++) {
 		free(T.pend[i].blk);
+		pyst_free(T.pend[i].py);
+	}
 	free(T.pend);
 	free(tasks);
 	pl_procid_close(&who);
@@ -1191,6 +1323,7 @@ void pl_syscalls_release(struct pl_syscalls *s)
 	for (size_t i = 0; i < s->nslow; i++) {
 		free(s->slow[i].frames);
 		free(s->slow[i].copy);
+		pyst_free(s->slow[i].py);
 	}
 	s->nslow = 0;
 	pl_prof_release(&s->prof);

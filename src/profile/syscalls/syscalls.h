@@ -20,7 +20,13 @@
  * call belongs to it; when the call ends among the slowest, its stack is
  * unwound with the program's DWARF CFI (native.c) and symbolized while
  * the process is there. Calls that never left the CPU (a long copy from
- * the page cache) have no stack: they did not wait.
+ * the page cache) have no stack: they did not wait. In a CPython program
+ * (3.11-3.15) the Python stack of a thread that has waited in one call
+ * for a millisecond or more is read while it still waits (the kernel's
+ * copy of the C stack holds no Python frame: they live in the
+ * interpreter's own memory), kept where the call had not ended when it
+ * was read, and spliced in where the interpreter ran them, as --mode
+ * mixed does.
  */
 #ifndef PL_SYSCALLS_H
 #define PL_SYSCALLS_H
@@ -59,6 +65,7 @@ struct pl_sys_slow {
 	uint32_t *frames; /* frame ids in pl_syscalls.prof, innermost first */
 	size_t depth;	  /* 0: no stack (it did not block, or its copy was lost) */
 	void *copy;	  /* (the tracer's) its stack copy, until unwound at the end */
+	void *py;	  /* (the tracer's) the Python frames read while it waited */
 };
 
 struct pl_syscalls {
