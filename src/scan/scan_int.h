@@ -65,6 +65,8 @@ enum cond_kind {
 	C_USES_CUDA,
 	C_IN_TRAINING_STEP,
 	C_IN_DEF,
+	C_EVAL_LOADER,
+	C_NOT_EVAL_LOADER,
 };
 
 struct cond {
@@ -131,7 +133,8 @@ struct src {
 	TSNode root;
 	char *code;	/* the text with comments blanked (built on first use) */
 	int code_state; /* 0 not built (built on first use), 1 built, -1 failed */
-	int device, device_known; /* uses-device (1), uses-cuda (2): found on first use */
+	int device, device_known; /* uses-device (1), uses-cuda (2), pin_memory=True (4):
+				   * found on first use */
 };
 
 /* The text of node n, not NUL-terminated: its length in *len. */

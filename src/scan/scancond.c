@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <tree_sitter/api.h>
 
 #include "grow.h"
@@ -724,7 +725,8 @@ static int memory_dataset(struct src *s, TSNode call)
  * expression over the text took "mps" in json.dumps for one). Bit 1, any
  * accelerator: an attribute or name cuda, mps, xla, xm, torch_xla, device
  * or to_device, a string "cuda", "cuda:N", "mps" or "xla", pin_memory=True;
- * bit 2, CUDA: the name cuda or a string "cuda[:N]". */
+ * bit 2, CUDA: the name cuda or a string "cuda[:N]"; bit 4: pin_memory=True
+ * somewhere. */
 struct device_find {
 	struct src *s;
 	int want, seen;
@@ -762,7 +764,7 @@ static int device_visit(TSNode n, void *arg)
 		t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "name", 4), &len);
 		if (len == 10 && !memcmp(t, "pin_memory", 10) &&
 		    node_is(ts_node_child_by_field_name(n, "value", 5), "true"))
-			f->seen |= 1;
+			f->seen |= 1 | 4;
 	}
 	return (f->seen & f->want) == f->want;
 }
@@ -776,6 +778,52 @@ static int uses_device(struct src *s, int want)
 		s->device_known |= want;
 	}
 	return (s->device & want) != 0;
+}
+
+/* A name's words (split at '_', case ignored) include one that names an
+ * evaluation split: test, val, valid, validation, eval, evaluation, dev. */
+static int eval_words(const char *t, size_t len)
+{
+	static const char *const words[] = {"test", "val",	  "valid", "validation",
+					    "eval", "evaluation", "dev",   "testing"};
+	size_t i = 0;
+	while (i < len) {
+		size_t j = i;
+		while (j < len && t[j] != '_')
+			j++;
+		for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+			if (j - i == strlen(words[k]) && !strncasecmp(t + i, words[k], j - i))
+				return 1;
+		i = j + 1;
+	}
+	return 0;
+}
+
+/* The call is bound to a name for an evaluation split: `val_loader =
+ * DataLoader(...)`, `self.test_loader = ...`, `loaders["val"] = ...`
+ * (an evaluation loader runs once an epoch, without backward: its
+ * loading is not what the training step waits for). */
+static int eval_loader(struct src *s, TSNode call)
+{
+	TSNode p = ts_node_parent(call);
+	if (!node_is(p, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(p, "left", 4);
+	if (node_is(left, "attribute"))
+		left = ts_node_child_by_field_name(left, "attribute", 9);
+	size_t len;
+	if (node_is(left, "identifier")) {
+		const char *t = pl_scan_ntext(s, left, &len);
+		return eval_words(t, len);
+	}
+	if (node_is(left, "subscript")) {
+		TSNode key = ts_node_child_by_field_name(left, "subscript", 9);
+		if (!node_is(key, "string"))
+			return 0;
+		const char *t = pl_scan_ntext(s, key, &len);
+		return len > 2 && eval_words(t + 1, len - 2);
+	}
+	return 0;
 }
 
 struct once_find {
@@ -1164,6 +1212,12 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		}
 		return 0;
 	}
+	case C_EVAL_LOADER:
+		return eval_loader(s, node);
+	case C_NOT_EVAL_LOADER:
+		/* an evaluation loader in a file that pins elsewhere: the author
+		 * pins where the step waits for the copies */
+		return !eval_loader(s, node) || !uses_device(s, 4);
 	case C_USES_DEVICE:
 		return uses_device(s, 1);
 	case C_USES_CUDA:

@@ -112,8 +112,11 @@ static int parse_severity(const char *s, enum pl_severity *out)
 }
 
 /* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
- * `eval_period`: the condition of a branch that runs every N steps */
-#define PERIODIC_RE "%|every|freq|interval|period"
+ * `eval_period`: the condition of a branch that runs every N steps; a
+ * plain equality (`i == 0`, `step == warmup`): one that runs once */
+#define PERIODIC_RE                                                                          \
+	"%|every|freq|interval|period|"                                                      \
+	"^[[:space:]]*[[:alnum:]_.]+[[:space:]]*==[[:space:]]*[[:alnum:]_.]+[[:space:]]*$"
 
 /* The conditions of a `when:` (or `lower:`) line, appended to *v. */
 static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, size_t *nv,
@@ -152,6 +155,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"uses-cuda", C_USES_CUDA, 0},
 	    {"in-training-step", C_IN_TRAINING_STEP, 0},
 	    {"in-def", C_IN_DEF, 2},
+	    {"eval-loader", C_EVAL_LOADER, 0},
+	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
 	};
 	const char *p = when;
 	while (*p) {

@@ -293,7 +293,9 @@ check_text "= note: rated low, not medium: the loop checks a value for NaN/inf"
 # that the step loop calls on every step vs only every N steps; a
 # TensorDataset elsewhere in the function silences no other loader; a
 # sleep or a request in __getitem__ vs a file read there (lazy loading);
-# a **kwargs dict that sets num_workers in one branch of an if-else
+# a **kwargs dict that sets num_workers in one branch of an if-else; an
+# evaluation loader beside a pinned training one (PY015 quiet, PY014 one
+# level lower); a sync under `if i == 0:` (runs once)
 mkdir -p quiet4
 cat >quiet4/grow.py <<'PY'
 import torch
@@ -375,9 +377,25 @@ def other(train_set):
     kw = {'batch_size': 8} if train_set else {}
     return DataLoader(train_set, **kw)
 PY
+cat >quiet4/evl.py <<'PY'
+import torch
+from torch.utils.data import DataLoader
+def loaders(tr, te):
+    train_loader = DataLoader(tr, batch_size=64, num_workers=4, pin_memory=True)
+    val_loader = DataLoader(te, batch_size=256, num_workers=4)
+    test_loader = DataLoader(te, batch_size=256)
+    return train_loader, val_loader, test_loader
+def train(model, loader, opt, device):
+    for i, (x, y) in enumerate(loader):
+        loss = model(x.to(device)).sum()
+        loss.backward()
+        opt.step()
+        if i == 0:
+            print(loss.item())
+PY
 run "$PERFLOOP" scan --format json quiet4
 expect_rc 0
-check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 8, 'medium'), ('kw.py', 'PY015', 8, 'low'), ('tds.py', 'PY014', 6, 'medium')]"
+check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('evl.py', 'PY014', 6, 'low'), ('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 8, 'medium'), ('kw.py', 'PY015', 8, 'low'), ('tds.py', 'PY014', 6, 'medium')]"
 
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
