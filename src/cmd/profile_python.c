@@ -568,6 +568,19 @@ static int train_report(struct profiler *P, const char *cwd, struct pl_steps *ou
 	if (out->warmup)
 		printf("  warm-up (%zu steps): data %.1f%% of %.2f s\n", out->warmup,
 		       100 * out->w_data_share, out->w_total.sum);
+	/* each worker followed: the share of its time loading a batch, the
+	 * rest waiting for the next index (idle) */
+	if (P->train.nworkers) {
+		printf("  DataLoader workers, busy loading (the rest idle, waiting for work):");
+		for (size_t i = 0; i < P->train.nworkers && i < 16; i++)
+			printf("%s pid %d %.0f%%", i ? "," : "", (int)P->train.workers[i],
+			       P->train.worker_seen_s[i] > 0
+				   ? 100 * P->train.worker_busy_s[i] / P->train.worker_seen_s[i]
+				   : 0.0);
+		if (P->train.nworkers > 16)
+			printf(", and %zu more", P->train.nworkers - 16);
+		printf("\n");
+	}
 	if (out->data_share > 0.3) {
 		char advice[700];
 		pl_steps_advice(out, advice, sizeof advice);

@@ -161,10 +161,20 @@ int pl_train_add_at(struct pl_train *t, pid_t pid, unsigned long tid, enum pl_tr
 			if (pl_grow((void **)&t->workers, &t->capworkers, t->nworkers + 1,
 				    sizeof(*t->workers), 8) < 0)
 				return -1;
+			size_t cs = t->capworker_s;
+			if (pl_grow((void **)&t->worker_seen_s, &cs, t->nworkers + 1,
+				    sizeof(*t->worker_seen_s), 8) < 0 ||
+			    pl_grow((void **)&t->worker_busy_s, &t->capworker_s, t->nworkers + 1,
+				    sizeof(*t->worker_busy_s), 8) < 0)
+				return -1;
+			t->worker_seen_s[t->nworkers] = t->worker_busy_s[t->nworkers] = 0;
 			t->workers[t->nworkers++] = pid;
 		}
-		if (where.worker & PL_TRAIN_WORKER_FETCH)
+		t->worker_seen_s[i] += dt;
+		if (where.worker & PL_TRAIN_WORKER_FETCH) {
 			t->worker_load_s += dt;
+			t->worker_busy_s[i] += dt;
+		}
 		return 0; /* a worker is not the loop */
 	}
 	struct pl_train_thread *x = thread(t, pid, tid);
@@ -242,5 +252,7 @@ void pl_train_release(struct pl_train *t)
 	}
 	free(t->th);
 	free(t->workers);
+	free(t->worker_seen_s);
+	free(t->worker_busy_s);
 	memset(t, 0, sizeof(*t));
 }

@@ -56,6 +56,10 @@ struct pl_train {
 	pid_t *workers;
 	size_t nworkers, capworkers;
 	double worker_load_s;
+	/* per worker: the time seen (its _worker_loop sampled, waits
+	 * included) and the part of it loading a batch */
+	double *worker_seen_s, *worker_busy_s;
+	size_t capworker_s;
 	int loader; /* PL_TRAIN_LOADER_* bits seen in the loop's fetches */
 };
 

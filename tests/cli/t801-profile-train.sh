@@ -53,14 +53,22 @@ if [ "$(uname -m)" = x86_64 ]; then
 	else
 		expect_rc 0
 		grep -q "^Training loop: thread" out || fail "mixed: no training loop section: $(cat out)"
-		share=$(j m0.steps.json "d['steady']['data_share']")
-		want=$(truth tm.json)
-		python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and b > 0.3 else 1)" "$share" "$want" ||
-			fail "mixed: data share $share, the script's own timers say $want"
-		# steps of ~50 ms: every one found (the warm-up's and the
-		# unfinished last one's included, as bench/steps.sh counts)
-		check m0.steps.json "d['steps'] + 1 >= 0.95 * 60"
 		check m0.findings.json "[f['leaf'] for f in d['findings']].count('ml.data-loading-bound') == 1"
+		# the accuracy holds at a useful rate: under a sanitizer or on a
+		# machine too busy to deliver half the asked 1 kHz, said and not
+		# judged
+		rate=$(sed -n 's/.* \([0-9]*\)\/s delivered.*/\1/p' out | head -n 1)
+		if [ "${rate:-0}" -lt 500 ]; then
+			echo "mixed: ${rate:-?}/s delivered: the split's accuracy not judged"
+		else
+			share=$(j m0.steps.json "d['steady']['data_share']")
+			want=$(truth tm.json)
+			python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(0 if abs(a - b) <= 0.05 and b > 0.3 else 1)" "$share" "$want" ||
+				fail "mixed: data share $share, the script's own timers say $want ($rate/s)"
+			# steps of ~50 ms: every one found (the warm-up's and the
+			# unfinished last one's included, as bench/steps.sh counts)
+			check m0.steps.json "d['steps'] + 1 >= 0.95 * 60"
+		fi
 	fi
 fi
 
@@ -84,6 +92,13 @@ python3 -c "import sys; a, b = float(sys.argv[1]), float(sys.argv[2]); sys.exit(
 	fail "workers=2: data share $share2, the script's own timers say $want2"
 check w2.findings.json "('ml.data-loading-bound' in [f['leaf'] for f in d['findings']]) == ($share2 > 0.3)"
 grep -q "_worker_loop" w2.folded || fail "the workers' stacks are not under their own roots"
+# each worker's busy share: two workers, each loading 8 items x 4 ms for
+# a step of ~20 ms, busy most of their time, never over 100%
+line=$(grep "DataLoader workers, busy loading" out) || fail "no per-worker busy/idle line: $(cat out)"
+python3 -c "
+import re, sys
+v = [int(x) for x in re.findall(r'pid [0-9]+ ([0-9]+)%', sys.argv[1])]
+sys.exit(0 if len(v) == 2 and all(20 <= x <= 100 for x in v) else 1)" "$line" || fail "workers' busy shares: $line"
 
 # a program without torch: no training section
 run "$PERFLOOP" profile --format none -- $PY -c 'sum(range(3000000))'
