@@ -24,8 +24,8 @@
 #include "strbuf.h"
 
 const char cmd_dump_usage[] =
-    "usage: perfloop dump [--json] [--native] -p PID\n"
-    "       perfloop dump [--json] [--native] PID\n"
+    "usage: perfloop dump [--json] [--native | --locals] -p PID\n"
+    "       perfloop dump [--json] [--native | --locals] PID\n"
     "\n"
     "Print the Python stack of every thread of a running CPython 3.11-3.15\n"
     "process, once, leaf first, as py-spy dump does: where a program that\n"
@@ -41,8 +41,13 @@ const char cmd_dump_usage[] =
     "                  the threads are stopped for the instant of the reading\n"
     "                  (ptrace: your own child, ptrace_scope 0 or root);\n"
     "                  x86-64\n"
+    "      --locals    each frame's local variables (py-spy dump --locals):\n"
+    "                  numbers, strings (cut), None and bools by value,\n"
+    "                  containers by size, other objects by type; read while\n"
+    "                  the program runs; CPython 3.11 for now\n"
     "      --json      print JSON: {pid, command, python, threads: [{tid, name,\n"
-    "                  active, gil, frames: [{function, file, line, native}]}]}\n"
+    "                  active, gil, frames: [{function, file, line, native,\n"
+    "                  locals: [{name, value, type}] with --locals}]}]}\n"
     "  -h, --help      this text\n"
     "\n"
     "Exit status: 0 printed, 1 no consistent stack could be read (the process\n"
@@ -77,7 +82,28 @@ void pl_thread_name(pid_t pid, unsigned long tid, const char *pyname, char *out,
 struct dump {
 	pid_t pid;
 	json_t *threads;
+	struct pl_pystack *st; /* --locals: read through it */
+	int locals, locals_rc;
 };
+
+/* --locals: frame i's local variables as a JSON list */
+static json_t *frame_locals(struct dump *d, size_t i)
+{
+	struct pl_pylocal *v;
+	size_t n;
+	int rc = pl_pystack_locals(d->st, i, &v, &n);
+	if (rc != PL_OK) {
+		if (rc == PL_ENOTSUP || rc == PL_ENOMEM)
+			d->locals_rc = rc;
+		return json_array();
+	}
+	json_t *a = json_array();
+	for (size_t k = 0; k < n; k++)
+		json_array_append_new(a, json_pack("{s:s, s:s, s:s}", "name", v[k].name, "value",
+						   v[k].value, "type", v[k].type));
+	pl_pylocals_free(v, n);
+	return a;
+}
 
 static void one_thread(void *arg, const struct pl_pythread *t)
 {
@@ -87,11 +113,13 @@ static void one_thread(void *arg, const struct pl_pythread *t)
 	json_t *frames = json_array();
 	for (size_t i = 0; i < t->depth; i++) {
 		const struct pl_pyframe *f = &t->frames[i];
-		json_array_append_new(frames, json_pack("{s:s, s:s, s:i, s:b}", "function",
-							f->code && f->code->name ? f->code->name : "?",
-							"file",
-							f->code && f->code->file ? f->code->file : "?",
-							"line", f->line, "native", 0));
+		json_t *fr = json_pack("{s:s, s:s, s:i, s:b}", "function",
+				       f->code && f->code->name ? f->code->name : "?", "file",
+				       f->code && f->code->file ? f->code->file : "?", "line",
+				       f->line, "native", 0);
+		if (d->locals)
+			json_object_set_new(fr, "locals", frame_locals(d, i));
+		json_array_append_new(frames, fr);
 	}
 	json_array_append_new(d->threads, json_pack("{s:I, s:s, s:b, s:b, s:b, s:o}", "tid",
 						   (json_int_t)t->tid, "name", name, "active",
@@ -272,16 +300,17 @@ static void ndump_release(struct ndump *D)
 int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 {
 	(void)ctx;
-	enum { OPT_JSON = 256, OPT_NATIVE };
+	enum { OPT_JSON = 256, OPT_NATIVE, OPT_LOCALS };
 	static const struct option opts[] = {
 	    {"pid", required_argument, NULL, 'p'},
 	    {"json", no_argument, NULL, OPT_JSON},
 	    {"native", no_argument, NULL, OPT_NATIVE},
+	    {"locals", no_argument, NULL, OPT_LOCALS},
 	    {"help", no_argument, NULL, 'h'},
 	    {NULL, 0, NULL, 0},
 	};
 	const char *pidarg = NULL;
-	int json = 0, native = 0, c;
+	int json = 0, native = 0, locals = 0, c;
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+p:h", opts, NULL)) != -1) {
 		switch (c) {
@@ -293,6 +322,9 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 			break;
 		case OPT_NATIVE:
 			native = 1;
+			break;
+		case OPT_LOCALS:
+			locals = 1;
 			break;
 		case 'h':
 			fputs(cmd_dump_usage, stdout);
@@ -307,6 +339,9 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		return pl_die(PL_EXIT_USAGE, "dump: unexpected argument '%s' (one PID)", argv[optind]);
 	if (!pidarg)
 		return pl_die(PL_EXIT_USAGE, "dump: which process? perfloop dump -p PID");
+	if (locals && native)
+		return pl_die(PL_EXIT_USAGE, "dump: --locals with --native is not there yet: "
+					     "one or the other");
 	char *end;
 	long pid = strtol(pidarg, &end, 10);
 	if (*end || end == pidarg || pid <= 0 || pid > 4194304)
@@ -316,7 +351,7 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 	struct pl_pystack *st;
 	if (pl_pystack_open((pid_t)pid, &st, &err) < 0)
 		return pl_die(PL_EXIT_USAGE, "%s", err.msg);
-	struct dump d = {(pid_t)pid, NULL};
+	struct dump d = {(pid_t)pid, NULL, st, locals, PL_OK};
 	/* a stack read while the program changes it is inconsistent: a few
 	 * tries at one whole reading, then say so (with --native the threads
 	 * stand still: one reading) */
@@ -347,6 +382,15 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 	}
 	char version[32];
 	snprintf(version, sizeof version, "%s", pl_pystack_version(st));
+	if (d.locals_rc == PL_ENOTSUP) {
+		pl_pystack_close(st);
+		json_decref(d.threads);
+		return pl_die(PL_EXIT_USAGE,
+			      "dump --locals: process %ld runs Python %s; the locals are read "
+			      "from CPython 3.11 for now (the stacks of every version: without "
+			      "--locals)",
+			      pid, version);
+	}
 	pl_pystack_close(st);
 	if (rc != PL_OK) {
 		json_decref(d.threads);
@@ -402,6 +446,12 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 				pl_strbuf_printf(&b, "    %s (%s)\n",
 						 json_string_value(json_object_get(f, "function")),
 						 file);
+			size_t q;
+			json_t *l;
+			json_array_foreach(json_object_get(f, "locals"), q, l)
+			pl_strbuf_printf(&b, "        %s = %s\n",
+					 json_string_value(json_object_get(l, "name")),
+					 json_string_value(json_object_get(l, "value")));
 		}
 		if (json_is_true(json_object_get(t, "truncated")))
 			pl_strbuf_puts(&b, "    ... (deeper frames not read)\n");

@@ -53,6 +53,17 @@ CHECK(PyBytesObject, ob_sval, PL_PY311_BYTES_DATA);
 CHECK(PyASCIIObject, length, PL_PY311_STR_LENGTH);
 CHECK(PyASCIIObject, state, PL_PY311_STR_STATE);
 CHECK(_PyStackChunk, size, PL_PY311_CHUNK_SIZE);
+CHECK(PyCodeObject, co_nlocalsplus, PL_PY311_CO_NLOCALSPLUS);
+CHECK(PyCodeObject, co_localsplusnames, PL_PY311_CO_LOCALSPLUSNAMES);
+CHECK(PyCodeObject, co_localspluskinds, PL_PY311_CO_LOCALSPLUSKINDS);
+CHECK(PyTupleObject, ob_item, PL_PY311_TUPLE_ITEM);
+CHECK(PyTypeObject, tp_name, PL_PY311_TYPE_NAME);
+CHECK(PyLongObject, ob_digit, PL_PY311_LONG_DIGIT);
+CHECK(PyFloatObject, ob_fval, PL_PY311_FLOAT_VAL);
+CHECK(PyDictObject, ma_used, PL_PY311_DICT_USED);
+CHECK(PySetObject, used, PL_PY311_SET_USED);
+CHECK(PyCellObject, ob_ref, PL_PY311_CELL_REF);
+_Static_assert(PyLong_SHIFT == 30, "30-bit digits");
 _Static_assert(sizeof(PyASCIIObject) == PL_PY311_STR_ASCII_DATA, "PyASCIIObject size");
 _Static_assert(sizeof(PyCompactUnicodeObject) == PL_PY311_STR_COMPACT_DATA,
 	       "PyCompactUnicodeObject size");

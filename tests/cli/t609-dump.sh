@@ -2,7 +2,8 @@
 # perfloop dump: a running CPython's stacks, once (py-spy dump), with each
 # CPython 3.11 here: the busy main thread marked active and named
 # MainThread, a sleeping thread marked idle, frames leaf first with file
-# and line; --json; --native (the C frames beside the Python ones); and
+# and line; --json; --native (the C frames beside the Python ones);
+# --locals (each frame's variables); and
 # bad input refused in one line with exit 2.
 # perfloop top: the live table, redrawn every second, then the last one;
 # no files written.
@@ -90,6 +91,42 @@ for py in $pys; do
 	if grep -q "^perfloop profile:" out; then fail "$py: top's final table titled as profile's: $(cat out)"; fi
 	[ -z "$(ls profile.* 2>/dev/null)" ] || fail "$py: top wrote files: $(ls profile.*)"
 done
+# --locals (CPython 3.11): each frame's variables by value, containers by
+# size, a long string cut, an unbound one left out; --locals with
+# --native refused in one line
+py=$(echo "$pys" | head -1)
+cat >loc.py <<'PY'
+import time
+def work(n, name, ratio, items, table, flag, nothing, neg):
+    total = 0
+    s = "x" * 500
+    end = time.monotonic() + 20
+    while time.monotonic() < end:
+        total += 1
+        time.sleep(0.001)
+    later = 1
+def outer():
+    data = [1, 2, 3]
+    cfg = {"a": 1}
+    work(42, "hello", 0.1, data, cfg, True, None, -7)
+outer()
+PY
+"$py" loc.py &
+p=$!
+sleep 1
+run "$PERFLOOP" dump --locals --json $p
+cp out loc.json
+run "$PERFLOOP" dump --locals $p
+kill $p
+wait $p 2>/dev/null || true
+expect_rc 0
+check loc.json "(lambda f: [(l['name'], l['value']) for l in f[0]['locals'] if l['name'] != 'total' and l['name'] != 's' and l['name'] != 'end'] == [('n', '42'), ('name', \"'hello'\"), ('ratio', '0.1'), ('items', '<list of 3>'), ('table', '<dict of 1>'), ('flag', 'True'), ('nothing', 'None'), ('neg', '-7')] and f[0]['function'] == 'work')([t for t in d['threads'] if t['name'] == 'MainThread'][0]['frames'])"
+check loc.json "(lambda f: int([l['value'] for l in f[0]['locals'] if l['name'] == 'total'][0]) > 0 and not [l for l in f[0]['locals'] if l['name'] == 'later'] and [l['value'] for l in f[0]['locals'] if l['name'] == 's'][0].endswith('...') and len([l['value'] for l in f[0]['locals'] if l['name'] == 's'][0]) <= 120)([t for t in d['threads'] if t['name'] == 'MainThread'][0]['frames'])"
+check loc.json "[(l['name'], l['type']) for l in [t for t in d['threads'] if t['name'] == 'MainThread'][0]['frames'][1]['locals']] == [('data', 'list'), ('cfg', 'dict')]"
+grep -q "^        name = 'hello'$" out || fail "--locals: text: $(cat out)"
+run "$PERFLOOP" dump --locals --native 1
+expect_rc 2
+expect_err "--locals with --native"
 # --native (x86-64): the C frames with the Python ones where the
 # interpreter ran them (py-spy dump --native): the compressing thread in
 # libz under work(), the main thread in the C library's sleep under

@@ -76,6 +76,7 @@ struct pl_pystack {
 	struct pl_pyframe *frames;
 	uint64_t *fcode, *finstr; /* code address, instruction pointer per frame */
 	uint8_t *fentry;	  /* per frame: the first of its eval call */
+	uint64_t *faddr;	  /* per frame: its address (dump --locals) */
 	uint8_t *fprint;	  /* per frame: the code object's identity fields */
 	struct window win[MAX_WINDOWS];
 	size_t nwin;
@@ -692,6 +693,7 @@ static int walk_thread(struct pl_pystack *s, const uint8_t *ts, struct pl_pythre
 		if (!code)
 			return -1;
 		s->froot = here;
+		s->faddr[n] = here;
 		s->fcode[n] = code;
 		s->finstr[n] = rd64(f + L->fr_instr);
 		s->fentry[n] = L->fr_is_entry && f[L->fr_is_entry];
@@ -851,6 +853,162 @@ static const char *thread_name(struct pl_pystack *s, const struct pl_pythread *t
 	e->read_at = s->sampleno;
 	e->name = instance_str(s, obj, "_name");
 	return e->name;
+}
+
+/* ---- dump --locals (CPython 3.11) ---- */
+
+#define LOCALS_MAX 256	   /* locals of one frame shown */
+#define LOCAL_TEXT 120	   /* a value's text, at most */
+#define CO_FAST_LOCAL 0x20 /* the kinds of co_localspluskinds */
+#define CO_FAST_CELL 0x40
+#define CO_FAST_FREE 0x80
+
+/* a NUL-terminated C string of the target, at most len - 1 bytes */
+static int read_cstr(struct pl_pystack *s, uint64_t addr, char *out, size_t len)
+{
+	if (!addr || pl_pyproc_read(s->proc.pid, addr, out, len - 1) < 0) {
+		/* near the end of a mapping: a shorter read */
+		if (!addr || pl_pyproc_read(s->proc.pid, addr, out, 16) < 0)
+			return -1;
+		out[16] = '\0';
+		return 0;
+	}
+	out[len - 1] = '\0';
+	return 0;
+}
+
+/* What an object of the target is, as text (its value where it is a
+ * number, a string, None or a bool; its size where it is a container;
+ * its type and address otherwise), into out; its type's name into type. */
+static void value_text(struct pl_pystack *s, uint64_t obj, char *out, size_t len, char *type,
+		       size_t tlen)
+{
+	uint8_t o[32];
+	pid_t pid = s->proc.pid;
+	snprintf(type, tlen, "?");
+	if (pl_pyproc_read(pid, obj, o, sizeof o) < 0) {
+		snprintf(out, len, "<unreadable at %#llx>", (unsigned long long)obj);
+		return;
+	}
+	uint64_t tp = rd64(o + PL_PY311_OB_TYPE), tpname;
+	if (pl_pyproc_read(pid, tp + PL_PY311_TYPE_NAME, &tpname, 8) < 0 ||
+	    read_cstr(s, tpname, type, tlen) < 0) {
+		snprintf(out, len, "<object at %#llx>", (unsigned long long)obj);
+		return;
+	}
+	int64_t size = (int64_t)rd64(o + PL_PY311_VAR_SIZE);
+	if (!strcmp(type, "NoneType")) {
+		snprintf(out, len, "None");
+	} else if (!strcmp(type, "int") || !strcmp(type, "bool")) {
+		uint64_t n = (uint64_t)(size < 0 ? -size : size);
+		uint32_t d[3] = {0, 0, 0};
+		if (n > 2 || (n && pl_pyproc_read(pid, obj + PL_PY311_LONG_DIGIT, d, n * 4) < 0)) {
+			snprintf(out, len, "<int of %llu 30-bit digits>", (unsigned long long)n);
+			return;
+		}
+		uint64_t v = (uint64_t)d[0] | (uint64_t)d[1] << 30;
+		if (!strcmp(type, "bool"))
+			snprintf(out, len, "%s", v ? "True" : "False");
+		else
+			snprintf(out, len, "%s%llu", size < 0 ? "-" : "", (unsigned long long)v);
+	} else if (!strcmp(type, "float")) {
+		double v;
+		memcpy(&v, o + PL_PY311_FLOAT_VAL, sizeof v);
+		/* the shortest of 15 and 17 digits that reads back the same,
+		 * as Python's repr does (0.1, not 0.10000000000000001) */
+		snprintf(out, len, "%.15g", v);
+		if (strtod(out, NULL) != v)
+			snprintf(out, len, "%.17g", v);
+	} else if (!strcmp(type, "str")) {
+		char *t = read_str(s, obj);
+		if (!t) {
+			snprintf(out, len, "<str at %#llx>", (unsigned long long)obj);
+			return;
+		}
+		size_t tl = strlen(t);
+		int cut = tl + 3 > len;
+		snprintf(out, len, "'%.*s%s", cut ? (int)len - 6 : (int)tl, t, cut ? "..." : "'");
+		free(t);
+	} else if (!strcmp(type, "list") || !strcmp(type, "tuple") || !strcmp(type, "bytes") ||
+		   !strcmp(type, "bytearray")) {
+		snprintf(out, len, "<%s of %lld>", type, (long long)size);
+	} else if (!strcmp(type, "dict")) {
+		snprintf(out, len, "<dict of %lld>", (long long)(int64_t)rd64(o + PL_PY311_DICT_USED));
+	} else if (!strcmp(type, "set") || !strcmp(type, "frozenset")) {
+		snprintf(out, len, "<%s of %lld>", type, (long long)(int64_t)rd64(o + PL_PY311_SET_USED));
+	} else {
+		snprintf(out, len, "<%s at %#llx>", type, (unsigned long long)obj);
+	}
+}
+
+void pl_pylocals_free(struct pl_pylocal *v, size_t n)
+{
+	for (size_t i = 0; v && i < n; i++) {
+		free(v[i].name);
+		free(v[i].value);
+		free(v[i].type);
+	}
+	free(v);
+}
+
+int pl_pystack_locals(struct pl_pystack *s, size_t i, struct pl_pylocal **out, size_t *n)
+{
+	*out = NULL;
+	*n = 0;
+	if (s->L->minor != 11)
+		return PL_ENOTSUP;
+	if (i >= PL_PYSTACK_MAX_DEPTH || !s->frames[i].code)
+		return PL_EINPUT;
+	pid_t pid = s->proc.pid;
+	uint8_t co[112];
+	if (pl_pyproc_read(pid, s->frames[i].code->addr, co, sizeof co) < 0)
+		return PL_EFAILED;
+	int32_t nlp = rd32(co + PL_PY311_CO_NLOCALSPLUS);
+	uint64_t names = rd64(co + PL_PY311_CO_LOCALSPLUSNAMES);
+	uint64_t kinds = rd64(co + PL_PY311_CO_LOCALSPLUSKINDS);
+	if (nlp <= 0)
+		return PL_OK;
+	size_t k = (size_t)nlp < LOCALS_MAX ? (size_t)nlp : LOCALS_MAX;
+	uint64_t nameptr[LOCALS_MAX], val[LOCALS_MAX];
+	uint8_t kind[LOCALS_MAX];
+	if (pl_pyproc_read(pid, names + PL_PY311_TUPLE_ITEM, nameptr, k * 8) < 0 ||
+	    pl_pyproc_read(pid, kinds + PL_PY311_BYTES_DATA, kind, k) < 0 ||
+	    pl_pyproc_read(pid, s->faddr[i] + PL_PY311_FR_SIZE, val, k * 8) < 0)
+		return PL_EFAILED;
+	struct pl_pylocal *v = calloc(k, sizeof *v);
+	if (!v)
+		return PL_ENOMEM;
+	size_t m = 0;
+	for (size_t j = 0; j < k; j++) {
+		uint64_t obj = val[j];
+		if (!obj)
+			continue; /* not bound yet */
+		if (kind[j] & (CO_FAST_CELL | CO_FAST_FREE)) {
+			/* a cell: the value it holds (a cell the frame has not
+			 * made yet holds the value itself, read as such) */
+			char t[64], x[16];
+			value_text(s, obj, x, sizeof x, t, sizeof t);
+			if (!strcmp(t, "cell") &&
+			    (pl_pyproc_read(pid, obj + PL_PY311_CELL_REF, &obj, 8) < 0 || !obj))
+				continue;
+		} else if (!(kind[j] & CO_FAST_LOCAL)) {
+			continue;
+		}
+		char value[LOCAL_TEXT], type[64];
+		value_text(s, obj, value, sizeof value, type, sizeof type);
+		char *name = read_str(s, nameptr[j]);
+		v[m].name = name ? name : strdup("?");
+		v[m].value = strdup(value);
+		v[m].type = strdup(type);
+		if (!v[m].name || !v[m].value || !v[m].type) {
+			pl_pylocals_free(v, m + 1);
+			return PL_ENOMEM;
+		}
+		m++;
+	}
+	*out = v;
+	*n = m;
+	return PL_OK;
 }
 
 int pl_pystack_sample(struct pl_pystack *s, unsigned flags, pl_pythread_fn fn, void *arg,
@@ -1025,6 +1183,7 @@ static void free_scratch(struct pl_pystack *s)
 	free(s->frames);
 	free(s->fcode);
 	free(s->fentry);
+	free(s->faddr);
 	free(s->finstr);
 	free(s->fprint);
 }
@@ -1063,8 +1222,9 @@ int pl_pystack_open(pid_t pid, struct pl_pystack **out, struct pl_error *err)
 	s->fcode = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->fcode);
 	s->finstr = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->finstr);
 	s->fentry = malloc(PL_PYSTACK_MAX_DEPTH);
+	s->faddr = malloc(PL_PYSTACK_MAX_DEPTH * sizeof *s->faddr);
 	s->fprint = malloc(PL_PYSTACK_MAX_DEPTH * s->L->fp_len);
-	if (!s->frames || !s->fcode || !s->finstr || !s->fentry || !s->fprint) {
+	if (!s->frames || !s->fcode || !s->finstr || !s->fentry || !s->faddr || !s->fprint) {
 		free_scratch(s);
 		free(s);
 		return pl_error_set(err, PL_ENOMEM, "out of memory");

@@ -56,6 +56,21 @@ struct pl_pythread {
 
 #define PL_PYSTACK_MAX_DEPTH 16384
 
+/* A local variable of a frame, as text (dump --locals). */
+struct pl_pylocal {
+	char *name, *value, *type;
+};
+struct pl_pystack;
+/* The local variables of frame i (leaf first) of the thread a
+ * pl_pystack_sample callback is being given, read now: numbers, strings,
+ * None and bools by value (a string cut to ~120 bytes), containers by
+ * size, other objects by type and address; unbound ones left out. The
+ * program runs on meanwhile: a value may be a moment newer than the
+ * stack. PL_ENOTSUP for CPython other than 3.11 (for now); PL_EFAILED
+ * where the frame could not be read. */
+int pl_pystack_locals(struct pl_pystack *s, size_t i, struct pl_pylocal **out, size_t *n);
+void pl_pylocals_free(struct pl_pylocal *v, size_t n);
+
 struct pl_pystack;
 
 /* Attach to pid: PL_EINPUT (gone, or not CPython), PL_ENOTSUP (a CPython
