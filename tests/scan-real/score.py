@@ -3,7 +3,7 @@
 the findings against labels.jsonl: per rule, findings, true positives,
 precision, and findings rated above their fair severity.
 
-usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out] [--json OUT]
+usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-2] [--json OUT]
 
 --split held-out scores the corpora under heldout/ instead (never tuned on:
 see README.md), and adds recall: of the real problems listed by hand in
@@ -28,7 +28,7 @@ def installed_version(pkg):
 
 
 def corpus_root(c, deps):
-    if c["package"].startswith("source:"):
+    if c["package"].startswith(("source:", "github:")):
         return os.path.join(deps, os.path.basename(c["root"]))
     if c["package"].startswith("deb:"):  # a .deb unpacked under DEPS_DIR
         rel = c["root"].split("/scan-real/", 1)[-1]
@@ -42,9 +42,10 @@ def load(split):
         corpora = json.load(open(os.path.join(HERE, "corpus.json")))["corpora"]
         files, problems = [os.path.join(HERE, "labels.jsonl")], []
     else:
-        corpora = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(HERE, "heldout", "*.corpus.json")))]
-        files = sorted(glob.glob(os.path.join(HERE, "heldout", "*.labels.jsonl")))
-        problems = [json.loads(l) for f in sorted(glob.glob(os.path.join(HERE, "heldout", "*.problems.jsonl")))
+        d = os.path.join(HERE, "heldout" if split == "held-out" else "heldout2")
+        corpora = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, "*.corpus.json")))]
+        files = sorted(glob.glob(os.path.join(d, "*.labels.jsonl")))
+        problems = [json.loads(l) for f in sorted(glob.glob(os.path.join(d, "*.problems.jsonl")))
                     for l in open(f) if l.strip()]
     labels = {}
     for f in files:
@@ -60,14 +61,14 @@ def main():
     advisory = "--advisory" in sys.argv
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
     split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "tuning"
-    if split not in ("tuning", "held-out"):
-        sys.exit("--split: tuning or held-out")
+    if split not in ("tuning", "held-out", "held-out-2"):
+        sys.exit("--split: tuning, held-out or held-out-2")
     corpora, labels, problems = load(split)
     used, missing, findings, seen = [], [], [], set()
     reported = []  # (corpus, path, line) of every finding, for recall
     for c in corpora:
         root = corpus_root(c, deps)
-        if c["package"].startswith(("source:", "deb:")):
+        if c["package"].startswith(("source:", "deb:", "github:")):
             present = os.path.isdir(root)
         else:
             present = installed_version(c["package"]) == c["version"]
