@@ -44,7 +44,7 @@ const char cmd_dump_usage[] =
     "      --locals    each frame's local variables (py-spy dump --locals):\n"
     "                  numbers, strings (cut), None and bools by value,\n"
     "                  containers by size, other objects by type; read while\n"
-    "                  the program runs; CPython 3.11 for now\n"
+    "                  the program runs; CPython 3.11 to 3.13 for now\n"
     "      --json      print JSON: {pid, command, python, threads: [{tid, name,\n"
     "                  active, gil, frames: [{function, file, line, native,\n"
     "                  locals: [{name, value, type}] with --locals}]}]}\n"
@@ -387,8 +387,8 @@ int cmd_dump(int argc, char **argv, const struct pl_ctx *ctx)
 		json_decref(d.threads);
 		return pl_die(PL_EXIT_USAGE,
 			      "dump --locals: process %ld runs Python %s; the locals are read "
-			      "from CPython 3.11 for now (the stacks of every version: without "
-			      "--locals)",
+			      "from CPython 3.11 to 3.13 for now (the stacks of every version: "
+			      "without --locals)",
 			      pid, version);
 	}
 	pl_pystack_close(st);

@@ -53,17 +53,7 @@ CHECK(PyBytesObject, ob_sval, PL_PY311_BYTES_DATA);
 CHECK(PyASCIIObject, length, PL_PY311_STR_LENGTH);
 CHECK(PyASCIIObject, state, PL_PY311_STR_STATE);
 CHECK(_PyStackChunk, size, PL_PY311_CHUNK_SIZE);
-CHECK(PyCodeObject, co_nlocalsplus, PL_PY311_CO_NLOCALSPLUS);
-CHECK(PyCodeObject, co_localsplusnames, PL_PY311_CO_LOCALSPLUSNAMES);
-CHECK(PyCodeObject, co_localspluskinds, PL_PY311_CO_LOCALSPLUSKINDS);
-CHECK(PyTupleObject, ob_item, PL_PY311_TUPLE_ITEM);
-CHECK(PyTypeObject, tp_name, PL_PY311_TYPE_NAME);
-CHECK(PyLongObject, ob_digit, PL_PY311_LONG_DIGIT);
-CHECK(PyFloatObject, ob_fval, PL_PY311_FLOAT_VAL);
-CHECK(PyDictObject, ma_used, PL_PY311_DICT_USED);
-CHECK(PySetObject, used, PL_PY311_SET_USED);
-CHECK(PyCellObject, ob_ref, PL_PY311_CELL_REF);
-_Static_assert(PyLong_SHIFT == 30, "30-bit digits");
+CHECK(PyLongObject, ob_digit, PL_PYOBJ_LONG_DIGIT);
 _Static_assert(sizeof(PyASCIIObject) == PL_PY311_STR_ASCII_DATA, "PyASCIIObject size");
 _Static_assert(sizeof(PyCompactUnicodeObject) == PL_PY311_STR_COMPACT_DATA,
 	       "PyCompactUnicodeObject size");
@@ -126,6 +116,26 @@ _Static_assert(sizeof(PyCompactUnicodeObject) == sizeof(PyASCIIObject) + 16,
 #endif
 
 _Static_assert(sizeof(_Py_CODEUNIT) == 2, "code unit size");
+
+/* what dump --locals reads (pyobj.h) */
+#if PY_MINOR_VERSION <= 13
+CHECK(PyCodeObject, co_localsplusnames, PL_PYOBJ_CO_NAMES_311);
+CHECK(PyCodeObject, co_localspluskinds, PL_PYOBJ_CO_KINDS_311);
+CHECK(_PyInterpreterFrame, localsplus, 72);
+#endif
+#if PY_MINOR_VERSION >= 12
+CHECK(PyLongObject, long_value.lv_tag, PL_PYOBJ_LONG_TAG);
+CHECK(PyLongObject, long_value.ob_digit, PL_PYOBJ_LONG_DIGIT);
+#endif
+CHECK(PyTupleObject, ob_item, PL_PYOBJ_TUPLE_ITEM);
+CHECK(PyTypeObject, tp_name, PL_PYOBJ_TYPE_NAME);
+CHECK(PyFloatObject, ob_fval, PL_PYOBJ_FLOAT_VAL);
+CHECK(PyDictObject, ma_used, PL_PYOBJ_DICT_USED);
+CHECK(PySetObject, used, PL_PYOBJ_SET_USED);
+CHECK(PyCellObject, ob_ref, PL_PYOBJ_CELL_REF);
+CHECK(PyVarObject, ob_size, PL_PYOBJ_VAR_SIZE);
+CHECK(PyBytesObject, ob_sval, PL_PYOBJ_BYTES_DATA);
+_Static_assert(PyLong_SHIFT == 30, "30-bit digits");
 
 /* where thread names are read (pyobj.h), in every version */
 CHECK(PyTypeObject, tp_basicsize, PL_PYOBJ_TP_BASICSIZE);

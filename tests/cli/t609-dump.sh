@@ -91,7 +91,7 @@ for py in $pys; do
 	if grep -q "^perfloop profile:" out; then fail "$py: top's final table titled as profile's: $(cat out)"; fi
 	[ -z "$(ls profile.* 2>/dev/null)" ] || fail "$py: top wrote files: $(ls profile.*)"
 done
-# --locals (CPython 3.11): each frame's variables by value, containers by
+# --locals (CPython 3.11 to 3.13; 3.11 here): each frame's variables by value, containers by
 # size, a long string cut, an unbound one left out; --locals with
 # --native refused in one line
 py=$(echo "$pys" | head -1)

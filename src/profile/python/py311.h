@@ -36,9 +36,7 @@
 #define PL_PY311_CO_QUALNAME 128
 #define PL_PY311_CO_LINETABLE 136
 #define PL_PY311_CO_CODE_ADAPTIVE 184
-#define PL_PY311_CO_NLOCALSPLUS 76
-#define PL_PY311_CO_LOCALSPLUSNAMES 96
-#define PL_PY311_CO_LOCALSPLUSKINDS 104
+
 /* objects */
 #define PL_PY311_OB_TYPE 8	     /* PyObject.ob_type */
 #define PL_PY311_VAR_SIZE 16	     /* PyVarObject.ob_size */
@@ -48,13 +46,5 @@
 #define PL_PY311_STR_ASCII_DATA 48   /* sizeof(PyASCIIObject) */
 #define PL_PY311_STR_COMPACT_DATA 72 /* sizeof(PyCompactUnicodeObject) */
 #define PL_PY311_CHUNK_SIZE 8	     /* _PyStackChunk.size */
-/* what dump --locals reads of an object */
-#define PL_PY311_TUPLE_ITEM 24 /* PyTupleObject.ob_item */
-#define PL_PY311_TYPE_NAME 24  /* PyTypeObject.tp_name */
-#define PL_PY311_LONG_DIGIT 24 /* PyLongObject.ob_digit (30-bit digits) */
-#define PL_PY311_FLOAT_VAL 16  /* PyFloatObject.ob_fval */
-#define PL_PY311_DICT_USED 16  /* PyDictObject.ma_used */
-#define PL_PY311_SET_USED 24   /* PySetObject.used */
-#define PL_PY311_CELL_REF 16   /* PyCellObject.ob_ref */
 
 #endif

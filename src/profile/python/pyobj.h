@@ -34,6 +34,26 @@ static inline size_t pl_pyobj_cached_keys(int minor)
 	return minor == 11 ? 872 : minor >= 12 && minor <= 14 ? 880 : minor == 15 ? 888 : 0;
 }
 
+/* dump --locals: PyCodeObject.co_localsplusnames (a tuple of str) and
+ * co_localspluskinds (bytes), the same in 3.11 to 3.13 (0: not known) */
+#define PL_PYOBJ_CO_NAMES_311 96
+#define PL_PYOBJ_CO_KINDS_311 104
+static inline size_t pl_pyobj_co_names(int minor)
+{
+	return minor >= 11 && minor <= 13 ? PL_PYOBJ_CO_NAMES_311 : 0;
+}
+/* ... and the objects a value is read from, in every version read */
+#define PL_PYOBJ_TUPLE_ITEM 24 /* PyTupleObject.ob_item */
+#define PL_PYOBJ_TYPE_NAME 24  /* PyTypeObject.tp_name */
+#define PL_PYOBJ_LONG_DIGIT 24 /* PyLongObject's 30-bit digits (3.12+: long_value.ob_digit) */
+#define PL_PYOBJ_LONG_TAG 16   /* 3.12+: long_value.lv_tag (digits << 3 | sign) */
+#define PL_PYOBJ_FLOAT_VAL 16  /* PyFloatObject.ob_fval */
+#define PL_PYOBJ_DICT_USED 16  /* PyDictObject.ma_used */
+#define PL_PYOBJ_SET_USED 24   /* PySetObject.used */
+#define PL_PYOBJ_CELL_REF 16   /* PyCellObject.ob_ref */
+#define PL_PYOBJ_VAR_SIZE 16   /* PyVarObject.ob_size */
+#define PL_PYOBJ_BYTES_DATA 32 /* PyBytesObject.ob_sval */
+
 #define PL_PYOBJ_TP_BASICSIZE 32
 #define PL_PYOBJ_TP_FLAGS 168
 #define PL_PYOBJ_MANAGED_DICT (-24)

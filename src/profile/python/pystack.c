@@ -855,7 +855,7 @@ static const char *thread_name(struct pl_pystack *s, const struct pl_pythread *t
 	return e->name;
 }
 
-/* ---- dump --locals (CPython 3.11) ---- */
+/* ---- dump --locals (CPython 3.11 to 3.13) ---- */
 
 #define LOCALS_MAX 256	   /* locals of one frame shown */
 #define LOCAL_TEXT 120	   /* a value's text, at most */
@@ -885,24 +885,31 @@ static void value_text(struct pl_pystack *s, uint64_t obj, char *out, size_t len
 {
 	uint8_t o[32];
 	pid_t pid = s->proc.pid;
+	const struct pylayout *L = s->L;
 	snprintf(type, tlen, "?");
 	if (pl_pyproc_read(pid, obj, o, sizeof o) < 0) {
 		snprintf(out, len, "<unreadable at %#llx>", (unsigned long long)obj);
 		return;
 	}
-	uint64_t tp = rd64(o + PL_PY311_OB_TYPE), tpname;
-	if (pl_pyproc_read(pid, tp + PL_PY311_TYPE_NAME, &tpname, 8) < 0 ||
+	uint64_t tp = rd64(o + L->ob_type), tpname;
+	if (pl_pyproc_read(pid, tp + PL_PYOBJ_TYPE_NAME, &tpname, 8) < 0 ||
 	    read_cstr(s, tpname, type, tlen) < 0) {
 		snprintf(out, len, "<object at %#llx>", (unsigned long long)obj);
 		return;
 	}
-	int64_t size = (int64_t)rd64(o + PL_PY311_VAR_SIZE);
+	int64_t size = (int64_t)rd64(o + PL_PYOBJ_VAR_SIZE);
 	if (!strcmp(type, "NoneType")) {
 		snprintf(out, len, "None");
 	} else if (!strcmp(type, "int") || !strcmp(type, "bool")) {
+		/* 3.11: the signed digit count in ob_size; 3.12 on: lv_tag,
+		 * the count shifted by 3 over the sign (0 +, 1 zero, 2 -) */
+		if (L->minor >= 12) {
+			uint64_t tag = rd64(o + PL_PYOBJ_LONG_TAG);
+			size = (int64_t)(tag >> 3) * ((tag & 3) == 2 ? -1 : 1);
+		}
 		uint64_t n = (uint64_t)(size < 0 ? -size : size);
 		uint32_t d[3] = {0, 0, 0};
-		if (n > 2 || (n && pl_pyproc_read(pid, obj + PL_PY311_LONG_DIGIT, d, n * 4) < 0)) {
+		if (n > 2 || (n && pl_pyproc_read(pid, obj + PL_PYOBJ_LONG_DIGIT, d, n * 4) < 0)) {
 			snprintf(out, len, "<int of %llu 30-bit digits>", (unsigned long long)n);
 			return;
 		}
@@ -913,7 +920,7 @@ static void value_text(struct pl_pystack *s, uint64_t obj, char *out, size_t len
 			snprintf(out, len, "%s%llu", size < 0 ? "-" : "", (unsigned long long)v);
 	} else if (!strcmp(type, "float")) {
 		double v;
-		memcpy(&v, o + PL_PY311_FLOAT_VAL, sizeof v);
+		memcpy(&v, o + PL_PYOBJ_FLOAT_VAL, sizeof v);
 		/* the shortest of 15 and 17 digits that reads back the same,
 		 * as Python's repr does (0.1, not 0.10000000000000001) */
 		snprintf(out, len, "%.15g", v);
@@ -933,9 +940,9 @@ static void value_text(struct pl_pystack *s, uint64_t obj, char *out, size_t len
 		   !strcmp(type, "bytearray")) {
 		snprintf(out, len, "<%s of %lld>", type, (long long)size);
 	} else if (!strcmp(type, "dict")) {
-		snprintf(out, len, "<dict of %lld>", (long long)(int64_t)rd64(o + PL_PY311_DICT_USED));
+		snprintf(out, len, "<dict of %lld>", (long long)(int64_t)rd64(o + PL_PYOBJ_DICT_USED));
 	} else if (!strcmp(type, "set") || !strcmp(type, "frozenset")) {
-		snprintf(out, len, "<%s of %lld>", type, (long long)(int64_t)rd64(o + PL_PY311_SET_USED));
+		snprintf(out, len, "<%s of %lld>", type, (long long)(int64_t)rd64(o + PL_PYOBJ_SET_USED));
 	} else {
 		snprintf(out, len, "<%s at %#llx>", type, (unsigned long long)obj);
 	}
@@ -955,25 +962,28 @@ int pl_pystack_locals(struct pl_pystack *s, size_t i, struct pl_pylocal **out, s
 {
 	*out = NULL;
 	*n = 0;
-	if (s->L->minor != 11)
+	size_t co_names = pl_pyobj_co_names(s->L->minor), fr_locals = pl_pyobj_fr_locals(s->L->minor);
+	if (!co_names || !fr_locals || s->L->code_mask != ~(uint64_t)0)
 		return PL_ENOTSUP;
 	if (i >= PL_PYSTACK_MAX_DEPTH || !s->frames[i].code)
 		return PL_EINPUT;
 	pid_t pid = s->proc.pid;
-	uint8_t co[112];
-	if (pl_pyproc_read(pid, s->frames[i].code->addr, co, sizeof co) < 0)
+	uint8_t co[16];
+	if (pl_pyproc_read(pid, s->frames[i].code->addr + co_names, co, sizeof co) < 0)
 		return PL_EFAILED;
-	int32_t nlp = rd32(co + PL_PY311_CO_NLOCALSPLUS);
-	uint64_t names = rd64(co + PL_PY311_CO_LOCALSPLUSNAMES);
-	uint64_t kinds = rd64(co + PL_PY311_CO_LOCALSPLUSKINDS);
+	uint64_t names = rd64(co), kinds = rd64(co + 8), nn;
+	/* how many: the names tuple's size */
+	if (pl_pyproc_read(pid, names + PL_PYOBJ_VAR_SIZE, &nn, 8) < 0)
+		return PL_EFAILED;
+	int64_t nlp = (int64_t)nn;
 	if (nlp <= 0)
 		return PL_OK;
 	size_t k = (size_t)nlp < LOCALS_MAX ? (size_t)nlp : LOCALS_MAX;
 	uint64_t nameptr[LOCALS_MAX], val[LOCALS_MAX];
 	uint8_t kind[LOCALS_MAX];
-	if (pl_pyproc_read(pid, names + PL_PY311_TUPLE_ITEM, nameptr, k * 8) < 0 ||
-	    pl_pyproc_read(pid, kinds + PL_PY311_BYTES_DATA, kind, k) < 0 ||
-	    pl_pyproc_read(pid, s->faddr[i] + PL_PY311_FR_SIZE, val, k * 8) < 0)
+	if (pl_pyproc_read(pid, names + PL_PYOBJ_TUPLE_ITEM, nameptr, k * 8) < 0 ||
+	    pl_pyproc_read(pid, kinds + PL_PYOBJ_BYTES_DATA, kind, k) < 0 ||
+	    pl_pyproc_read(pid, s->faddr[i] + fr_locals, val, k * 8) < 0)
 		return PL_EFAILED;
 	struct pl_pylocal *v = calloc(k, sizeof *v);
 	if (!v)
@@ -989,7 +999,7 @@ int pl_pystack_locals(struct pl_pystack *s, size_t i, struct pl_pylocal **out, s
 			char t[64], x[16];
 			value_text(s, obj, x, sizeof x, t, sizeof t);
 			if (!strcmp(t, "cell") &&
-			    (pl_pyproc_read(pid, obj + PL_PY311_CELL_REF, &obj, 8) < 0 || !obj))
+			    (pl_pyproc_read(pid, obj + PL_PYOBJ_CELL_REF, &obj, 8) < 0 || !obj))
 				continue;
 		} else if (!(kind[j] & CO_FAST_LOCAL)) {
 			continue;

@@ -66,7 +66,8 @@ struct pl_pystack;
  * None and bools by value (a string cut to ~120 bytes), containers by
  * size, other objects by type and address; unbound ones left out. The
  * program runs on meanwhile: a value may be a moment newer than the
- * stack. PL_ENOTSUP for CPython other than 3.11 (for now); PL_EFAILED
+ * stack. PL_ENOTSUP for CPython other than 3.11 to 3.13 (for now);
+ * PL_EFAILED
  * where the frame could not be read. */
 int pl_pystack_locals(struct pl_pystack *s, size_t i, struct pl_pylocal **out, size_t *n);
 void pl_pylocals_free(struct pl_pylocal *v, size_t n);
