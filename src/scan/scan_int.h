@@ -67,6 +67,8 @@ enum cond_kind {
 	C_IN_DEF,
 	C_EVAL_LOADER,
 	C_NOT_EVAL_LOADER,
+	C_NO_PAIRWISE,
+	C_NOT_MUTATED,
 };
 
 struct cond {

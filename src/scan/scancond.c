@@ -826,6 +826,137 @@ static int eval_loader(struct src *s, TSNode call)
 	return 0;
 }
 
+static TSNode loop_above(struct src *s, TSNode n);
+
+/* The loop variables' names of a Python for loop (its `left`: a name or
+ * a tuple of names), into names[] (at most max). */
+static size_t loop_vars(struct src *s, TSNode loop, const char **names, size_t *lens, size_t max)
+{
+	TSNode left = ts_node_child_by_field_name(loop, "left", 4);
+	size_t n = 0;
+	if (node_is(left, "identifier")) {
+		names[0] = pl_scan_ntext(s, left, &lens[0]);
+		return 1;
+	}
+	uint32_t k = ts_node_is_null(left) ? 0 : ts_node_named_child_count(left);
+	for (uint32_t i = 0; i < k && n < max; i++) {
+		TSNode x = ts_node_named_child(left, i);
+		if (node_is(x, "identifier"))
+			names[n] = pl_scan_ntext(s, x, &lens[n]), n++;
+	}
+	return n;
+}
+
+struct pair_find {
+	struct src *s;
+	const char *a[4], *b[4];
+	size_t la[4], lb[4], na, nb;
+	int seen_a, seen_b;
+};
+
+static int pair_names_visit(TSNode n, void *arg)
+{
+	struct pair_find *f = arg;
+	size_t len;
+	const char *t = node_is(n, "identifier") ? pl_scan_ntext(f->s, n, &len) : NULL;
+	for (size_t i = 0; t && i < f->na; i++)
+		f->seen_a |= len == f->la[i] && !memcmp(t, f->a[i], len);
+	for (size_t i = 0; t && i < f->nb; i++)
+		f->seen_b |= len == f->lb[i] && !memcmp(t, f->b[i], len);
+	return 0;
+}
+
+/* a comparison (==, !=, <, is, in...) naming a variable of each loop */
+static int pair_compare_visit(TSNode n, void *arg)
+{
+	struct pair_find *f = arg;
+	if (!node_is(n, "comparison_operator"))
+		return 0;
+	f->seen_a = f->seen_b = 0;
+	walk_named(n, pair_names_visit, f);
+	return f->seen_a && f->seen_b;
+}
+
+/* The inner loop (node) compares its elements with the outer loop's
+ * (that iterates the same collection): the pairwise search that a set,
+ * a dict or a sort replaces. Without it, the n^2 pairs may be what the
+ * function computes (all pairs, a matrix, the published algorithm). */
+static int pairwise_compare(struct src *s, TSNode node)
+{
+	TSNode outer = loop_above(s, node);
+	if (ts_node_is_null(outer) || !node_is(node, "for_statement"))
+		return 0;
+	struct pair_find f = {.s = s};
+	f.na = loop_vars(s, outer, f.a, f.la, 4);
+	f.nb = loop_vars(s, node, f.b, f.lb, 4);
+	TSNode body = ts_node_child_by_field_name(node, "body", 4);
+	return f.na && f.nb && !ts_node_is_null(body) && walk_named(body, pair_compare_visit, &f);
+}
+
+/* The loop (node) changes, or may change, what it iterates (cap's name):
+ * a method call on it other than a reader, `del NAME[...]`, an
+ * assignment to NAME[...], NAME passed to a call, or a yield (the caller
+ * runs between iterations). */
+struct mut_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+};
+
+static int same_name(struct mut_find *f, TSNode n)
+{
+	size_t len;
+	const char *t = node_is(n, "identifier") ? pl_scan_ntext(f->s, n, &len) : NULL;
+	return t && len == f->len && !memcmp(t, f->name, len);
+}
+
+static int mut_visit(TSNode n, void *arg)
+{
+	struct mut_find *f = arg;
+	if (node_is(n, "yield"))
+		return 1;
+	if (node_is(n, "call")) {
+		TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+		if (node_is(fn, "attribute") &&
+		    same_name(f, ts_node_child_by_field_name(fn, "object", 6))) {
+			static const char *const readers[] = {
+			    "get", "keys", "values", "items", "copy", "count", "index",
+			    "has_node", "has_edge", "neighbors", "successors", "predecessors", "degree"};
+			size_t len;
+			const char *m =
+			    pl_scan_ntext(f->s, ts_node_child_by_field_name(fn, "attribute", 9), &len);
+			for (size_t i = 0; i < sizeof readers / sizeof *readers; i++)
+				if (len == strlen(readers[i]) && !memcmp(m, readers[i], len))
+					return 0;
+			return 1;
+		}
+		TSNode args = ts_node_child_by_field_name(n, "arguments", 9);
+		uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+		for (uint32_t i = 0; i < k; i++)
+			if (same_name(f, ts_node_named_child(args, i)))
+				return 1;
+		return 0;
+	}
+	if (node_is(n, "subscript") && same_name(f, ts_node_child_by_field_name(n, "value", 5))) {
+		TSNode p = ts_node_parent(n);
+		if (node_is(p, "delete_statement") || node_is(p, "expression_list"))
+			return node_is(p, "delete_statement") ||
+			       node_is(ts_node_parent(p), "delete_statement");
+		if ((node_is(p, "assignment") || node_is(p, "augmented_assignment")) &&
+		    ts_node_eq(ts_node_child_by_field_name(p, "left", 4), n))
+			return 1;
+	}
+	return 0;
+}
+
+static int loop_mutates(struct src *s, TSNode loop, TSNode cap)
+{
+	struct mut_find f = {s, NULL, 0};
+	f.name = pl_scan_ntext(s, cap, &f.len);
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	return !ts_node_is_null(body) && walk_named(body, mut_visit, &f);
+}
+
 struct once_find {
 	struct src *s;
 	const char *name;
@@ -881,6 +1012,8 @@ struct kw_find {
 	size_t len;
 	struct pl_strbuf *out;
 	int found;
+	TSNode scope; /* where the names are looked for */
+	int depth;    /* NAME.update(OTHER): OTHER's dict, a level down */
 };
 
 /* {...} or dict(...) */
@@ -936,6 +1069,15 @@ static int kw_visit(TSNode n, void *arg)
 	t = pl_scan_ntext(k->s, what, &len);
 	pl_strbuf_append(k->out, t, len);
 	pl_strbuf_puts(k->out, "\n");
+	/* NAME.update(OTHER) with OTHER a dict the function builds: what
+	 * OTHER says too (kwargs.update(cuda_kwargs)) */
+	if (node_is(what, "argument_list") && ts_node_named_child_count(what) == 1 &&
+	    node_is(ts_node_named_child(what, 0), "identifier") && k->depth < 2) {
+		struct kw_find o = {k->s, NULL, 0, k->out, 0, k->scope, k->depth + 1};
+		o.name = pl_scan_ntext(k->s, ts_node_named_child(what, 0), &o.len);
+		if (o.len != k->len || memcmp(o.name, k->name, o.len))
+			walk_named(k->scope, kw_visit, &o);
+	}
 	return 0;
 }
 
@@ -963,10 +1105,10 @@ static char *call_args_text(struct src *s, TSNode call)
 		if (!node_is(a, "dictionary_splat"))
 			continue;
 		TSNode name = ts_node_named_child(a, 0);
-		struct kw_find f = {s, NULL, 0, &b, 0};
+		struct kw_find f = {s, NULL, 0, &b, 0, name_scope(s, call), 0};
 		if (node_is(name, "identifier")) {
 			f.name = pl_scan_ntext(s, name, &f.len);
-			walk_named(name_scope(s, call), kw_visit, &f);
+			walk_named(f.scope, kw_visit, &f);
 		}
 		if (!f.found) {
 			free(b.s);
@@ -1212,6 +1354,12 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		}
 		return 0;
 	}
+	case C_NO_PAIRWISE:
+		return !pairwise_compare(s, node);
+	case C_NOT_MUTATED: {
+		TSNode cap = capture_named(r->query, m, c->cap);
+		return !ts_node_is_null(cap) && !loop_mutates(s, node, cap);
+	}
 	case C_EVAL_LOADER:
 		return eval_loader(s, node);
 	case C_NOT_EVAL_LOADER:
@@ -1296,6 +1444,12 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 			return 0;
 		for (TSNode p = pl_scan_enclosing_loop(s, node); !ts_node_is_null(p);
 		     p = pl_scan_enclosing_loop(s, p)) {
+			/* in a Python loop's else clause it runs once, after the
+			 * loop: not nested in it */
+			TSNode alt = ts_node_child_by_field_name(p, "alternative", 11);
+			if (!ts_node_is_null(alt) && ts_node_start_byte(node) >= ts_node_start_byte(alt) &&
+			    ts_node_end_byte(node) <= ts_node_end_byte(alt))
+				continue;
 			TSNode it = loop_iterable(p);
 			if (!ts_node_is_null(it) && !ts_node_eq(it, cap) &&
 			    pl_scan_text_eq(s, it, cap))

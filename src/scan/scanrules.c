@@ -157,6 +157,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"in-def", C_IN_DEF, 2},
 	    {"eval-loader", C_EVAL_LOADER, 0},
 	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
+	    {"no-pairwise-compare", C_NO_PAIRWISE, 0},
+	    {"not-mutated", C_NOT_MUTATED, 1},
 	};
 	const char *p = when;
 	while (*p) {

@@ -295,7 +295,11 @@ check_text "= note: rated low, not medium: the loop checks a value for NaN/inf"
 # sleep or a request in __getitem__ vs a file read there (lazy loading);
 # a **kwargs dict that sets num_workers in one branch of an if-else; an
 # evaluation loader beside a pinned training one (PY015 quiet, PY014 one
-# level lower); a sync under `if i == 0:` (runs once)
+# level lower); a sync under `if i == 0:` (runs once); nested loops over
+# one collection that compare its elements (high) or build all pairs
+# (medium), or sit in the outer loop's else (once: none); list(d) copies
+# in a loop that changes d (needed: none) or not (low); num_workers set
+# through kwargs.update(a dict held in a name)
 mkdir -p quiet4
 cat >quiet4/grow.py <<'PY'
 import torch
@@ -393,9 +397,47 @@ def train(model, loader, opt, device):
         if i == 0:
             print(loss.item())
 PY
+cat >quiet4/pairs.py <<'PY'
+def dupes(items):
+    for a in items:
+        for b in items:
+            if a == b and a is not b:
+                return a
+def table(items, f):
+    out = {}
+    for a in items:
+        for b in items:
+            out[a, b] = f(a, b)
+    return out
+def first_free(items, used):
+    for a in items:
+        if a in used:
+            break
+    else:
+        for b in items:
+            used.add(b)
+def prune(d):
+    for k in list(d):
+        if d[k] is None:
+            d.pop(k)
+def total(prices):
+    s = 0
+    for p in list(prices):
+        s += p
+    return s
+PY
+cat >quiet4/upd.py <<'PY'
+from torch.utils.data import DataLoader
+def loaders(ds, use_cuda):
+    kw = {"batch_size": 64}
+    if use_cuda:
+        cuda_kw = {"num_workers": 2, "pin_memory": True}
+        kw.update(cuda_kw)
+    return DataLoader(ds, **kw)
+PY
 run "$PERFLOOP" scan --format json quiet4
 expect_rc 0
-check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('evl.py', 'PY014', 6, 'low'), ('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 8, 'medium'), ('kw.py', 'PY015', 8, 'low'), ('tds.py', 'PY014', 6, 'medium')]"
+check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('evl.py', 'PY014', 6, 'low'), ('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 8, 'medium'), ('kw.py', 'PY015', 8, 'low'), ('pairs.py', 'PY001', 3, 'high'), ('pairs.py', 'PY001', 9, 'medium'), ('pairs.py', 'PY028', 25, 'low'), ('tds.py', 'PY014', 6, 'medium')]"
 
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
