@@ -1274,34 +1274,11 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return !ts_node_is_null(pl_scan_enclosing_loop(s, node));
 	case C_IN_TRAINING_LOOP:
 		/* the first loop around it that calls backward() decides */
-		for (TSNode p = pl_scan_enclosing_loop(s, node); !ts_node_is_null(p);
-		     p = pl_scan_enclosing_loop(s, p)) {
-			t = pl_scan_ntext(s, p, &len);
-			if (cond_match(s, r, c, m, t, len))
-				return step_loop(s, p);
-		}
-		return 0;
-	case C_NOT_PERIODIC: {
+		return c->has_re && training_loop_at(s, &c->re, node);
+	case C_NOT_PERIODIC:
 		/* inside the body of an `if`/`elif` (not its else) whose condition
 		 * reads as every N steps, up to the innermost loop */
-		TSNode loop = pl_scan_enclosing_loop(s, node);
-		for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
-		     ch = p, p = ts_node_parent(p)) {
-			if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
-				break;
-			const char *ty = ts_node_type(p);
-			if (strcmp(ty, "if_statement") && strcmp(ty, "elif_clause"))
-				continue;
-			TSNode body = ts_node_child_by_field_name(p, "consequence", 11);
-			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
-			if (ts_node_is_null(body) || ts_node_is_null(cond) || !ts_node_eq(ch, body))
-				continue;
-			t = pl_scan_ntext(s, cond, &len);
-			if (cond_match(s, r, c, m, t, len))
-				return 0;
-		}
-		return 1;
-	}
+		return !c->has_re || !periodic_at(s, &c->re, node);
 	case C_UNCONDITIONAL: {
 		/* runs on every iteration: no if, else, switch or ?: between it
 		 * and its innermost loop (a flush under --unbuffered, a lock in
