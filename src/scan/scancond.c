@@ -1257,7 +1257,9 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 	if (!ts_node_is_null(loop_above(s, node)))
 		return training_loop_at(s, &c->re, node) && !periodic_at(s, &c->re2, node);
 	TSNode fn = pl_scan_enclosing_function(s, node);
-	if (ts_node_is_null(fn) || periodic_at(s, &c->re2, node))
+	/* a file without a backward() has no step loop to call it: no walk */
+	if (ts_node_is_null(fn) || !memmem(s->text, s->len, "backward(", 9) ||
+	    periodic_at(s, &c->re2, node))
 		return 0;
 	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2};
 	f.name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &f.len);
