@@ -117,12 +117,12 @@ _Static_assert(sizeof(PyCompactUnicodeObject) == sizeof(PyASCIIObject) + 16,
 
 _Static_assert(sizeof(_Py_CODEUNIT) == 2, "code unit size");
 
-/* what dump --locals reads (pyobj.h) */
+/* what dump --locals reads (pyobj.h), in the versions it reads (3.14
+ * moved some: a tuple's items follow its cached hash; it is refused) */
 #if PY_MINOR_VERSION <= 13
 CHECK(PyCodeObject, co_localsplusnames, PL_PYOBJ_CO_NAMES_311);
 CHECK(PyCodeObject, co_localspluskinds, PL_PYOBJ_CO_KINDS_311);
 CHECK(_PyInterpreterFrame, localsplus, 72);
-#endif
 #if PY_MINOR_VERSION >= 12
 CHECK(PyLongObject, long_value.lv_tag, PL_PYOBJ_LONG_TAG);
 CHECK(PyLongObject, long_value.ob_digit, PL_PYOBJ_LONG_DIGIT);
@@ -136,6 +136,7 @@ CHECK(PyCellObject, ob_ref, PL_PYOBJ_CELL_REF);
 CHECK(PyVarObject, ob_size, PL_PYOBJ_VAR_SIZE);
 CHECK(PyBytesObject, ob_sval, PL_PYOBJ_BYTES_DATA);
 _Static_assert(PyLong_SHIFT == 30, "30-bit digits");
+#endif
 
 /* where thread names are read (pyobj.h), in every version */
 CHECK(PyTypeObject, tp_basicsize, PL_PYOBJ_TP_BASICSIZE);
