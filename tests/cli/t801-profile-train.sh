@@ -34,7 +34,19 @@ check w0.findings.json "'train.py' in [f for f in d['findings'] if f['leaf'] == 
 # the advice computes how many workers the measured loading needs: the main
 # process loads (workers 0), a batch's load over the step's compute
 check w0.findings.json "[f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['evidence']['numbers']['workers'] == 0"
-check w0.findings.json "(lambda n: n['workers_needed'] >= 2 and abs(n['load_ms_per_batch'] / n['compute_ms_per_step'] - n['workers_needed']) < 1)([f for f in d['findings'] if f['leaf'] == 'ml.data-loading-bound'][0]['evidence']['numbers'])"
+# (the load is 8 items x 4 ms of sleep, whatever the machine; the step's
+# compute is the machine's: on two idle CPUs ~14 ms, so 3 workers, but
+# under ASan and a loaded CI it grew until 1 was enough: the count is
+# checked against the numbers measured, not against this machine's speed)
+python3 - w0.findings.json <<'PY' || fail "the advice's worker count: $(cat w0.findings.json)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = [f for f in d["findings"] if f["leaf"] == "ml.data-loading-bound"][0]["evidence"]["numbers"]
+print(n)
+assert 28 <= n["load_ms_per_batch"] <= 60, n
+r = n["load_ms_per_batch"] / n["compute_ms_per_step"]
+assert n["workers_needed"] >= 1 and n["workers_needed"] - 1 - 1e-3 < r <= n["workers_needed"] + 1e-3, n
+PY
 grep -q "DataLoader(num_workers=[0-9]*) loads batches beside the step" out || fail "no computed worker count: $(cat out)"
 # waiting threads feed the split, not the flame graph, without --idle
 grep -q "idle thread samples left out" out || fail "idle samples were not set apart: $(cat out)"
