@@ -355,7 +355,7 @@ struct walk {
 };
 
 #define PSTATS_MAX_STACKS 200000
-#define PSTATS_MAX_VISITS 4000000 /* paths walked, emitted or not */
+#define PSTATS_MAX_VISITS 1000000 /* paths walked, emitted or not */
 #define PSTATS_MIN_US 1.0
 
 static int key_eq(const struct mval *a, const struct mval *b)
