@@ -360,6 +360,12 @@ static int node_is(TSNode n, const char *type)
 
 /* Calls fn(node, arg) on every named node under root (root included) in
  * document order until it returns nonzero; that value, or 0. */
+/* An attribute chain's last name (a.b.c: c); any other node as it is. */
+static TSNode last_name(TSNode n)
+{
+	return node_is(n, "attribute") ? ts_node_child_by_field_name(n, "attribute", 9) : n;
+}
+
 static int walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg)
 {
 	TSTreeCursor cur = ts_tree_cursor_new(root);
@@ -683,8 +689,7 @@ static int memory_dataset(struct src *s, TSNode call)
 	if (!node_is(ds, "call"))
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(ds, "function", 8);
-	if (node_is(fn, "attribute")) /* torch.utils.data.TensorDataset(...) */
-		fn = ts_node_child_by_field_name(fn, "attribute", 9);
+	fn = last_name(fn); /* torch.utils.data.TensorDataset(...) */
 	if (!node_is(fn, "identifier"))
 		return 0;
 	struct class_find cf = {.s = s};
@@ -809,8 +814,7 @@ static int eval_loader(struct src *s, TSNode call)
 	if (!node_is(p, "assignment"))
 		return 0;
 	TSNode left = ts_node_child_by_field_name(p, "left", 4);
-	if (node_is(left, "attribute"))
-		left = ts_node_child_by_field_name(left, "attribute", 9);
+	left = last_name(left);
 	size_t len;
 	if (node_is(left, "identifier")) {
 		const char *t = pl_scan_ntext(s, left, &len);
@@ -1234,8 +1238,7 @@ static int step_call_visit(TSNode n, void *arg)
 	if (!node_is(n, "call"))
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-	if (node_is(fn, "attribute"))
-		fn = ts_node_child_by_field_name(fn, "attribute", 9);
+	fn = last_name(fn);
 	size_t len;
 	const char *t = node_is(fn, "identifier") ? pl_scan_ntext(f->s, fn, &len) : NULL;
 	if (!t || len != f->len || memcmp(t, f->name, len))
