@@ -351,7 +351,6 @@ struct walk {
 	struct fn *f;
 	uint32_t ids[256];
 	size_t emitted, visits;
-	int truncated;
 };
 
 #define PSTATS_MAX_STACKS 200000
@@ -380,11 +379,10 @@ static int key_eq(const struct mval *a, const struct mval *b)
 static int walk(struct walk *w, size_t i, size_t depth, double factor)
 {
 	struct fn *f = &w->f[i];
+	/* past the caps (depth, stacks, paths walked) the rest is left out */
 	if (depth >= sizeof w->ids / sizeof *w->ids || w->emitted >= PSTATS_MAX_STACKS ||
-	    ++w->visits > PSTATS_MAX_VISITS) {
-		w->truncated = 1;
+	    ++w->visits > PSTATS_MAX_VISITS)
 		return 0;
-	}
 	w->ids[depth] = (uint32_t)f->frame;
 	f->reached = 1;
 	double self = f->tt * factor * 1e6;
