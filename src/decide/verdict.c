@@ -14,6 +14,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -183,6 +184,56 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
 
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+	return (x > y) - (x < y);
+}
+
+/* How much of the target a faster or slower CPU can change: the CPU's
+ * share of it, over the counted samples' median. A wall time spent asleep
+ * or waiting does not shrink on a faster CPU: the whole process's CPU time
+ * over its wall time for timing, the step's CPU time over its wall time
+ * for --metric steps. 1 for any other dimension (CPU time itself, counts)
+ * and where the numbers are missing. Over 1 (threads in parallel) counts
+ * as 1. */
+static double cpu_share(json_t *bench, const char *target)
+{
+	int timing = !strcmp(target, "timing");
+	if (!timing && strcmp(target, "step_ms"))
+		return 1;
+	json_t *samples = json_object_get(bench, "samples"), *s;
+	size_t n = json_array_size(samples), k = 0, i;
+	double *r = n ? malloc(n * sizeof(*r)) : NULL;
+	if (!r)
+		return 1;
+	json_array_foreach(samples, i, s)
+	{
+		json_t *c = json_object_get(s, "counted");
+		if (c && !json_is_true(c))
+			continue;
+		double num, den;
+		if (timing) {
+			num = json_number_value(json_object_get(s, "user_s")) +
+			      json_number_value(json_object_get(s, "sys_s"));
+			den = json_number_value(json_object_get(s, "wall_s"));
+		} else {
+			num = json_number_value(json_object_get(s, "metric_cpu"));
+			den = json_number_value(json_object_get(s, "metric"));
+		}
+		if (json_is_number(json_object_get(s, timing ? "wall_s" : "metric_cpu")) &&
+		    den > 0 && num >= 0)
+			r[k++] = num / den;
+	}
+	double share = 1;
+	if (k) {
+		qsort(r, k, sizeof(*r), cmp_double);
+		share = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
+	}
+	free(r);
+	return share < 1 ? share : 1;
+}
+
 static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after, json_t *bb,
 			     json_t *ab)
 {
@@ -237,7 +288,7 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 	/* the machine's speed while each was measured (bench's probe): a VM's
 	 * host can slow a CPU for seconds, and a before and an after taken in
 	 * different such phases differ by the phase */
-	double sb = 0, sa = 0, d = 0;
+	double sb = 0, sa = 0, d = 0, share = 1;
 	int speed = !sim && pl_summary_speed_change(json_object_get(fb, "speed_probe"),
 						    json_object_get(fa, "speed_probe"), &sb, &sa, &d);
 	if (speed) {
@@ -249,15 +300,24 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 		 * the after cannot explain an after that ran faster (d > 0: the
 		 * probe took longer after; gain > 0: the after was faster) */
 		int explains = (d > 0) == (v->gain < 0) || v->gain == 0;
+		/* ... and only in the part of the target the CPU spent: a step
+		 * that is mostly a wait changes little with the CPU's speed (the
+		 * larger share of the two sides, to err towards doubt) */
+		share = fmax(cpu_share(bb, v->target), cpu_share(ab, v->target));
 		json_object_set_new(r->numbers, "speed_explains", json_boolean(explains));
+		json_object_set_new(r->numbers, "cpu_share", json_real(share));
 		if (fabs(d) > PL_SPEED_CHANGE_MAX && explains &&
-		    fabs(v->gain) < PL_SPEED_EXPLAINS * fabs(d) + v->min_gain) {
+		    fabs(v->gain) < PL_SPEED_EXPLAINS * fabs(d) * share + v->min_gain) {
+			char part[64] = "";
+			if (share < 1)
+				snprintf(part, sizeof part, " in the %.0f%% of it spent on a CPU",
+					 share * 100);
 			json_array_append_new(list, json_string("machine_speed"));
 			len += (size_t)snprintf(
 			    mism + len, len < sizeof(mism) ? sizeof(mism) - len : 0,
 			    "%smachine_speed (the speed probe took %.3f ms, then %.3f ms: %+.1f%%, "
-			    "enough to explain a %.1f%% difference: measure both again)",
-			    len ? ", " : "", sb * 1e3, sa * 1e3, d * 100, fabs(v->gain) * 100);
+			    "enough to explain a %.1f%% difference%s: measure both again)",
+			    len ? ", " : "", sb * 1e3, sa * 1e3, d * 100, fabs(v->gain) * 100, part);
 		}
 	}
 	r->passed = json_array_size(list) == 0;
@@ -268,8 +328,10 @@ static void rule_fingerprint(struct pl_verdict *v, json_t *before, json_t *after
 			 "ran %.1f%% %s during the after, which %s this %.1f%% %s",
 			 json_is_integer(pb) && json_is_integer(pa) ? ", pinned CPU" : "",
 			 fabs(d) * 100, d > 0 ? "slower" : "faster",
-			 explains_dir ? "explains at most about three times its size, less than"
-				      : "cannot explain",
+			 !explains_dir ? "cannot explain"
+			 : share < 1   ? "explains at most about three times its size in the part "
+					 "spent on a CPU, less than"
+				       : "explains at most about three times its size, less than",
 			 fabs(v->gain) * 100, v->gain > 0 ? "gain" : "loss");
 	else if (r->passed)
 		snprintf(r->detail, sizeof(r->detail),

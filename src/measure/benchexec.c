@@ -227,9 +227,9 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 	char mwhy[600] = "";
 	if (io->metric_fd >= 0 && !r.timed_out && !r.stopped)
 		read_metric(cfg->metric, io->metric_fd, &mval, &mcount, mwhy, sizeof(mwhy));
-	double ms;
+	double ms, mcpu = NAN;
 	if (steps && !r.timed_out && !r.stopped &&
-	    pl_stepclock_read(&io->steps, cfg->metric->steps == 2, &ms, &mcount, mwhy,
+	    pl_stepclock_read(&io->steps, cfg->metric->steps == 2, &ms, &mcpu, &mcount, mwhy,
 			      sizeof(mwhy)))
 		mval = ms;
 
@@ -280,6 +280,7 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 				      .alloc_bytes = abytes,
 				      .alloc_calls = acalls,
 				      .metric = mval,
+				      .metric_cpu = mcpu,
 				      .metric_n = mcount,
 				      .exit_code = r.exit_code,
 				      .signal = r.signal,

@@ -72,6 +72,7 @@ struct pl_sample {
 	double alloc_bytes, alloc_calls; /* --alloc: counted by the preload; -1 unknown */
 	double metric;	  /* --metric: the run's value (NAN: none found) */
 	size_t metric_n;  /* ... from this many matches */
+	double metric_cpu; /* --metric steps: the step's CPU time (ms; NAN: not timed) */
 	int exit_code, signal, timed_out;
 	int counted; /* in the statistics: a measured run that did not fail,
 		      * on a CPU that was not contended */

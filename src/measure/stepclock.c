@@ -172,8 +172,23 @@ size_t pl_stepclock_intervals(const long long *t, size_t n, double *out)
 	return k;
 }
 
-int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t *count,
-		      char *why, size_t wlen)
+/* Append the intervals of one process's marks to *all (grown as needed). */
+static int add_intervals(const long long *t, size_t nt, double **all, size_t *nall, size_t *cap)
+{
+	if (*nall + nt > *cap) {
+		size_t c = *nall + nt + 64;
+		double *na = realloc(*all, c * sizeof(**all));
+		if (!na)
+			return 0;
+		*all = na;
+		*cap = c;
+	}
+	*nall += pl_stepclock_intervals(t, nt, *all + *nall);
+	return 1;
+}
+
+int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, double *cpu_ms,
+		      size_t *count, char *why, size_t wlen)
 {
 	char clock[160];
 	snprintf(clock, sizeof clock, "%s/clock", c->dir);
@@ -187,9 +202,10 @@ int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t 
 			 "under python -E or -I)");
 		return 0;
 	}
-	double *all = NULL;
-	size_t nall = 0, cap = 0;
-	long long *t = NULL;
+	/* both clocks' intervals: the wall clock's and the process's CPU time */
+	double *wall = NULL, *proc = NULL;
+	size_t nwall = 0, nproc = 0, wcap = 0, pcap = 0;
+	long long *t = NULL, *u = NULL;
 	size_t tcap = 0;
 	int ok = 1;
 	for (char *save = NULL, *line = strtok_r(text, "\n", &save); line && ok;
@@ -204,45 +220,49 @@ int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t 
 			long long v = strtoll(end + 1, &end2, 10);
 			if (end2 == end + 1)
 				break;
-			if (!cpu)
-				v = w;
 			end = end2;
 			if (nt == tcap) {
 				tcap = tcap ? tcap * 2 : 256;
 				long long *nt2 = realloc(t, tcap * sizeof(*t));
-				ok = nt2 != NULL;
-				if (ok)
+				long long *nu2 = nt2 ? realloc(u, tcap * sizeof(*u)) : NULL;
+				ok = nt2 != NULL && nu2 != NULL;
+				if (nt2)
 					t = nt2;
+				if (nu2)
+					u = nu2;
 			}
-			if (ok)
-				t[nt++] = v;
+			if (ok) {
+				t[nt] = w;
+				u[nt++] = v;
+			}
 			p = *end == ' ' ? end : NULL;
 		}
-		if (ok && nall + nt > cap) {
-			cap = nall + nt + 64;
-			double *na = realloc(all, cap * sizeof(*all));
-			ok = na != NULL;
-			if (ok)
-				all = na;
-		}
 		if (ok)
-			nall += pl_stepclock_intervals(t, nt, all + nall);
+			ok = add_intervals(t, nt, &wall, &nwall, &wcap) &&
+			     add_intervals(u, nt, &proc, &nproc, &pcap);
 	}
 	free(text);
 	free(t);
+	free(u);
 	if (!ok) {
-		free(all);
+		free(wall);
+		free(proc);
 		snprintf(why, wlen, "out of memory");
 		return 0;
 	}
-	if (nall == 0) {
-		free(all);
+	if (nwall == 0) {
+		free(wall);
+		free(proc);
 		snprintf(why, wlen, "fewer than two optimizer steps were timed in it");
 		return 0;
 	}
-	*ms = pl_stats_median_inplace(all, nall);
-	*count = nall;
-	free(all);
+	double wm = pl_stats_median_inplace(wall, nwall);
+	double pm = pl_stats_median_inplace(proc, nproc);
+	*ms = cpu ? pm : wm;
+	*cpu_ms = pm;
+	*count = nwall;
+	free(wall);
+	free(proc);
 	return 1;
 }
 

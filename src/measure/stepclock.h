@@ -40,9 +40,10 @@ int pl_stepclock_arm(const struct pl_stepclock *c, struct pl_stepclock_env *env)
 void pl_stepclock_disarm(struct pl_stepclock_env *env);
 /* After a run: its value in ms and how many intervals, 1; else 0 and why.
  * cpu: the process's CPU time between steps (all its threads), not the
- * wall clock's. */
-int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, size_t *count,
-		      char *why, size_t wlen);
+ * wall clock's. *cpu_ms: the CPU time's median step either way (how much of
+ * a wall-clock step a faster or slower CPU could change). */
+int pl_stepclock_read(const struct pl_stepclock *c, int cpu, double *ms, double *cpu_ms,
+		      size_t *count, char *why, size_t wlen);
 /* Remove the folder. */
 void pl_stepclock_close(struct pl_stepclock *c);
 

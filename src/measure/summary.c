@@ -189,6 +189,10 @@ static json_t *samples_json(const struct pl_bench_run *run, const struct pl_benc
 		if (run->cfg.metric)
 			json_object_set_new(o, "metric",
 					    isnan(s->metric) ? json_null() : json_real(s->metric));
+		if (run->cfg.metric && run->cfg.metric->steps)
+			json_object_set_new(o, "metric_cpu", isnan(s->metric_cpu)
+								 ? json_null()
+								 : json_real(s->metric_cpu));
 		json_object_set_new(o, "minor_faults", json_integer(s->minflt));
 		json_object_set_new(o, "major_faults", json_integer(s->majflt));
 		if (run->cfg.alloc_dir) {
