@@ -434,7 +434,7 @@ static int archive_loop(const struct pl_git *g, char *out, size_t len, struct pl
 		const char *n = e->d_name;
 		int ours = !strcmp(n, "loop.json") || !strcmp(n, "baseline.json") ||
 			   (!strncmp(n, "try-", 4) && strstr(n, ".json")) ||
-			   !strncmp(n, "rejected-", 9);
+			   !strncmp(n, "rejected-", 9) || !strncmp(n, "accepted-", 9);
 		if (!ours)
 			continue;
 		char from[4600], to[4700];

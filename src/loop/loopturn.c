@@ -488,10 +488,34 @@ int pl_loop_try(const struct pl_git *g, const char *message, int cont,
 		}
 		json_object_set_new(turn, "commit", json_string(o->commit));
 		pl_loop_fault_point("accept-commit");
+		/* the turn's run stays beside its verdict (the next accept
+		 * replaces baseline.json): a second name for the same file */
+		char kept[64], kpath[4300];
+		snprintf(kept, sizeof(kept), "accepted-%d.json", it);
+		pl_loop_state_path(g, kept, kpath, sizeof(kpath));
+		unlink(kpath);
+		int linked = summary && link(apath, kpath) == 0;
 		if ((rc = pl_loop_journal_write(g, j, err)) != PL_OK ||
 		    (rc = pl_loop_finish_accept(g, state, j, o->warning, sizeof(o->warning),
 						err)) != PL_OK)
 			goto out;
+		/* and the verdict, as a rejected turn's is kept: report lists
+		 * every turn in its order (evidence only: a failure to write it
+		 * changes nothing of the turn) */
+		if (linked) {
+			in.after_path = kpath;
+			json_t *vdoc = pl_verdict_to_json(&o->verdict, &in);
+			char vpath[4400];
+			snprintf(vpath, sizeof(vpath), "%s/.perfloop/accepted-%d.verdict.json",
+				 g->top, it);
+			struct pl_error verr;
+			if (!vdoc || pl_fsio_write_json(vpath, vdoc, &verr) != PL_OK)
+				snprintf(o->warning + strlen(o->warning),
+					 sizeof(o->warning) - strlen(o->warning),
+					 "%sthe verdict could not be kept in '%s'",
+					 o->warning[0] ? "; " : "", vpath);
+			json_decref(vdoc);
+		}
 	} else {
 		/* the evidence first: it changes nothing of the user's */
 		char kept[64], kpath[4300];

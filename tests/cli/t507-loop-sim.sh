@@ -35,6 +35,9 @@ grep -q 'confirm on a quiet machine' "$T/out" || fail "the verdict does not say 
 git log -1 --format=%B | grep -q 'sim_instructions of .app. improved 2[0-9]\.' || fail "commit message: $(git log -1 --format=%B)"
 tail -1 docs/perf/baseline_ledger.jsonl | python3 -c "import json,sys; d=json.loads(sys.stdin.read()); sys.exit(0 if d['target'] == 'sim_instructions' and d['verdict'] == 'accept' else 1)" ||
 	fail "ledger: $(tail -1 docs/perf/baseline_ledger.jsonl)"
+# an accepted turn keeps its verdict and its run, as a rejected one does
+check .perfloop/accepted-1.verdict.json "d['verdict'] == 'accept' and d['target'] == 'sim_instructions' and d['after']['file'].endswith('.perfloop/accepted-1.json')"
+check .perfloop/accepted-1.json "d['benchmarks'][0]['decides']['dimension'] == 'sim_instructions'"
 
 echo "more notes" >>notes.txt
 run "$PERFLOOP" try -m "nothing that runs"
@@ -96,6 +99,10 @@ run "$PERFLOOP" report --loop "${prev#.perfloop/loops/}"
 expect_rc 0
 grep -q "4 verdicts: 1 accepted, " "$T/out" || fail "report --loop: $(cat "$T/out")"
 grep -q "rejected-3.verdict.json" "$T/err" || fail "report --loop: not the archived verdicts: $(cat "$T/err")"
+# its Verdicts list every turn in order, the accepted one first
+sed -n '/^Verdicts/,/^Benchmarks/p' "$T/out" | grep '^\* app: sim_instructions' >verdicts.txt || true
+[ "$(wc -l <verdicts.txt)" -eq 4 ] && head -1 verdicts.txt | grep -q ': accept$' ||
+	fail "report --loop: the turns are not all in its Verdicts: $(cat "$T/out")"
 run "$PERFLOOP" report --loop nope
 expect_rc 2
 expect_err "no loop 'nope' archived here (archived: "
