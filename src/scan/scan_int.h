@@ -58,7 +58,8 @@ enum cond_kind {
 	C_LOOP_NOT_SMALL,
 	C_CALL_ARGS_LACK,
 	C_UNUSED,
-	C_NOT_MEMORY_DATASET,
+	C_COSTLY_DATASET,
+	C_LARGE_BATCHES,
 	C_NOT_READ_ONCE,
 	C_ONLY_GROWN,
 	C_USES_DEVICE,
@@ -135,7 +136,8 @@ struct src {
 	TSNode root;
 	char *code;	/* the text with comments blanked (built on first use) */
 	int code_state; /* 0 not built (built on first use), 1 built, -1 failed */
-	int device, device_known; /* uses-device (1), uses-cuda (2), pin_memory=True (4):
+	int device, device_known; /* uses-device (1), uses-cuda (2), pin_memory=True (4),
+				   * non_blocking=True (8):
 				   * found on first use */
 };
 
@@ -150,6 +152,42 @@ int pl_scan_add_scope(struct src *s, TSNode n);
 TSNode pl_scan_enclosing_loop(struct src *s, TSNode n);
 TSNode pl_scan_enclosing_function(struct src *s, TSNode n);
 char *pl_scan_function_name(struct src *s, TSNode fn);
+/* Helpers over the tree the conditions share (scancond.c): is n a node
+ * of this type; an attribute chain's last name (a.b.c: c; any other node
+ * as it is); fn(node, arg) on every named node under root in document
+ * order until it returns nonzero (that value, or 0); the scope a name's
+ * local definitions are looked for in (its function, or the file); does
+ * text[0..len) match re, in place. */
+int pl_scan_node_is(TSNode n, const char *type);
+TSNode pl_scan_last_name(TSNode n);
+int pl_scan_walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg);
+TSNode pl_scan_name_scope(struct src *s, TSNode n);
+int pl_scan_re_hit(const regex_t *re, const char *text, size_t len);
+#define node_is pl_scan_node_is
+#define last_name pl_scan_last_name
+#define walk_named pl_scan_walk_named
+#define name_scope pl_scan_name_scope
+#define re_hit pl_scan_re_hit
+
+/* What a DataLoader call's dataset shows of its cost per item
+ * (scandata.c): held in memory (a TensorDataset, torchvision's MNIST or
+ * CIFAR, a class of this file that indexes its own arrays); read from
+ * files per item (an ImageFolder, a class whose __getitem__ opens or
+ * decodes, a builder given a path); a per-item augmentation or resize in
+ * its transform; items large enough that copying them costs (images
+ * decoded from files, a resize to 128 pixels or more); a collate_fn of
+ * this file doing work per batch. COSTLY: any evidence of CPU work per
+ * item in the loading process. */
+enum {
+	PL_DS_MEMORY = 1,
+	PL_DS_FILES = 2,
+	PL_DS_AUGMENT = 4,
+	PL_DS_BIG = 8,
+	PL_DS_COLLATE = 16,
+	PL_DS_COSTLY = PL_DS_FILES | PL_DS_AUGMENT | PL_DS_COLLATE,
+};
+int pl_scan_dataset_evidence(struct src *s, TSNode call);
+
 /* Does condition c of rule r hold for match m, whose finding is node? */
 int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
 		       const TSQueryMatch *m, TSNode node);

@@ -259,7 +259,7 @@ char *pl_scan_function_name(struct src *s, TSNode fn)
 
 /* Does text[0..len) match re? In place (REG_STARTEND): a file-wide
  * condition must not copy the file for every candidate match. */
-static int re_hit(const regex_t *re, const char *text, size_t len)
+int pl_scan_re_hit(const regex_t *re, const char *text, size_t len)
 {
 	regmatch_t m = {.rm_so = 0, .rm_eo = (regoff_t)len};
 	return regexec(re, text, 1, &m, REG_STARTEND) == 0;
@@ -353,7 +353,7 @@ static TSNode loop_iterable(TSNode loop)
 
 /* ---- what the code says about sizes and arguments ---- */
 
-static int node_is(TSNode n, const char *type)
+int pl_scan_node_is(TSNode n, const char *type)
 {
 	return !ts_node_is_null(n) && !strcmp(ts_node_type(n), type);
 }
@@ -361,12 +361,12 @@ static int node_is(TSNode n, const char *type)
 /* Calls fn(node, arg) on every named node under root (root included) in
  * document order until it returns nonzero; that value, or 0. */
 /* An attribute chain's last name (a.b.c: c); any other node as it is. */
-static TSNode last_name(TSNode n)
+TSNode pl_scan_last_name(TSNode n)
 {
 	return node_is(n, "attribute") ? ts_node_child_by_field_name(n, "attribute", 9) : n;
 }
 
-static int walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg)
+int pl_scan_walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg)
 {
 	TSTreeCursor cur = ts_tree_cursor_new(root);
 	int rc = 0;
@@ -388,7 +388,7 @@ out:
 
 /* The scope a name's local definitions are looked for in: its function,
  * or the whole file. */
-static TSNode name_scope(struct src *s, TSNode n)
+TSNode pl_scan_name_scope(struct src *s, TSNode n)
 {
 	TSNode fn = pl_scan_enclosing_function(s, n);
 	return ts_node_is_null(fn) ? s->root : fn;
@@ -609,129 +609,13 @@ static int elsewhere_visit(TSNode n, void *arg)
 	return t && len == f->len && !memcmp(t, f->name, len) && (at < f->a || at >= f->b);
 }
 
-struct class_find {
-	struct src *s;
-	const char *name;
-	size_t len;
-	TSNode found;
-};
-
-static int class_visit(TSNode n, void *arg)
-{
-	struct class_find *f = arg;
-	if (!node_is(n, "class_definition"))
-		return 0;
-	size_t len;
-	const char *t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "name", 4), &len);
-	if (len != f->len || memcmp(t, f->name, len))
-		return 0;
-	f->found = n;
-	return 1;
-}
-
-/* the value of the last `name = value` (class_find: found) */
-static int last_assign_visit(TSNode n, void *arg)
-{
-	struct class_find *f = arg;
-	size_t len;
-	const char *t = node_is(n, "assignment")
-			    ? pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len)
-			    : NULL;
-	if (t && len == f->len && !memcmp(t, f->name, len))
-		f->found = ts_node_child_by_field_name(n, "right", 5);
-	return 0;
-}
-
-/* self.x[i], or a tuple of such: what an in-memory dataset returns */
-static int indexes_self(struct src *s, TSNode e)
-{
-	if (node_is(e, "tuple") || node_is(e, "expression_list")) {
-		uint32_t k = ts_node_named_child_count(e);
-		for (uint32_t i = 0; i < k; i++)
-			if (!indexes_self(s, ts_node_named_child(e, i)))
-				return 0;
-		return k > 0;
-	}
-	if (!node_is(e, "subscript"))
-		return 0;
-	TSNode v = ts_node_child_by_field_name(e, "value", 5);
-	size_t len;
-	const char *t = node_is(v, "attribute") ? pl_scan_ntext(s, v, &len) : NULL;
-	return t && len > 5 && !memcmp(t, "self.", 5);
-}
-
-/* The DataLoader call's dataset (first positional argument or dataset=)
- * is an object of a class defined in this file whose __getitem__ only
- * indexes its own arrays (`return self.x[i], self.y[i]`): the data is in
- * memory, and worker processes would only add copying. */
-static int memory_dataset(struct src *s, TSNode call)
-{
-	TSNode args = ts_node_child_by_field_name(call, "arguments", 9), ds = {0};
-	uint32_t k = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-	for (uint32_t i = 0; i < k && ts_node_is_null(ds); i++) {
-		TSNode a = ts_node_named_child(args, i);
-		if (node_is(a, "keyword_argument")) {
-			size_t len;
-			const char *t =
-			    pl_scan_ntext(s, ts_node_child_by_field_name(a, "name", 4), &len);
-			if (len == 7 && !memcmp(t, "dataset", 7))
-				ds = ts_node_child_by_field_name(a, "value", 5);
-		} else if (i == 0) {
-			ds = a;
-		}
-	}
-	if (node_is(ds, "identifier")) { /* ds = Cls(...) in the function */
-		struct class_find af = {.s = s};
-		af.name = pl_scan_ntext(s, ds, &af.len);
-		walk_named(name_scope(s, call), last_assign_visit, &af);
-		ds = af.found;
-	}
-	if (!node_is(ds, "call"))
-		return 0;
-	TSNode fn = ts_node_child_by_field_name(ds, "function", 8);
-	fn = last_name(fn); /* torch.utils.data.TensorDataset(...) */
-	if (!node_is(fn, "identifier"))
-		return 0;
-	struct class_find cf = {.s = s};
-	cf.name = pl_scan_ntext(s, fn, &cf.len);
-	/* tensors already built: indexing them is all a worker would do */
-	if (cf.len == 13 && !memcmp(cf.name, "TensorDataset", 13))
-		return 1;
-	walk_named(s->root, class_visit, &cf);
-	if (ts_node_is_null(cf.found))
-		return 0;
-	TSNode body = ts_node_child_by_field_name(cf.found, "body", 4);
-	uint32_t nb = ts_node_is_null(body) ? 0 : ts_node_named_child_count(body);
-	for (uint32_t i = 0; i < nb; i++) {
-		TSNode d = ts_node_named_child(body, i);
-		if (node_is(d, "decorated_definition"))
-			d = ts_node_child_by_field_name(d, "definition", 10);
-		if (!node_is(d, "function_definition"))
-			continue;
-		size_t len;
-		const char *t = pl_scan_ntext(s, ts_node_child_by_field_name(d, "name", 4), &len);
-		if (len != 11 || memcmp(t, "__getitem__", 11))
-			continue;
-		TSNode fb = ts_node_child_by_field_name(d, "body", 4);
-		uint32_t ns = ts_node_is_null(fb) ? 0 : ts_node_named_child_count(fb);
-		TSNode last = ns ? ts_node_named_child(fb, ns - 1) : (TSNode){0};
-		/* a docstring, then one return */
-		if (ns > 2 ||
-		    (ns == 2 &&
-		     !node_is(ts_node_named_child(ts_node_named_child(fb, 0), 0), "string")))
-			return 0;
-		return node_is(last, "return_statement") &&
-		       indexes_self(s, ts_node_named_child(last, 0));
-	}
-	return 0;
-}
-
 /* The file names an accelerator, read from its nodes (a regular
  * expression over the text took "mps" in json.dumps for one). Bit 1, any
  * accelerator: an attribute or name cuda, mps, xla, xm, torch_xla, device
  * or to_device, a string "cuda", "cuda:N", "mps" or "xla", pin_memory=True;
  * bit 2, CUDA: the name cuda or a string "cuda[:N]"; bit 4: pin_memory=True
- * somewhere. */
+ * somewhere; bit 8: non_blocking=True somewhere (copies meant to overlap,
+ * which they do only from pinned memory). */
 struct device_find {
 	struct src *s;
 	int want, seen;
@@ -770,6 +654,9 @@ static int device_visit(TSNode n, void *arg)
 		if (len == 10 && !memcmp(t, "pin_memory", 10) &&
 		    node_is(ts_node_child_by_field_name(n, "value", 5), "true"))
 			f->seen |= 1 | 4;
+		if (len == 12 && !memcmp(t, "non_blocking", 12) &&
+		    node_is(ts_node_child_by_field_name(n, "value", 5), "true"))
+			f->seen |= 8;
 	}
 	return (f->seen & f->want) == f->want;
 }
@@ -1301,8 +1188,10 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_LOOP_NOT_SMALL:
 		return !loops_small(s, node);
-	case C_NOT_MEMORY_DATASET:
-		return !memory_dataset(s, node);
+	case C_COSTLY_DATASET:
+		return (pl_scan_dataset_evidence(s, node) & PL_DS_COSTLY) != 0;
+	case C_LARGE_BATCHES:
+		return (pl_scan_dataset_evidence(s, node) & PL_DS_BIG) || uses_device(s, 8);
 	case C_NOT_READ_ONCE:
 		return !read_once(s, node);
 	case C_UNUSED: {

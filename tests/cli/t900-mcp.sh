@@ -10,8 +10,9 @@ new_repo proj
 cat >train.py <<'PY'
 import torch
 from torch.utils.data import DataLoader
-def train(model, data, opt, device):
-    loader = DataLoader(data, batch_size=32)
+from torchvision.datasets import ImageFolder
+def train(model, root, opt, device):
+    loader = DataLoader(ImageFolder(root), batch_size=32)
     for x, y in loader:
         loss = model(x.to(device), y.to(device))
         loss.backward()

@@ -1,9 +1,9 @@
 import torch
 from torch.utils.data import DataLoader
+from torchvision.datasets import ImageFolder
 
-
-def train(model, dataset, opt, loss_fn):
-    loader = DataLoader(dataset, batch_size=32, pin_memory=True)
+def train(model, root, opt, loss_fn):
+    loader = DataLoader(ImageFolder(root), batch_size=32, pin_memory=True)
     total = 0
     for x, y in loader:
         loss = loss_fn(model(x), y)
