@@ -25,16 +25,29 @@ struct last_assign {
 	TSNode found;
 };
 
-/* the value of the last `name = value` (found) */
+/* the value of the last `name = value` (found); of `name, other = f(...)`
+ * the call (a builder that returns the dataset with its class count, a
+ * random_split) */
 static int last_assign_visit(TSNode n, void *arg)
 {
 	struct last_assign *f = arg;
+	if (!node_is(n, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	TSNode right = ts_node_child_by_field_name(n, "right", 5);
 	size_t len;
-	const char *t = node_is(n, "assignment")
-			    ? pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len)
-			    : NULL;
-	if (t && len == f->len && !memcmp(t, f->name, len))
-		f->found = ts_node_child_by_field_name(n, "right", 5);
+	const char *t = pl_scan_ntext(f->s, left, &len);
+	if (len == f->len && !memcmp(t, f->name, len)) {
+		f->found = right;
+	} else if ((node_is(left, "pattern_list") || node_is(left, "tuple_pattern")) &&
+		   node_is(right, "call")) {
+		uint32_t k = ts_node_named_child_count(left);
+		for (uint32_t i = 0; i < k; i++) {
+			t = pl_scan_ntext(f->s, ts_node_named_child(left, i), &len);
+			if (len == f->len && !memcmp(t, f->name, len))
+				f->found = right;
+		}
+	}
 	return 0;
 }
 
@@ -334,6 +347,7 @@ static int dataset_flags(struct src *s, TSNode at, TSNode ds, int depth)
 	const char *name = pl_scan_ntext(s, fn, &len);
 	/* wrappers: their dataset decides */
 	if ((len == 6 && !memcmp(name, "Subset", 6)) ||
+	    (len == 12 && !memcmp(name, "random_split", 12)) ||
 	    (len == 13 && !memcmp(name, "ConcatDataset", 13))) {
 		TSNode inner = argument(s, ds, "dataset", 0);
 		if (node_is(inner, "list") && ts_node_named_child_count(inner))
