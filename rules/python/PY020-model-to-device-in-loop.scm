@@ -3,10 +3,10 @@
 ; level: 4
 ; severity: medium
 ; status: statically_confirmed
-; when: in-loop, loop-header-lacks /children|modules|named_|layers|partitions|devices/
+; when: in-loop, not-rebound @o, loop-header-lacks /children|modules|named_|layers|partitions|devices/
 ; rationale: model.to(device) or model.cuda() walks every parameter and buffer; after the first iteration it does nothing useful but still costs a traversal (and a copy if the device differs).
 ; fix: move the model once, before the loop; move only the batch inside it
-; quiet: moving child modules or layers in turn (a loop over children(), modules(), layers, devices), and names other than model/net/module/network/encoder/decoder
+; quiet: a name the loop binds anew on each pass (its loop variable, or assigned in the loop: `net = getattr(self, "net" + name)` moves each network once); moving child modules or layers in turn (a loop over children(), modules(), layers, devices), and names other than model/net/module/network/encoder/decoder
 ; bad:
 ;| def train(model, loader, device):
 ;|     for x, y in loader:

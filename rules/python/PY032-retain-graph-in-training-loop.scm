@@ -3,10 +3,10 @@
 ; level: 4
 ; severity: high
 ; status: statically_confirmed
-; when: in-training-loop
+; when: in-training-loop, loop-lacks /backward[[:space:]]*[(].*backward[[:space:]]*[(]/
 ; rationale: retain_graph=True keeps every saved activation of the graph after backward; in a loop that is usually a workaround that holds memory per step and hides a bug.
 ; fix: compute the losses first and call backward once on their sum, or detach what is reused across steps
-; quiet: retain_graph=True outside a training loop; retain_graph=False
+; quiet: a loop with a second backward (a GAN's discriminator and generator losses share the graph the first keeps: the flag is needed); retain_graph=True outside a training loop; retain_graph=False
 ; bad:
 ;| def train(model, loader, opt):
 ;|     for x, y in loader:

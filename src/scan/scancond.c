@@ -848,6 +848,36 @@ static int loop_mutates(struct src *s, TSNode loop, TSNode cap)
 	return !ts_node_is_null(body) && walk_named(body, mut_visit, &f);
 }
 
+/* Does the loop bind the name anew on each pass: its loop variable, or
+ * assigned in its body (`net = getattr(self, "net" + name)`)? */
+struct rebind_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+};
+
+static int rebind_visit(TSNode n, void *arg)
+{
+	struct rebind_find *f = arg;
+	if (!node_is(n, "assignment") && !node_is(n, "for_statement"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	struct name_find nf = {f->s, f->name, f->len};
+	return !ts_node_is_null(left) && walk_named(left, name_visit, &nf);
+}
+
+static int loop_rebinds(struct src *s, TSNode loop, TSNode cap)
+{
+	struct rebind_find f = {s, NULL, 0};
+	f.name = pl_scan_ntext(s, cap, &f.len);
+	struct name_find nf = {s, f.name, f.len};
+	TSNode left = ts_node_child_by_field_name(loop, "left", 4);
+	if (!ts_node_is_null(left) && walk_named(left, name_visit, &nf))
+		return 1;
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	return !ts_node_is_null(body) && walk_named(body, rebind_visit, &f);
+}
+
 struct once_find {
 	struct src *s;
 	const char *name;
@@ -1191,7 +1221,21 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	case C_COSTLY_DATASET:
 		return (pl_scan_dataset_evidence(s, node) & PL_DS_COSTLY) != 0;
 	case C_LARGE_BATCHES:
-		return (pl_scan_dataset_evidence(s, node) & PL_DS_BIG) || uses_device(s, 8);
+		return (pl_scan_dataset_evidence(s, node) & PL_DS_BIG) != 0;
+	case C_NON_BLOCKING:
+		return uses_device(s, 8);
+	case C_BLOCKING:
+		return !uses_device(s, 8);
+	case C_NOT_REBOUND: {
+		/* the name @cap is the same object on every pass of its innermost
+		 * loop: not a loop variable, not assigned in the loop (a loop
+		 * over networks moves each one once) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		TSNode loop = pl_scan_enclosing_loop(s, node);
+		if (ts_node_is_null(cap) || ts_node_is_null(loop))
+			return !ts_node_is_null(cap);
+		return !loop_rebinds(s, loop, cap);
+	}
 	case C_NOT_READ_ONCE:
 		return !read_once(s, node);
 	case C_UNUSED: {

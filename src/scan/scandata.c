@@ -201,7 +201,7 @@ static const regex_t *res(void)
 	     * references' presets) */
 	    "Random[A-Z]|ColorJitter|AutoAugment|RandAugment|TrivialAugment|AugMix|"
 	    "GaussianBlur|RandomErasing|albumentations|A\\.Compose|Preset[A-Za-z]*Train|"
-	    "PresetTrain|Resize|ResizedCrop",
+	    "PresetTrain",
 	    /* a resize, and its first size where it is a literal */
 	    "(Resize|ResizedCrop|CenterCrop)[A-Za-z]*[[:space:]]*\\([[:space:]]*(size[[:space:]]*="
 	    "[[:space:]]*)?\\(?[[:space:]]*([0-9]*)",
@@ -230,21 +230,23 @@ static int hit(const regex_t *re, const char *t, size_t len)
 	return re && re_hit(re, t, len);
 }
 
-/* A resize to 128 pixels or more (or to a size named, not written). */
+/* A resize to 128 pixels or more written as a number: 2; to a size named,
+ * not written (args.size, crop_size): 1; none, or only smaller: 0. */
 static int big_resize(const regex_t *re, const char *t, size_t len)
 {
 	size_t at = 0;
+	int named = 0;
 	while (at < len) {
 		regmatch_t m[4] = {{.rm_so = (regoff_t)at, .rm_eo = (regoff_t)len}};
 		if (regexec(re, t, 4, m, REG_STARTEND) != 0)
-			return 0;
+			break;
 		if (m[3].rm_so < 0 || m[3].rm_eo == m[3].rm_so)
-			return 1; /* args.size, crop_size */
-		if (atoi(t + m[3].rm_so) >= 128)
-			return 1;
+			named = 1;
+		else if (atoi(t + m[3].rm_so) >= 128)
+			return 2;
 		at = (size_t)m[0].rm_eo > at ? (size_t)m[0].rm_eo : at + 1;
 	}
-	return 0;
+	return named;
 }
 
 /* The text a dataset call's transform can be read from: its arguments,
@@ -359,8 +361,11 @@ static int dataset_flags(struct src *s, TSNode at, TSNode ds, int depth)
 	transform_text(s, ds, &tb);
 	if (tb.s && hit(&re[RE_AUGMENT], tb.s, tb.len))
 		flags |= PL_DS_AUGMENT;
-	if (tb.s && big_resize(&re[RE_RESIZE], tb.s, tb.len))
-		flags |= PL_DS_BIG;
+	/* a resize to 224 is work on any image, and makes it large; one to a
+	 * size the code names is read below by what is resized */
+	int resize = tb.s ? big_resize(&re[RE_RESIZE], tb.s, tb.len) : 0;
+	if (resize == 2)
+		flags |= PL_DS_AUGMENT | PL_DS_BIG;
 	TSNode cls = defined(s, "class_definition", fn);
 	if (in_list(name, len, memory_classes)) {
 		flags |= PL_DS_MEMORY;
@@ -428,6 +433,10 @@ static int dataset_flags(struct src *s, TSNode at, TSNode ds, int depth)
 			flags |= PL_DS_FILES | (hit(&re[RE_VISION], s->text, s->len) ? PL_DS_BIG : 0);
 	}
 	free(tb.s);
+	/* a resize to a named size: of images read from files, large ones
+	 * (MNIST resized to opt.img_size is 28 pixels made 32) */
+	if (resize == 1 && (flags & PL_DS_FILES) && !(flags & PL_DS_MEMORY))
+		flags |= PL_DS_BIG;
 	/* in memory, its items cost only what its transform does */
 	if ((flags & PL_DS_MEMORY) && !(flags & PL_DS_AUGMENT))
 		flags &= ~PL_DS_COSTLY;
