@@ -1,7 +1,7 @@
 ; id: PY001
 ; title: Nested loops over the same collection
 ; level: 1
-; severity: high
+; severity: medium
 ; status: requires_profiling
 ; metric: complexity_exponent
 ; when: enclosing-loop-iterates @iter, loop-not-small

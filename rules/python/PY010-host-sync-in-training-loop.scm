@@ -1,12 +1,10 @@
 ; id: PY010
 ; title: .item()/.cpu()/.numpy()/.tolist() inside a training loop
 ; level: 5
-; severity: medium
+; severity: low
 ; status: statically_confirmed
 ; group: loop
 ; when: in-training-step, uses-device
-; lower: loop-has /isfinite|isnan|isinf/
-; lower-why: the loop checks a value for NaN/inf on the host, a guard that needs a read every step
 ; rationale: Each call copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
 ; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps
 ; quiet: syncs outside the training loop (no backward() in the loop), once per epoch (in an epoch loop before or after its step loop), under a periodic branch (`if step % log_every == 0:`), in a file that never names a device, or in a loop's once-run part; several syncs in one step are one finding

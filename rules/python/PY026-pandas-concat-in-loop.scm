@@ -1,7 +1,7 @@
 ; id: PY026
 ; title: DataFrame grown row by row in a loop (pd.concat / DataFrame.append)
 ; level: 2
-; severity: high
+; severity: medium
 ; status: statically_confirmed
 ; metric: complexity_exponent
 ; when: in-loop

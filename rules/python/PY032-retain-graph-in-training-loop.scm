@@ -1,7 +1,7 @@
 ; id: PY032
 ; title: backward(retain_graph=True) inside a training loop
 ; level: 4
-; severity: high
+; severity: medium
 ; status: statically_confirmed
 ; when: in-training-loop, loop-lacks /backward[[:space:]]*[(].*backward[[:space:]]*[(]/
 ; rationale: retain_graph=True keeps every saved activation of the graph after backward; in a loop that is usually a workaround that holds memory per step and hides a bug.

@@ -1257,6 +1257,22 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_IN_TRAINING_STEP:
 		return training_step_at(s, c, node);
+	case C_PER_STEP: {
+		/* once per training step: in the step (in-training-step), or in
+		 * a module's forward(), which every step calls */
+		if (training_step_at(s, c, node))
+			return 1;
+		TSNode fn = pl_scan_enclosing_function(s, node);
+		if (ts_node_is_null(fn))
+			return 0;
+		t = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
+		if (len != 7 || memcmp(t, "forward", 7))
+			return 0;
+		for (TSNode p = ts_node_parent(fn); !ts_node_is_null(p); p = ts_node_parent(p))
+			if (node_is(p, "class_definition"))
+				return 1;
+		return 0;
+	}
 	case C_IN_DEF: {
 		/* the name (node) of the function it is in, nested ones included */
 		for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {

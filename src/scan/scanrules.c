@@ -158,6 +158,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"uses-device", C_USES_DEVICE, 0},
 	    {"uses-cuda", C_USES_CUDA, 0},
 	    {"in-training-step", C_IN_TRAINING_STEP, 0},
+	    {"per-step", C_PER_STEP, 0},
 	    {"in-def", C_IN_DEF, 2},
 	    {"eval-loader", C_EVAL_LOADER, 0},
 	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
@@ -208,9 +209,10 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 						    r->path);
 			c->re_text = pl_scan_dupn(p + 1, (size_t)(end - p - 1));
 			p = end + 1;
-		} else if (c->kind == C_IN_TRAINING_LOOP || c->kind == C_IN_TRAINING_STEP) {
+		} else if (c->kind == C_IN_TRAINING_LOOP || c->kind == C_IN_TRAINING_STEP ||
+			   c->kind == C_PER_STEP) {
 			c->re_text = strdup("\\.backward\\(");
-			if (c->kind == C_IN_TRAINING_STEP &&
+			if (c->kind != C_IN_TRAINING_LOOP &&
 			    regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
 				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {

@@ -173,7 +173,7 @@ check out "sorted((f['path'].split('/')[-1], f['leaf'], f['location']['line']) f
 # DataLoader options in a local dict (resolved) vs a dict that lacks them
 # vs one built elsewhere (not judged); a progress flush of stdout vs a
 # data file; sorted()[0] once vs per item; a loss read for a NaN guard
-# (rated low, with the reason); the same code in tests/ (one level lower);
+# (low, as every PY010); the same code in tests/ (one level lower);
 # a read once per epoch vs once per step under gradient accumulation
 mkdir -p quiet3/tests
 cat >quiet3/pairs.py <<'PY'
@@ -280,12 +280,11 @@ PY
 cp quiet3/progress.c quiet3/tests/progress.c
 run "$PERFLOOP" scan --format json quiet3
 expect_rc 0
-check out "sorted((f['path'].split('quiet3/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('epochs.py', 'PY010', 17, 'medium'), ('guard.py', 'PY010', 5, 'low'), ('loaders.py', 'PY014', 8, 'medium'), ('loaders.py', 'PY014', 25, 'medium'), ('pairs.py', 'PY001', 14, 'high'), ('pairs.py', 'PY031', 19, 'low'), ('progress.c', 'C008', 8, 'medium'), ('tests/progress.c', 'C008', 8, 'low')]"
+check out "sorted((f['path'].split('quiet3/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('epochs.py', 'PY010', 17, 'low'), ('guard.py', 'PY010', 5, 'low'), ('loaders.py', 'PY014', 8, 'medium'), ('loaders.py', 'PY014', 25, 'medium'), ('pairs.py', 'PY001', 14, 'medium'), ('pairs.py', 'PY031', 19, 'low'), ('progress.c', 'C008', 8, 'medium'), ('tests/progress.c', 'C008', 8, 'low')]"
 check out "[f['evidence'].get('severity_note') for f in d['findings'] if f['leaf'] == 'C008'] == [None, 'rated low, not medium: in test code']"
-check out "'NaN' in [f for f in d['findings'] if f['leaf'] == 'PY010' and f['path'].endswith('guard.py')][0]['evidence']['severity_note']"
-run "$PERFLOOP" scan quiet3/guard.py
+run "$PERFLOOP" scan quiet3/tests/progress.c
 check_text() { grep -q "$1" "$T/out" || fail "text output lacks '$1'"; }
-check_text "= note: rated low, not medium: the loop checks a value for NaN/inf"
+check_text "= note: rated low, not medium: in test code"
 # PY015 (advisory: asked for by its id) reads pin_memory through **kw too
 run "$PERFLOOP" scan --select PY015 --format json quiet3/loaders.py
 expect_rc 0
@@ -444,7 +443,7 @@ def loaders(ds, use_cuda):
 PY
 run "$PERFLOOP" scan --format json quiet4
 expect_rc 0
-check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('evl.py', 'PY014', 7, 'low'), ('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'medium'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 9, 'medium'), ('pairs.py', 'PY001', 3, 'high'), ('pairs.py', 'PY001', 9, 'medium'), ('pairs.py', 'PY028', 25, 'low'), ('tds.py', 'PY014', 7, 'medium')]"
+check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['line'], f['severity']) for f in d['findings']) == [('evl.py', 'PY014', 7, 'low'), ('grow.py', 'PY004', 5, 'medium'), ('grow.py', 'PY004', 15, 'medium'), ('helper.py', 'PY010', 3, 'low'), ('items.py', 'PY036', 7, 'medium'), ('items.py', 'PY036', 8, 'medium'), ('kw.py', 'PY014', 9, 'medium'), ('pairs.py', 'PY001', 3, 'medium'), ('pairs.py', 'PY001', 9, 'low'), ('pairs.py', 'PY028', 25, 'low'), ('tds.py', 'PY014', 7, 'medium')]"
 
 # what a loader's dataset costs per item, read from the code (#39; on
 # held-out training code most PY014/PY015 findings were loaders over
@@ -456,7 +455,10 @@ check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['lin
 # that tokenizes: PY014. PY015 (advisory) only where items are large
 # (images from files, a resize to 224), PY037 where the copies are
 # non_blocking; a network moved once per pass over the networks (PY020
-# quiet); retain_graph before a second backward (PY032 quiet)
+# quiet); retain_graph before a second backward (PY032 quiet); tensors
+# built on the CPU and copied to the device in the step or in forward()
+# (PY038), not where made with device=, outside the step, every 100
+# steps, or from the batch's own data
 mkdir quiet5
 cat >quiet5/data.py <<'PY'
 import torch
@@ -494,6 +496,31 @@ def loaders(args, data, texts):
     unpacked = DataLoader(split, batch_size=32)
     return mnist, cifar, folder, photos, sums, given, built, resized, tokens, part, unpacked
 PY
+cat >quiet5/rnn.py <<'PY'
+import numpy as np
+import torch
+from torch import nn
+class RNN(nn.Module):
+    def forward(self, x):
+        h0 = torch.zeros(self.num_layers, x.size(0), self.hidden).to(x.device)
+        c0 = torch.zeros(self.num_layers, x.size(0), self.hidden, device=x.device)
+        out, _ = self.lstm(x, (h0, c0))
+        return out
+    def init(self):
+        return torch.zeros(3).cuda()
+def train(model, loader, opt, device):
+    eye = torch.eye(4).to(device)
+    for i, (x, y) in enumerate(loader):
+        valid = torch.ones(x.size(0), 1).to(device)
+        z = torch.from_numpy(np.random.normal(0, 1, (x.size(0), 100))).to(device)
+        scale = torch.tensor([0.5, 2.0]).to(device)
+        target = torch.tensor(y).to(device)
+        loss = model(x.to(device), valid, z, scale, target, eye)
+        loss.backward()
+        opt.step()
+        if i % 100 == 0:
+            sample = torch.randn(16, 100).to(device)
+PY
 cat >quiet5/gan.py <<'PY'
 import torch
 def setup(self, device):
@@ -530,7 +557,7 @@ def train(model, opt):
 PY
 run "$PERFLOOP" scan --format json quiet5
 expect_rc 0
-check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20)]"
+check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)]"
 run "$PERFLOOP" scan --select PY015 --format json quiet5
 expect_rc 0
 check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f in d['findings']) == [('data.py', n) for n in (24, 25, 28, 29, 31, 33)]"

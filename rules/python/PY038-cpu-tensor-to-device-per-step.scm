@@ -1,0 +1,36 @@
+; id: PY038
+; title: Tensor built on the CPU and copied to the device every step
+; level: 4
+; severity: low
+; status: statically_confirmed
+; when: per-step, uses-device, node-lacks /device[[:space:]]*=/
+; rationale: torch.zeros(...).to(device) allocates and fills the tensor in host memory, then copies it from pageable memory, a copy the host waits for, on every step (an RNN's initial state in forward(), a GAN's real/fake labels, noise drawn on the CPU): made on the device it is one kernel, and a constant one can be made once.
+; fix: create it where it is used: torch.zeros(..., device=device) (or torch.zeros_like(x)); a tensor that never changes, once before the loop (register_buffer in a module)
+; quiet: factories given device=; tensors built outside the training step and outside a module's forward(); torch.tensor() of anything but a literal (a batch's own data must be copied); files that never name a device
+; bad:
+;| import torch
+;| def train(model, loader, opt, device):
+;|     for x, y in loader:
+;|         labels = torch.ones(x.size(0), 1).to(device)
+;|         loss = model(x.to(device), labels)
+;|         loss.backward()
+;|         opt.step()
+; good:
+;| import torch
+;| def train(model, loader, opt, device):
+;|     for x, y in loader:
+;|         labels = torch.ones(x.size(0), 1, device=device)
+;|         loss = model(x.to(device), labels)
+;|         loss.backward()
+;|         opt.step()
+((call function: (attribute object: (call function: (attribute object: (identifier) @mod attribute: (identifier) @fac)) attribute: (identifier) @m)) @finding
+ (#eq? @mod "torch")
+ (#match? @fac "^(zeros|ones|full|empty|eye|arange|linspace|rand|randn|randint|randperm|normal)$")
+ (#match? @m "^(to|cuda)$"))
+((call function: (attribute object: (call function: (attribute object: (identifier) @mod attribute: (identifier) @fac) arguments: (argument_list . [(integer) (float) (list) (tuple)])) attribute: (identifier) @m)) @finding
+ (#eq? @mod "torch")
+ (#match? @fac "^(tensor|as_tensor|Tensor|FloatTensor|LongTensor)$")
+ (#match? @m "^(to|cuda)$"))
+((call function: (attribute object: (call function: (attribute object: (identifier) @mod attribute: (identifier) @fac) arguments: (argument_list . (call function: (attribute object: (attribute object: (identifier) @np attribute: (identifier) @rnd)))))  attribute: (identifier) @m)) @finding
+ (#eq? @mod "torch") (#eq? @fac "from_numpy") (#match? @np "^(np|numpy)$") (#eq? @rnd "random")
+ (#match? @m "^(to|cuda)$"))
