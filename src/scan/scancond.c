@@ -850,29 +850,21 @@ static int loop_mutates(struct src *s, TSNode loop, TSNode cap)
 
 /* Does the loop bind the name anew on each pass: its loop variable, or
  * assigned in its body (`net = getattr(self, "net" + name)`)? */
-struct rebind_find {
-	struct src *s;
-	const char *name;
-	size_t len;
-};
-
 static int rebind_visit(TSNode n, void *arg)
 {
-	struct rebind_find *f = arg;
+	struct name_find *f = arg;
 	if (!node_is(n, "assignment") && !node_is(n, "for_statement"))
 		return 0;
 	TSNode left = ts_node_child_by_field_name(n, "left", 4);
-	struct name_find nf = {f->s, f->name, f->len};
-	return !ts_node_is_null(left) && walk_named(left, name_visit, &nf);
+	return !ts_node_is_null(left) && walk_named(left, name_visit, f);
 }
 
 static int loop_rebinds(struct src *s, TSNode loop, TSNode cap)
 {
-	struct rebind_find f = {s, NULL, 0};
+	struct name_find f = {s, NULL, 0};
 	f.name = pl_scan_ntext(s, cap, &f.len);
-	struct name_find nf = {s, f.name, f.len};
 	TSNode left = ts_node_child_by_field_name(loop, "left", 4);
-	if (!ts_node_is_null(left) && walk_named(left, name_visit, &nf))
+	if (!ts_node_is_null(left) && walk_named(left, name_visit, &f))
 		return 1;
 	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
 	return !ts_node_is_null(body) && walk_named(body, rebind_visit, &f);
