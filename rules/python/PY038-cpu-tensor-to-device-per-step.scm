@@ -3,10 +3,10 @@
 ; level: 4
 ; severity: low
 ; status: statically_confirmed
-; when: per-step, uses-device, node-lacks /device[[:space:]]*=/
+; when: per-step, uses-device, node-lacks /device[[:space:]]*=/, node-lacks /^torch\.[a-z]+\([[:space:]]*0[[:space:]]*[,)]/
 ; rationale: torch.zeros(...).to(device) allocates and fills the tensor in host memory, then copies it from pageable memory, a copy the host waits for, on every step (an RNN's initial state in forward(), a GAN's real/fake labels, noise drawn on the CPU): made on the device it is one kernel, and a constant one can be made once.
 ; fix: create it where it is used: torch.zeros(..., device=device) (or torch.zeros_like(x)); a tensor that never changes, once before the loop (register_buffer in a module)
-; quiet: factories given device=; tensors built outside the training step and outside a module's forward(); torch.tensor() of anything but a literal (a batch's own data must be copied); files that never name a device
+; quiet: factories given device=; an empty one (torch.empty(0): nothing is filled or copied); tensors built outside the training step and outside a module's forward(); torch.tensor() of anything but a literal (a batch's own data must be copied); files that never name a device
 ; bad:
 ;| import torch
 ;| def train(model, loader, opt, device):

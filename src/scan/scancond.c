@@ -1139,6 +1139,7 @@ struct step_call_find {
 	size_t len;
 	TSNode self; /* the function: its own (recursive) calls do not count */
 	const regex_t *bwd, *per;
+	int step_fn; /* the function is a step itself (its backward() in no loop) */
 };
 
 static int step_call_visit(TSNode n, void *arg)
@@ -1155,7 +1156,24 @@ static int step_call_visit(TSNode n, void *arg)
 	uint32_t at = ts_node_start_byte(n);
 	if (at >= ts_node_start_byte(f->self) && at < ts_node_end_byte(f->self))
 		return 0;
+	/* a step function runs once per pass of any loop that calls it
+	 * (`for epoch in ...: train(epoch)` where train() is the step) */
+	if (f->step_fn && !ts_node_is_null(loop_above(f->s, n)))
+		return !periodic_at(f->s, f->per, n);
 	return training_loop_at(f->s, f->bwd, n) && !periodic_at(f->s, f->per, n);
+}
+
+/* A backward() call in the function outside any loop of its own: the
+ * function is one training step (train_step(batch), a full-batch epoch). */
+static int bwd_visit(TSNode n, void *arg)
+{
+	struct src *s = arg;
+	if (!node_is(n, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	size_t len;
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
+	return t && len == 8 && !memcmp(t, "backward", 8) && ts_node_is_null(loop_above(s, n));
 }
 
 /* Runs once per training step: in a step loop and not in a periodic
@@ -1173,7 +1191,9 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 	if (ts_node_is_null(fn) || !memmem(s->text, s->len, "backward(", 9) ||
 	    periodic_at(s, &c->re2, node))
 		return 0;
-	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2};
+	TSNode body = ts_node_child_by_field_name(fn, "body", 4);
+	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2, 0};
+	f.step_fn = !ts_node_is_null(body) && walk_named(body, bwd_visit, s);
 	f.name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &f.len);
 	return f.len && walk_named(s->root, step_call_visit, &f);
 }

@@ -458,7 +458,9 @@ check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['lin
 # quiet); retain_graph before a second backward (PY032 quiet); tensors
 # built on the CPU and copied to the device in the step or in forward()
 # (PY038), not where made with device=, outside the step, every 100
-# steps, or from the batch's own data
+# steps, or from the batch's own data; a read in a step function (its
+# backward() in no loop of its own) that a loop calls (PY010); layers
+# built in forward() (PY039; low where they hold no weights)
 mkdir quiet5
 cat >quiet5/data.py <<'PY'
 import torch
@@ -521,6 +523,37 @@ def train(model, loader, opt, device):
         if i % 100 == 0:
             sample = torch.randn(16, 100).to(device)
 PY
+cat >quiet5/step.py <<'PY'
+import torch
+def train(model, x, y, opt):
+    opt.zero_grad()
+    loss = model(x.cuda(), y.cuda())
+    loss.backward()
+    opt.step()
+    return loss.item()
+def fit(model, x, y, opt, epochs):
+    for epoch in range(epochs):
+        print(train(model, x, y, opt))
+        seed = torch.empty(0).cuda()
+def evaluate(model, x):
+    return model(x).sum().item()
+PY
+cat >quiet5/fwd.py <<'PY'
+import torch
+from torch import nn
+import torch.nn.functional as F
+class Net(nn.Module):
+    def __init__(self, d):
+        super().__init__()
+        self.fc = nn.Linear(d, d)
+    def forward(self, x):
+        y = nn.Linear(x.size(-1), 10)(x)
+        z = nn.MaxPool2d(2)(y)
+        w = F.max_pool2d(y, 2)
+        return nn.LayerNorm(10)(z + w)
+def build():
+    return nn.Linear(3, 3)
+PY
 cat >quiet5/gan.py <<'PY'
 import torch
 def setup(self, device):
@@ -557,7 +590,7 @@ def train(model, opt):
 PY
 run "$PERFLOOP" scan --format json quiet5
 expect_rc 0
-check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)]"
+check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
 run "$PERFLOOP" scan --select PY015 --format json quiet5
 expect_rc 0
 check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f in d['findings']) == [('data.py', n) for n in (24, 25, 28, 29, 31, 33)]"
