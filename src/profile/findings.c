@@ -99,7 +99,7 @@ static int parse_one(struct ctx *c, json_t *o, struct pl_finding *f)
 	    (rc = get_string(c, o, "leaf", 1, &f->leaf)) ||
 	    (rc = get_string(c, o, "signal", 1, &f->signal)))
 		return rc;
-	int e;
+	int e = 0;
 	if ((rc = get_enum(c, o, "severity", sev_names, 4, &e)))
 		return rc;
 	f->severity = (enum pl_severity)e;
@@ -124,6 +124,17 @@ static int parse_one(struct ctx *c, json_t *o, struct pl_finding *f)
 		if (end && !(json_is_integer(end) && json_integer_value(end) >= f->line))
 			return bad(c, "location.end_line", "expected an integer >= location.line");
 		f->end_line = end ? (long)json_integer_value(end) : 0;
+		json_t *also = json_object_get(loc, "also_lines"), *x;
+		size_t k;
+		if (also && !json_is_array(also))
+			return bad(c, "location.also_lines", "expected an array of line numbers");
+		json_array_foreach(also, k, x)
+		{
+			if (!json_is_integer(x) || json_integer_value(x) < 1)
+				return bad(c, "location.also_lines", "expected line numbers >= 1");
+		}
+		if (json_array_size(also))
+			f->also_lines = json_incref(also);
 		json_t *fn = json_object_get(loc, "function");
 		if (fn && !json_is_null(fn) && !json_is_string(fn))
 			return bad(c, "location.function", "expected a string or null");
@@ -218,6 +229,7 @@ static void finding_release(struct pl_finding *f)
 	free(f->severity_note);
 	free(f->source);
 	json_decref(f->evidence_numbers);
+	json_decref(f->also_lines);
 	memset(f, 0, sizeof(*f));
 }
 
@@ -351,6 +363,8 @@ json_t *pl_finding_to_json(const struct pl_finding *f)
 				(json_int_t)f->column, "function", f->function);
 	if (loc && f->end_line > f->line)
 		json_object_set_new(loc, "end_line", json_integer((json_int_t)f->end_line));
+	if (loc && json_array_size(f->also_lines))
+		json_object_set_new(loc, "also_lines", json_deep_copy(f->also_lines));
 	json_t *metric = json_pack("{s:s, s:o, s:s?}", "name", f->metric_name, "value",
 				   f->has_metric_value ? json_real(f->metric_value) : json_null(),
 				   "unit", f->metric_unit);

@@ -23,6 +23,7 @@ struct pl_finding {
 	enum pl_fstatus status;
 	long line, column; /* 0 when unknown */
 	long end_line;	   /* the last line of what was flagged (a loop's body); 0: line */
+	json_t *also_lines; /* the rule's other lines grouped into it (its loop's); NULL */
 	char *metric_name, *metric_unit;
 	double metric_value;
 	int has_metric_value;

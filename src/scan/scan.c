@@ -144,6 +144,9 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 				g->evidence_numbers = json_object();
 			json_object_set_new(g->evidence_numbers, "occurrences",
 					    json_integer(n > 1 ? n + 1 : 2));
+			if (!g->also_lines)
+				g->also_lines = json_array();
+			json_array_append_new(g->also_lines, json_integer((json_int_t)pt.row + 1));
 			return 0;
 		}
 	}

@@ -554,6 +554,16 @@ class Net(nn.Module):
 def build():
     return nn.Linear(3, 3)
 PY
+cat >quiet5/group.py <<'PY'
+import torch
+def train(model, loader, opt, device):
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        loss.backward()
+        opt.step()
+        a = loss.item()
+        b = x.cpu()
+PY
 cat >quiet5/gan.py <<'PY'
 import torch
 def setup(self, device):
@@ -590,7 +600,9 @@ def train(model, opt):
 PY
 run "$PERFLOOP" scan --format json quiet5
 expect_rc 0
-check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
+check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20), ('group.py', 'PY010', 7)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
+# one step's syncs are one finding, which names the others' lines
+check out "[f['location'].get('also_lines') for f in d['findings'] if f['path'].endswith('group.py')] == [[8]]"
 run "$PERFLOOP" scan --select PY015 --format json quiet5
 expect_rc 0
 check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f in d['findings']) == [('data.py', n) for n in (24, 25, 28, 29, 31, 33)]"
