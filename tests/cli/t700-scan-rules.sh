@@ -460,7 +460,10 @@ check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['lin
 # (PY038), not where made with device=, outside the step, every 100
 # steps, or from the batch's own data; a read in a step function (its
 # backward() in no loop of its own) that a loop calls (PY010); layers
-# built in forward() (PY039; low where they hold no weights)
+# built in forward() (PY039; low where they hold no weights); a position
+# index through unsqueeze and a numpy mask copied in forward() (PY038);
+# numpy noise and labels wrapped in torch.cuda.FloatTensor each step
+# (PY040), not where the tensor type is the CPU's or outside the step
 mkdir quiet5
 cat >quiet5/data.py <<'PY'
 import torch
@@ -564,6 +567,38 @@ def train(model, loader, opt, device):
         a = loss.item()
         b = x.cpu()
 PY
+cat >quiet5/gan2.py <<'PY'
+import numpy as np
+import torch
+from torch import nn
+cuda = torch.cuda.is_available()
+Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor
+class Attn(nn.Module):
+    def forward(self, x):
+        pos = torch.arange(x.size(1)).unsqueeze(0).to(x.device)
+        mask = torch.from_numpy(np.triu(np.ones((4, 4)), k=1)).cuda()
+        return x + pos + mask
+def train(G, D, loader, opt, latent_dim):
+    for imgs, _ in loader:
+        z = Tensor(np.random.normal(0, 1, (imgs.shape[0], latent_dim)))
+        valid = Tensor(np.ones((imgs.shape[0], 1)))
+        fake = Tensor(imgs.size(0), 1).fill_(0.0)
+        loss = D(G(z)).mean()
+        loss.backward()
+        opt.step()
+z0 = Tensor(np.random.normal(0, 1, (10, 100)))
+PY
+cat >quiet5/cpugan.py <<'PY'
+import numpy as np
+import torch
+Tensor = torch.FloatTensor
+def train(G, D, loader, opt):
+    for imgs, _ in loader:
+        z = Tensor(np.random.normal(0, 1, (imgs.shape[0], 100)))
+        loss = D(G(z)).mean()
+        loss.backward()
+        opt.step()
+PY
 cat >quiet5/gan.py <<'PY'
 import torch
 def setup(self, device):
@@ -600,7 +635,7 @@ def train(model, opt):
 PY
 run "$PERFLOOP" scan --format json quiet5
 expect_rc 0
-check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20), ('group.py', 'PY010', 7)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
+check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20), ('gan2.py', 'PY038', 8), ('gan2.py', 'PY038', 9), ('gan2.py', 'PY040', 13), ('gan2.py', 'PY040', 14), ('group.py', 'PY010', 7)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
 # one step's syncs are one finding, which names the others' lines
 check out "[f['location'].get('also_lines') for f in d['findings'] if f['path'].endswith('group.py')] == [[8]]"
 run "$PERFLOOP" scan --select PY015 --format json quiet5
