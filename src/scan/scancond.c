@@ -1165,6 +1165,62 @@ static int step_call_visit(TSNode n, void *arg)
 
 /* A backward() call in the function outside any loop of its own: the
  * function is one training step (train_step(batch), a full-batch epoch). */
+/* The last `name = torch.F(...)` before the finding in its function, F a
+ * factory that fills host memory, without device=. */
+struct factory_find {
+	struct src *s;
+	const char *name;
+	size_t len;
+	uint32_t before;
+	TSNode last; /* the value of the last assignment to the name so far */
+};
+
+static int factory_visit(TSNode n, void *arg)
+{
+	struct factory_find *f = arg;
+	if (ts_node_start_byte(n) >= f->before)
+		return 1;
+	/* (the assignment the finding is in is not before it) */
+	if (!node_is(n, "assignment") || ts_node_end_byte(n) > f->before)
+		return 0;
+	size_t len;
+	const char *t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len);
+	if (len == f->len && !memcmp(t, f->name, len))
+		f->last = ts_node_child_by_field_name(n, "right", 5);
+	return 0;
+}
+
+static int cpu_factory_before(struct src *s, TSNode node, TSNode cap)
+{
+	struct factory_find f = {.s = s, .before = ts_node_start_byte(node)};
+	f.name = pl_scan_ntext(s, cap, &f.len);
+	walk_named(name_scope(s, node), factory_visit, &f);
+	if (!node_is(f.last, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(f.last, "function", 8);
+	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
+					      : (TSNode){0};
+	size_t ml, fl, tl;
+	const char *mt = node_is(mod, "identifier") ? pl_scan_ntext(s, mod, &ml) : NULL;
+	const char *ft = mt ? pl_scan_ntext(s, last_name(fn), &fl) : NULL;
+	if (!ft || ml != 5 || memcmp(mt, "torch", 5))
+		return 0;
+	static const char *const fac[] = {"zeros", "ones", "full",	"empty",   "eye",
+					  "arange", "rand", "randn", "randint", "linspace"};
+	int hit = 0;
+	for (size_t i = 0; i < sizeof fac / sizeof *fac && !hit; i++)
+		hit = fl == strlen(fac[i]) && !memcmp(ft, fac[i], fl);
+	const char *t = pl_scan_ntext(s, f.last, &tl);
+	/* torch.empty(0): nothing is filled or copied */
+	TSNode args = ts_node_child_by_field_name(f.last, "arguments", 9);
+	TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args)
+			   ? (TSNode){0}
+			   : ts_node_named_child(args, 0);
+	size_t al;
+	const char *at = node_is(first, "integer") ? pl_scan_ntext(s, first, &al) : NULL;
+	return hit && !memmem(t, tl, "device", 6) && !(at && al == 1 && *at == '0');
+}
+
 static int bwd_visit(TSNode n, void *arg)
 {
 	struct src *s = arg;
@@ -1269,6 +1325,14 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_IN_TRAINING_STEP:
 		return training_step_at(s, c, node);
+	case C_CPU_FACTORY: {
+		/* the name @cap was last bound, before the finding and in its
+		 * function, to a tensor made on the CPU: torch.ones(n) (no
+		 * device=), then copied with .cuda() a few lines on */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		/* (a pattern of the rule without @cap: not this condition's) */
+		return ts_node_is_null(cap) || cpu_factory_before(s, node, cap);
+	}
 	case C_PER_STEP: {
 		/* once per training step: in the step (in-training-step), or in
 		 * a module's forward(), which every step calls */
