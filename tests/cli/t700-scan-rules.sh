@@ -465,7 +465,9 @@ check out "sorted((f['path'].split('quiet4/')[-1], f['leaf'], f['location']['lin
 # numpy noise and labels wrapped in torch.cuda.FloatTensor each step
 # (PY040), not where the tensor type is the CPU's or outside the step;
 # a label made with torch.ones(n) and copied with .cuda() lines later
-# (PY038), not where made with device=; PyTorch 0.3's loss.data[0] (PY010)
+# (PY038), not where made with device=; PyTorch 0.3's loss.data[0] (PY010);
+# legacy Variable(torch.ones(n)).cuda() and .type(torch.cuda.FloatTensor)
+# (PY038), not a dtype's .type(torch.float16) nor the batch's own copy
 mkdir quiet5
 cat >quiet5/data.py <<'PY'
 import torch
@@ -614,6 +616,18 @@ def train(G, D, loader, opt, device):
         opt.step()
         print(loss.data[0])
 PY
+cat >quiet5/legacy.py <<'PY'
+import torch
+from torch.autograd import Variable
+def train(G, D, loader, opt, bs):
+    for x, _ in loader:
+        real_label = Variable(torch.ones(bs)).cuda()
+        nxt = torch.zeros(bs).type(torch.cuda.FloatTensor)
+        half = torch.zeros(bs).type(torch.float16)
+        loss = D(G(Variable(x).cuda())).mean() + real_label.sum() + nxt.sum() + half.sum()
+        loss.backward()
+        opt.step()
+PY
 cat >quiet5/gan.py <<'PY'
 import torch
 def setup(self, device):
@@ -650,7 +664,7 @@ def train(model, opt):
 PY
 run "$PERFLOOP" scan --format json quiet5
 expect_rc 0
-check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20), ('gan2.py', 'PY038', 8), ('gan2.py', 'PY038', 9), ('gan2.py', 'PY040', 13), ('gan2.py', 'PY040', 14), ('group.py', 'PY010', 7), ('late.py', 'PY010', 11), ('late.py', 'PY038', 6)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
+check out "sorted((f['path'].split('quiet5/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('copies.py', 'PY037', 5)] + [('data.py', 'PY014', n) for n in (23, 24, 25, 28, 29, 30, 31, 33)] + [('fwd.py', 'PY039', n) for n in (9, 10, 12)] + [('gan.py', 'PY020', 10), ('gan.py', 'PY032', 20), ('gan2.py', 'PY038', 8), ('gan2.py', 'PY038', 9), ('gan2.py', 'PY040', 13), ('gan2.py', 'PY040', 14), ('group.py', 'PY010', 7), ('late.py', 'PY010', 11), ('late.py', 'PY038', 6), ('legacy.py', 'PY038', 5), ('legacy.py', 'PY038', 6)] + [('rnn.py', 'PY038', n) for n in (6, 15, 16, 17)] + [('step.py', 'PY010', 7)]"
 # one step's syncs are one finding, which names the others' lines
 check out "[f['location'].get('also_lines') for f in d['findings'] if f['path'].endswith('group.py')] == [[8]]"
 run "$PERFLOOP" scan --select PY015 --format json quiet5
