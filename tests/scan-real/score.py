@@ -3,7 +3,7 @@
 the findings against labels.jsonl: per rule, findings, true positives,
 precision, and findings rated above their fair severity.
 
-usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9] [--json OUT]
+usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10] [--json OUT]
 
 --split held-out scores the corpora under heldout/ instead (never tuned on:
 see README.md), and adds recall: of the real problems listed by hand in
@@ -46,7 +46,7 @@ def load(split):
                                 "held-out-3": "heldout3", "held-out-4": "heldout4",
                                 "held-out-5": "heldout5", "held-out-6": "heldout6",
                                 "held-out-7": "heldout7", "held-out-8": "heldout8",
-                                "held-out-9": "heldout9"}[split])
+                                "held-out-9": "heldout9", "held-out-10": "heldout10"}[split])
         corpora = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, "*.corpus.json")))]
         files = sorted(glob.glob(os.path.join(d, "*.labels.jsonl")))
         problems = [json.loads(l) for f in sorted(glob.glob(os.path.join(d, "*.problems.jsonl")))
@@ -67,8 +67,8 @@ def main():
     split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "tuning"
     if split not in ("tuning", "held-out", "held-out-2", "held-out-3", "held-out-4",
                      "held-out-5", "held-out-6", "held-out-7", "held-out-8",
-                     "held-out-9"):
-        sys.exit("--split: tuning or held-out, held-out-2 ... held-out-9")
+                     "held-out-9", "held-out-10"):
+        sys.exit("--split: tuning or held-out, held-out-2 ... held-out-10")
     corpora, labels, problems = load(split)
     used, missing, findings, seen = [], [], [], set()
     reported = []  # (corpus, path, line) of every finding, for recall
