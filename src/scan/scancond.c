@@ -1190,35 +1190,63 @@ static int factory_visit(TSNode n, void *arg)
 	return 0;
 }
 
-static int cpu_factory_before(struct src *s, TSNode node, TSNode cap)
+/* A call that makes a tensor in host memory: torch.F(...) without
+ * device=, F a factory that fills it (ctors: also torch.tensor,
+ * torch.Tensor and the typed constructors, which copy what they are
+ * given); torch.empty(0) fills nothing. */
+static int host_made_call(struct src *s, TSNode call, int ctors)
 {
-	struct factory_find f = {.s = s, .before = ts_node_start_byte(node)};
-	f.name = pl_scan_ntext(s, cap, &f.len);
-	walk_named(name_scope(s, node), factory_visit, &f);
-	if (!node_is(f.last, "call"))
+	if (!node_is(call, "call"))
 		return 0;
-	TSNode fn = ts_node_child_by_field_name(f.last, "function", 8);
+	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
 	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
 					      : (TSNode){0};
-	size_t ml, fl, tl;
+	size_t ml = 0, fl = 0, tl = 0, al = 0;
 	const char *mt = node_is(mod, "identifier") ? pl_scan_ntext(s, mod, &ml) : NULL;
 	const char *ft = mt ? pl_scan_ntext(s, last_name(fn), &fl) : NULL;
 	if (!ft || ml != 5 || memcmp(mt, "torch", 5))
 		return 0;
-	static const char *const fac[] = {"zeros", "ones", "full",	"empty",   "eye",
-					  "arange", "rand", "randn", "randint", "linspace"};
+	static const char *const fac[] = {"zeros",  "ones",	 "full",	"empty",
+					  "eye",    "arange",	 "rand",	"randn",
+					  "randint", "linspace", "tensor",	"Tensor",
+					  "FloatTensor", "LongTensor", "as_tensor", "from_numpy"};
+	size_t nfac = ctors ? sizeof fac / sizeof *fac : 10;
 	int hit = 0;
-	for (size_t i = 0; i < sizeof fac / sizeof *fac && !hit; i++)
+	for (size_t i = 0; i < nfac && !hit; i++)
 		hit = fl == strlen(fac[i]) && !memcmp(ft, fac[i], fl);
-	const char *t = pl_scan_ntext(s, f.last, &tl);
-	/* torch.empty(0): nothing is filled or copied */
-	TSNode args = ts_node_child_by_field_name(f.last, "arguments", 9);
+	const char *t = pl_scan_ntext(s, call, &tl);
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
 	TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args)
 			   ? (TSNode){0}
 			   : ts_node_named_child(args, 0);
-	size_t al;
 	const char *at = node_is(first, "integer") ? pl_scan_ntext(s, first, &al) : NULL;
 	return hit && !memmem(t, tl, "device", 6) && !(at && al == 1 && *at == '0');
+}
+
+static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors)
+{
+	struct factory_find f = {.s = s, .before = ts_node_start_byte(node)};
+	f.name = pl_scan_ntext(s, cap, &f.len);
+	walk_named(name_scope(s, node), factory_visit, &f);
+	return host_made_call(s, f.last, ctors);
+}
+
+/* The receiver of a host read was made on the host: a torch factory or
+ * constructor call, through methods (torch.ones(n).cpu(),
+ * torch.Tensor([a, b]).unsqueeze(0).cpu()), or a name bound to one
+ * earlier in the function: reading it copies nothing and waits for
+ * nothing. */
+static int host_made(struct src *s, TSNode node, TSNode recv)
+{
+	for (int depth = 0; node_is(recv, "call") && depth < 8; depth++) {
+		if (host_made_call(s, recv, 1))
+			return 1;
+		TSNode fn = ts_node_child_by_field_name(recv, "function", 8);
+		if (!node_is(fn, "attribute"))
+			return 0;
+		recv = ts_node_child_by_field_name(fn, "object", 6);
+	}
+	return node_is(recv, "identifier") && cpu_factory_before(s, node, recv, 1);
 }
 
 static int bwd_visit(TSNode n, void *arg)
@@ -1331,7 +1359,13 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		 * device=), then copied with .cuda() a few lines on */
 		TSNode cap = capture_named(r->query, m, c->cap);
 		/* (a pattern of the rule without @cap: not this condition's) */
-		return ts_node_is_null(cap) || cpu_factory_before(s, node, cap);
+		return ts_node_is_null(cap) || cpu_factory_before(s, node, cap, 0);
+	}
+	case C_NOT_HOST_MADE: {
+		/* the receiver @cap of a host read was not made on the host (a
+		 * pattern of the rule without @cap: not this condition's) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		return ts_node_is_null(cap) || !host_made(s, node, cap);
 	}
 	case C_PER_STEP: {
 		/* once per training step: in the step (in-training-step), or in

@@ -160,6 +160,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"in-training-step", C_IN_TRAINING_STEP, 0},
 	    {"per-step", C_PER_STEP, 0},
 	    {"cpu-factory", C_CPU_FACTORY, 1},
+	    {"not-host-made", C_NOT_HOST_MADE, 1},
 	    {"in-def", C_IN_DEF, 2},
 	    {"eval-loader", C_EVAL_LOADER, 0},
 	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
