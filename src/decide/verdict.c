@@ -20,6 +20,7 @@
 
 #include "render.h"
 #include "spec.h"
+#include "stats.h"
 #include "tiers.h"
 
 const char *pl_verdict_name(enum pl_verdict_kind k)
@@ -184,12 +185,6 @@ static void rule_samples(struct pl_verdict *v, json_t *bb, json_t *ab)
 	json_object_set_new(r->numbers, "after_n", json_integer((json_int_t)na));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-	return (x > y) - (x < y);
-}
-
 /* How much of the target a faster or slower CPU can change: the CPU's
  * share of it, over the counted samples' median. A wall time spent asleep
  * or waiting does not shrink on a faster CPU: the whole process's CPU time
@@ -225,11 +220,7 @@ static double cpu_share(json_t *bench, const char *target)
 		    den > 0 && num >= 0)
 			r[k++] = num / den;
 	}
-	double share = 1;
-	if (k) {
-		qsort(r, k, sizeof(*r), cmp_double);
-		share = k % 2 ? r[k / 2] : (r[k / 2 - 1] + r[k / 2]) / 2;
-	}
+	double share = k ? pl_stats_median_inplace(r, k) : 1;
 	free(r);
 	return share < 1 ? share : 1;
 }
