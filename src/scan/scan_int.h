@@ -193,6 +193,12 @@ enum {
 	PL_DS_COSTLY = PL_DS_FILES | PL_DS_AUGMENT | PL_DS_COLLATE,
 };
 int pl_scan_dataset_evidence(struct src *s, TSNode call);
+/* The value last assigned to name in scope (`name = v`, or the call of
+ * `name, other = f(...)`), only assignments ending before byte `before`
+ * where it is not 0; a null node where none (scandata.c). */
+TSNode pl_scan_last_assigned(struct src *s, TSNode scope, TSNode name, uint32_t before);
+/* Is text[0..len) one of the NULL-terminated list's words? */
+int pl_scan_in_list(const char *t, size_t len, const char *const *list);
 
 /* Does condition c of rule r hold for match m, whose finding is node? */
 int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,

@@ -1165,31 +1165,6 @@ static int step_call_visit(TSNode n, void *arg)
 
 /* A backward() call in the function outside any loop of its own: the
  * function is one training step (train_step(batch), a full-batch epoch). */
-/* The last `name = torch.F(...)` before the finding in its function, F a
- * factory that fills host memory, without device=. */
-struct factory_find {
-	struct src *s;
-	const char *name;
-	size_t len;
-	uint32_t before;
-	TSNode last; /* the value of the last assignment to the name so far */
-};
-
-static int factory_visit(TSNode n, void *arg)
-{
-	struct factory_find *f = arg;
-	if (ts_node_start_byte(n) >= f->before)
-		return 1;
-	/* (the assignment the finding is in is not before it) */
-	if (!node_is(n, "assignment") || ts_node_end_byte(n) > f->before)
-		return 0;
-	size_t len;
-	const char *t = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "left", 4), &len);
-	if (len == f->len && !memcmp(t, f->name, len))
-		f->last = ts_node_child_by_field_name(n, "right", 5);
-	return 0;
-}
-
 /* A call that makes a tensor in host memory: torch.F(...) without
  * device=, F a factory that fills it (ctors: also torch.tensor,
  * torch.Tensor and the typed constructors, which copy what they are
@@ -1206,14 +1181,11 @@ static int host_made_call(struct src *s, TSNode call, int ctors)
 	const char *ft = mt ? pl_scan_ntext(s, last_name(fn), &fl) : NULL;
 	if (!ft || ml != 5 || memcmp(mt, "torch", 5))
 		return 0;
-	static const char *const fac[] = {"zeros",  "ones",	 "full",	"empty",
-					  "eye",    "arange",	 "rand",	"randn",
-					  "randint", "linspace", "tensor",	"Tensor",
-					  "FloatTensor", "LongTensor", "as_tensor", "from_numpy"};
-	size_t nfac = ctors ? sizeof fac / sizeof *fac : 10;
-	int hit = 0;
-	for (size_t i = 0; i < nfac && !hit; i++)
-		hit = fl == strlen(fac[i]) && !memcmp(ft, fac[i], fl);
+	static const char *const fills[] = {"zeros", "ones",	 "full",    "empty",	"eye",
+					    "arange", "rand", "randn", "randint", "linspace", NULL};
+	static const char *const copies[] = {"tensor",	   "Tensor",	"FloatTensor",
+					     "LongTensor", "as_tensor", "from_numpy", NULL};
+	int hit = pl_scan_in_list(ft, fl, fills) || (ctors && pl_scan_in_list(ft, fl, copies));
 	const char *t = pl_scan_ntext(s, call, &tl);
 	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
 	TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args)
@@ -1223,12 +1195,13 @@ static int host_made_call(struct src *s, TSNode call, int ctors)
 	return hit && !memmem(t, tl, "device", 6) && !(at && al == 1 && *at == '0');
 }
 
+/* The name was last bound, before node and in its function, to a
+ * tensor made on the host (host_made_call). */
 static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors)
 {
-	struct factory_find f = {.s = s, .before = ts_node_start_byte(node)};
-	f.name = pl_scan_ntext(s, cap, &f.len);
-	walk_named(name_scope(s, node), factory_visit, &f);
-	return host_made_call(s, f.last, ctors);
+	return host_made_call(
+	    s, pl_scan_last_assigned(s, name_scope(s, node), cap, ts_node_start_byte(node)),
+	    ctors);
 }
 
 /* The receiver of a host read was made on the host: a torch factory or

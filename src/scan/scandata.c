@@ -22,6 +22,7 @@ struct last_assign {
 	struct src *s;
 	const char *name;
 	size_t len;
+	uint32_t before; /* only assignments that end before this byte (0: any) */
 	TSNode found;
 };
 
@@ -31,7 +32,10 @@ struct last_assign {
 static int last_assign_visit(TSNode n, void *arg)
 {
 	struct last_assign *f = arg;
-	if (!node_is(n, "assignment"))
+	if (f->before && ts_node_start_byte(n) >= f->before)
+		return 1;
+	/* (the assignment a finding is in is not before it) */
+	if (!node_is(n, "assignment") || (f->before && ts_node_end_byte(n) > f->before))
 		return 0;
 	TSNode left = ts_node_child_by_field_name(n, "left", 4);
 	TSNode right = ts_node_child_by_field_name(n, "right", 5);
@@ -103,15 +107,21 @@ static TSNode defined(struct src *s, const char *type, TSNode name)
 
 /* The value last assigned to the name in the function around at, else in
  * the file (null: none, a parameter, a tuple unpacked). */
+TSNode pl_scan_last_assigned(struct src *s, TSNode scope, TSNode name, uint32_t before)
+{
+	struct last_assign af = {.s = s, .before = before};
+	af.name = pl_scan_ntext(s, name, &af.len);
+	walk_named(scope, last_assign_visit, &af);
+	return af.found;
+}
+
 static TSNode assigned(struct src *s, TSNode at, TSNode name)
 {
-	struct last_assign af = {.s = s};
-	af.name = pl_scan_ntext(s, name, &af.len);
 	TSNode scope = name_scope(s, at);
-	walk_named(scope, last_assign_visit, &af);
-	if (ts_node_is_null(af.found) && !ts_node_eq(scope, s->root))
-		walk_named(s->root, last_assign_visit, &af);
-	return af.found;
+	TSNode v = pl_scan_last_assigned(s, scope, name, 0);
+	if (ts_node_is_null(v) && !ts_node_eq(scope, s->root))
+		v = pl_scan_last_assigned(s, s->root, name, 0);
+	return v;
 }
 
 /* A method of a class body by name (null: none). */
@@ -153,7 +163,7 @@ static TSNode argument(struct src *s, TSNode call, const char *kw, int pos)
 	return (TSNode){0};
 }
 
-static int in_list(const char *t, size_t len, const char *const *list)
+int pl_scan_in_list(const char *t, size_t len, const char *const *list)
 {
 	for (; *list; list++)
 		if (strlen(*list) == len && !memcmp(*list, t, len))
@@ -367,11 +377,11 @@ static int dataset_flags(struct src *s, TSNode at, TSNode ds, int depth)
 	if (resize == 2)
 		flags |= PL_DS_AUGMENT | PL_DS_BIG;
 	TSNode cls = defined(s, "class_definition", fn);
-	if (in_list(name, len, memory_classes)) {
+	if (pl_scan_in_list(name, len, memory_classes)) {
 		flags |= PL_DS_MEMORY;
-	} else if (in_list(name, len, image_file_classes)) {
+	} else if (pl_scan_in_list(name, len, image_file_classes)) {
 		flags |= PL_DS_FILES | PL_DS_BIG;
-	} else if (in_list(name, len, audio_file_classes)) {
+	} else if (pl_scan_in_list(name, len, audio_file_classes)) {
 		flags |= PL_DS_FILES;
 	} else if (!ts_node_is_null(cls)) {
 		/* a class of this file: what its items cost, by its __getitem__,
@@ -384,9 +394,9 @@ static int dataset_flags(struct src *s, TSNode at, TSNode ds, int depth)
 			TSNode sn = last_name(ts_node_named_child(sup, i));
 			size_t sl;
 			const char *st = node_is(sn, "identifier") ? pl_scan_ntext(s, sn, &sl) : NULL;
-			if (st && in_list(st, sl, image_file_classes))
+			if (st && pl_scan_in_list(st, sl, image_file_classes))
 				flags |= PL_DS_FILES | PL_DS_BIG;
-			else if (st && in_list(st, sl, memory_classes) && !gb.s)
+			else if (st && pl_scan_in_list(st, sl, memory_classes) && !gb.s)
 				flags |= PL_DS_MEMORY;
 		}
 		if (!gb.s)
