@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Scan the labelled real-code corpus (corpus.json) with perfloop and score
 the findings against labels.jsonl: per rule, findings, true positives,
-precision, and findings rated above their fair severity.
+precision, and findings rated above their fair severity (--json: the same,
+and the hand-listed problems no finding reported, as "missed").
 
 usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10] [--json OUT]
 
@@ -134,12 +135,13 @@ def main():
     # every finding rated above its fair severity (a false one's is none)
     over = sum(SEV[sev] < SEV[lab["fair_severity"]] for _, sev, lab in findings)
     print("rated above the fair severity, false findings included: %d of %d" % (over, n))
-    recall = None
+    recall, missed = None, []
     if problems:
         mine = [p for p in problems if p["corpus"] in used]
         found = [p for p in mine if any(c == p["corpus"] and path == p["path"] and abs(line - p["line"]) <= 2
                                        for c, path, line in reported)]
         recall = (len(found), len(mine))
+        missed = [p for p in mine if p not in found]
         print("real problems listed by hand: %d, reported: %d (recall %s)" % (
             len(mine), len(found), "%.0f%%" % (100.0 * len(found) / len(mine)) if mine else "n/a"))
     gone = [k for k, x in labels.items() if k[0] in used and k not in seen]
@@ -149,7 +151,7 @@ def main():
     if out_json:
         json.dump({"corpora": used, "split": split, "advisory": advisory, "rules": rules,
                    "findings": n, "true": tp, "above_fair": above, "over_rated": over,
-                   "recall": recall,
+                   "recall": recall, "missed": missed,
                    "unlabelled": [list(k) for k in missing]}, open(out_json, "w"), indent=1)
     if missing:
         for k in missing:
