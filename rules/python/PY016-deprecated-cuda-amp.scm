@@ -14,5 +14,5 @@
 ;| import torch
 ;| scaler = torch.amp.GradScaler("cuda")
 ((attribute object: (attribute object: (identifier) @t attribute: (identifier) @c) attribute: (identifier) @a) @finding
- (#eq? @t "torch") (#eq? @c "cuda") (#eq? @a "amp"))
+ (#torch? @t) (#eq? @c "cuda") (#eq? @a "amp"))
 ((import_from_statement module_name: (dotted_name) @m) @finding (#eq? @m "torch.cuda.amp"))

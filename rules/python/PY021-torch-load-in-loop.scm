@@ -22,4 +22,4 @@
 ;|     return [b @ weights for b in batches]
 ((call function: (attribute object: (identifier) @t attribute: (identifier) @f)
        arguments: (argument_list . [(string) (identifier) (attribute)] @arg)) @finding
- (#eq? @t "torch") (#eq? @f "load"))
+ (#torch? @t) (#eq? @f "load"))

@@ -25,4 +25,4 @@
 ;|         if step % args.print_freq == 0:
 ;|             torch.cuda.synchronize()
 ((call function: (attribute object: (attribute object: (identifier) @t attribute: (identifier) @c) attribute: (identifier) @s)) @finding
- (#eq? @t "torch") (#eq? @c "cuda") (#eq? @s "synchronize"))
+ (#torch? @t) (#eq? @c "cuda") (#eq? @s "synchronize"))

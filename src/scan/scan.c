@@ -41,7 +41,9 @@ static int preds_hold(struct src *s, const struct pl_rule *r, const TSQueryMatch
 		size_t la;
 		const char *ta = pl_scan_ntext(s, a, &la);
 		int ok;
-		if (p->kind == P_EQ || p->kind == P_NOT_EQ) {
+		if (p->kind == P_TORCH) {
+			ok = pl_scan_is_torch(s, a);
+		} else if (p->kind == P_EQ || p->kind == P_NOT_EQ) {
 			ok = p->other_cap ? pl_scan_text_eq(s, a, b)
 					  : (strlen(p->str) == la && !memcmp(p->str, ta, la));
 			if (p->kind == P_NOT_EQ)
@@ -116,10 +118,16 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 		    f->findings.v[i].line == (long)pt.row + 1)
 			return 0;
 	/* group: loop: several syncs in one step are one cost to remove; the
-	 * first stands for all, and says where the others are */
+	 * first stands for all, and says where the others are. Outside any
+	 * loop, the function is the step (train_step(batch)) */
 	uint32_t key = 0;
+	const char *in = "loop";
 	if (r->group_loop) {
 		TSNode loop = pl_scan_enclosing_loop(s, node);
+		if (ts_node_is_null(loop)) {
+			loop = pl_scan_enclosing_function(s, node);
+			in = "function";
+		}
 		key = ts_node_is_null(loop) ? 0 : ts_node_start_byte(loop) + 1;
 		for (size_t i = f->findings.n; key && i-- > 0;) {
 			struct pl_finding *g = &f->findings.v[i];
@@ -134,8 +142,8 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 				if (asprintf(&t, "%.*s, %ld)", (int)(tl - 1), g->evidence_text,
 					     (long)pt.row + 1) < 0)
 					return -1;
-			} else if (asprintf(&t, "%s (also in this loop: line %ld)",
-					    g->evidence_text, (long)pt.row + 1) < 0) {
+			} else if (asprintf(&t, "%s (also in this %s: line %ld)", g->evidence_text,
+					    in, (long)pt.row + 1) < 0) {
 				return -1;
 			}
 			free(g->evidence_text);

@@ -19,7 +19,9 @@
 
 /* ---- rules (scanrules.c) ---- */
 
-enum pred_kind { P_EQ, P_NOT_EQ, P_MATCH, P_NOT_MATCH };
+/* P_TORCH: (#torch? @c), the capture names the torch module as the file
+ * imports it (torch, or X of `import torch as X`) */
+enum pred_kind { P_EQ, P_NOT_EQ, P_MATCH, P_NOT_MATCH, P_TORCH };
 
 struct pred {
 	enum pred_kind kind;
@@ -76,6 +78,7 @@ enum cond_kind {
 	C_NOT_EVAL_LOADER,
 	C_NO_PAIRWISE,
 	C_NOT_MUTATED,
+	C_IN_EVAL_LOOP,
 };
 
 struct cond {
@@ -84,7 +87,8 @@ struct cond {
 	char *re_text; /* regex source, with {@name} placeholders */
 	regex_t re;    /* compiled once when re_text has no placeholder */
 	int has_re;
-	regex_t re2; /* C_IN_TRAINING_STEP: the periodic branch's (re: backward's) */
+	regex_t re2; /* C_IN_TRAINING_STEP: the periodic branch's (re: backward's);
+		      * C_IN_EVAL_LOOP: no_grad's */
 	int has_re2;
 };
 
@@ -145,6 +149,9 @@ struct src {
 	int device, device_known; /* uses-device (1), uses-cuda (2), pin_memory=True (4),
 				   * non_blocking=True (8):
 				   * found on first use */
+	const char *torch_as; /* X of a top-level `import torch as X` (NULL: none) */
+	size_t torch_as_len;
+	int torch_known; /* torch_as looked for */
 };
 
 /* The text of node n, not NUL-terminated: its length in *len. */
@@ -169,6 +176,9 @@ TSNode pl_scan_last_name(TSNode n);
 int pl_scan_walk_named(TSNode root, int (*fn)(TSNode, void *), void *arg);
 TSNode pl_scan_name_scope(struct src *s, TSNode n);
 int pl_scan_re_hit(const regex_t *re, const char *text, size_t len);
+/* Does node n (an identifier) name the torch module: `torch`, or the X of
+ * a top-level `import torch as X` (th, t)? */
+int pl_scan_is_torch(struct src *s, TSNode n);
 #define node_is pl_scan_node_is
 #define last_name pl_scan_last_name
 #define walk_named pl_scan_walk_named

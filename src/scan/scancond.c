@@ -661,6 +661,55 @@ static int device_visit(TSNode n, void *arg)
 	return (f->seen & f->want) == f->want;
 }
 
+/* The X of `import torch as X` in an import statement, NULL where it
+ * holds none. */
+static const char *torch_alias_in(struct src *s, TSNode imp, size_t *len)
+{
+	for (uint32_t i = 0; i < ts_node_named_child_count(imp); i++) {
+		TSNode a = ts_node_named_child(imp, i);
+		if (!node_is(a, "aliased_import"))
+			continue;
+		size_t nl;
+		const char *nt = pl_scan_ntext(s, ts_node_child_by_field_name(a, "name", 4), &nl);
+		TSNode al = ts_node_child_by_field_name(a, "alias", 5);
+		if (nl == 5 && !memcmp(nt, "torch", 5) && !ts_node_is_null(al))
+			return pl_scan_ntext(s, al, len);
+	}
+	return NULL;
+}
+
+int pl_scan_is_torch(struct src *s, TSNode n)
+{
+	size_t len;
+	const char *t = pl_scan_ntext(s, n, &len);
+	if (len == 5 && !memcmp(t, "torch", 5))
+		return 1;
+	if (!s->torch_known) {
+		/* the file's top-level imports, and those one block down (under
+		 * try:, if TYPE_CHECKING:, else:) */
+		s->torch_known = 1;
+		for (uint32_t i = 0; !s->torch_as && i < ts_node_named_child_count(s->root); i++) {
+			TSNode c = ts_node_named_child(s->root, i);
+			if (node_is(c, "import_statement")) {
+				s->torch_as = torch_alias_in(s, c, &s->torch_as_len);
+				continue;
+			}
+			if (!node_is(c, "try_statement") && !node_is(c, "if_statement"))
+				continue;
+			for (uint32_t j = 0; !s->torch_as && j < ts_node_named_child_count(c); j++) {
+				TSNode b = ts_node_named_child(c, j);
+				if (!node_is(b, "block"))
+					continue;
+				for (uint32_t k = 0; !s->torch_as && k < ts_node_named_child_count(b); k++)
+					if (node_is(ts_node_named_child(b, k), "import_statement"))
+						s->torch_as = torch_alias_in(
+						    s, ts_node_named_child(b, k), &s->torch_as_len);
+			}
+		}
+	}
+	return s->torch_as && len == s->torch_as_len && !memcmp(t, s->torch_as, len);
+}
+
 static int uses_device(struct src *s, int want)
 {
 	if (!(s->device_known & want)) {
@@ -1163,8 +1212,6 @@ static int step_call_visit(TSNode n, void *arg)
 	return training_loop_at(f->s, f->bwd, n) && !periodic_at(f->s, f->per, n);
 }
 
-/* A backward() call in the function outside any loop of its own: the
- * function is one training step (train_step(batch), a full-batch epoch). */
 /* A call that makes a tensor in host memory: torch.F(...) without
  * device=, F a factory that fills it (ctors: also torch.tensor,
  * torch.Tensor and the typed constructors, which copy what they are
@@ -1176,11 +1223,10 @@ static int host_made_call(struct src *s, TSNode call, int ctors)
 	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
 	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
 					      : (TSNode){0};
-	size_t ml = 0, fl = 0, tl = 0, al = 0;
-	const char *mt = node_is(mod, "identifier") ? pl_scan_ntext(s, mod, &ml) : NULL;
-	const char *ft = mt ? pl_scan_ntext(s, last_name(fn), &fl) : NULL;
-	if (!ft || ml != 5 || memcmp(mt, "torch", 5))
+	size_t fl = 0, tl = 0, al = 0;
+	if (!node_is(mod, "identifier") || !pl_scan_is_torch(s, mod))
 		return 0;
+	const char *ft = pl_scan_ntext(s, last_name(fn), &fl);
 	static const char *const fills[] = {"zeros", "ones",	 "full",    "empty",	"eye",
 					    "arange", "rand", "randn", "randint", "linspace", NULL};
 	static const char *const copies[] = {"tensor",	   "Tensor",	"FloatTensor",
@@ -1204,11 +1250,53 @@ static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors)
 	    ctors);
 }
 
+static int loader_names(const char *t, size_t len, int splits);
+
+/* a rebinding of the name (rebind_visit) that ends before byte at */
+struct rebind_before {
+	struct name_find *f;
+	uint32_t at;
+};
+
+static int rebind_before_visit(TSNode n, void *arg)
+{
+	struct rebind_before *b = arg;
+	return ts_node_end_byte(n) <= b->at && rebind_visit(n, b->f);
+}
+
+/* The name (recv, or what recv subscripts: sizes[0][0]) is an item of a
+ * loader's batch as the loop yields it: bound by the header of a loop
+ * around node that iterates a loader (for x, sizes in val_loader) and
+ * never bound again in that loop. A DataLoader's batches are in host
+ * memory until the code copies them. */
+static int loader_item(struct src *s, TSNode node, TSNode recv)
+{
+	while (node_is(recv, "subscript"))
+		recv = ts_node_child_by_field_name(recv, "value", 5);
+	if (!node_is(recv, "identifier"))
+		return 0;
+	struct name_find f = {s, NULL, 0};
+	f.name = pl_scan_ntext(s, recv, &f.len);
+	for (TSNode p = loop_above(s, node); !ts_node_is_null(p); p = loop_above(s, p)) {
+		TSNode left = ts_node_child_by_field_name(p, "left", 4);
+		TSNode right = ts_node_child_by_field_name(p, "right", 5);
+		TSNode body = ts_node_child_by_field_name(p, "body", 4);
+		if (!node_is(p, "for_statement") || ts_node_is_null(left) ||
+		    !walk_named(left, name_visit, &f))
+			continue;
+		size_t len;
+		const char *t = pl_scan_ntext(s, right, &len);
+		struct rebind_before rb = {&f, ts_node_start_byte(node)};
+		return loader_names(t, len, 0) && !walk_named(body, rebind_before_visit, &rb);
+	}
+	return 0;
+}
+
 /* The receiver of a host read was made on the host: a torch factory or
  * constructor call, through methods (torch.ones(n).cpu(),
  * torch.Tensor([a, b]).unsqueeze(0).cpu()), or a name bound to one
- * earlier in the function: reading it copies nothing and waits for
- * nothing. */
+ * earlier in the function, or a loader's batch not yet copied
+ * (loader_item): reading it copies nothing and waits for nothing. */
 static int host_made(struct src *s, TSNode node, TSNode recv)
 {
 	for (int depth = 0; node_is(recv, "call") && depth < 8; depth++) {
@@ -1219,18 +1307,146 @@ static int host_made(struct src *s, TSNode node, TSNode recv)
 			return 0;
 		recv = ts_node_child_by_field_name(fn, "object", 6);
 	}
-	return node_is(recv, "identifier") && cpu_factory_before(s, node, recv, 1);
+	return (node_is(recv, "identifier") && cpu_factory_before(s, node, recv, 1)) ||
+	       loader_item(s, node, recv);
 }
 
-static int bwd_visit(TSNode n, void *arg)
+/* A call of fn's own (not in a function nested in it) outside any loop
+ * of fn's, named name, with no arguments where bare (opt.step()). */
+struct own_call {
+	struct src *s;
+	TSNode fn;
+	const char *name;
+	int bare;
+};
+
+static int own_call_visit(TSNode n, void *arg)
 {
-	struct src *s = arg;
-	if (!node_is(n, "call"))
+	struct own_call *f = arg;
+	if (!node_is(n, "call") || !ts_node_is_null(loop_above(f->s, n)))
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	size_t len, nl = strlen(f->name);
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(f->s, last_name(fn), &len) : NULL;
+	if (!t || len != nl || memcmp(t, f->name, nl))
+		return 0;
+	if (f->bare) {
+		/* an optimizer's, not a scheduler's (scheduler.step(),
+		 * lr_sched.step()) */
+		size_t ol;
+		const char *o = pl_scan_ntext(f->s, ts_node_child_by_field_name(fn, "object", 6), &ol);
+		if (ts_node_named_child_count(ts_node_child_by_field_name(n, "arguments", 9)) ||
+		    memmem(o, ol, "sched", 5) || memmem(o, ol, "lr", 2))
+			return 0;
+	}
+	for (TSNode p = ts_node_parent(n); !ts_node_is_null(p) && !ts_node_eq(p, f->fn);
+	     p = ts_node_parent(p))
+		if (node_is(p, "function_definition") || node_is(p, "lambda"))
+			return 0;
+	return 1;
+}
+
+static int own_call(struct src *s, TSNode fn, const char *name, int bare)
+{
+	struct own_call f = {s, fn, name, bare};
+	TSNode body = ts_node_child_by_field_name(fn, "body", 4);
+	return !ts_node_is_null(body) && walk_named(body, own_call_visit, &f);
+}
+
+/* node is under a `with` or a decorator whose text matches re (no_grad,
+ * inference_mode: NO_GRAD_RE) */
+static int no_grad_at(struct src *s, const regex_t *re, TSNode node)
+{
 	size_t len;
-	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
-	return t && len == 8 && !memcmp(t, "backward", 8) && ts_node_is_null(loop_above(s, n));
+	for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {
+		const struct scope *sc = &s->scopes[i];
+		TSNode head = (TSNode){0};
+		if (sc->kind == SK_WITH)
+			head = ts_node_named_child(sc->node, 0);
+		else if (sc->kind == SK_DECOR)
+			head = sc->node;
+		if (ts_node_is_null(head))
+			continue;
+		const char *t = pl_scan_ntext(s, head, &len);
+		if (sc->kind == SK_DECOR) {
+			/* only the decorators, not the body */
+			const char *def = memmem(t, len, "def ", 4);
+			if (def)
+				len = (size_t)(def - t);
+		}
+		if (re_hit(re, t, len))
+			return 1;
+	}
+	return 0;
+}
+
+/* Does an identifier in t[0..len) read as a data loader (testloader,
+ * val_loader, dataloader) or, with splits, an evaluation split (its
+ * `_`-separated words: eval_words)? */
+static int loader_names(const char *t, size_t len, int splits)
+{
+	for (size_t i = 0; i < len;) {
+		if (!isalnum((unsigned char)t[i]) && t[i] != '_') {
+			i++;
+			continue;
+		}
+		size_t j = i;
+		while (j < len && (isalnum((unsigned char)t[j]) || t[j] == '_'))
+			j++;
+		for (size_t k = i; k + 6 <= j; k++)
+			if (!strncasecmp(t + k, "loader", 6))
+				return 1;
+		if (splits && eval_words(t + i, j - i))
+			return 1;
+		i = j;
+	}
+	return 0;
+}
+
+/* An evaluation's batch loop, once per batch: the innermost loop around
+ * node iterates a loader or an evaluation split (its header: for x in
+ * val_loader, for k in range(eval_iters)), no loop around it in the
+ * function calls backward() (re), and the loop evaluates: it is under
+ * no_grad (re2), or its function's name says so (evaluate, validate,
+ * test, val_epoch), or the function puts a model in eval() mode. */
+static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
+{
+	size_t len;
+	TSNode loop = loop_above(s, node);
+	if (ts_node_is_null(loop) || !c->has_re || !c->has_re2)
+		return 0;
+	for (TSNode p = loop; !ts_node_is_null(p); p = loop_above(s, p)) {
+		const char *t = pl_scan_ntext(s, p, &len);
+		if (re_hit(&c->re, t, len))
+			return 0;
+	}
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	const char *h = pl_scan_ntext(s, loop, &len);
+	if (!ts_node_is_null(body))
+		len = ts_node_start_byte(body) - ts_node_start_byte(loop);
+	if (!loader_names(h, len, 1))
+		return 0;
+	if (no_grad_at(s, &c->re2, node))
+		return 1;
+	TSNode fn = pl_scan_enclosing_function(s, node);
+	if (ts_node_is_null(fn))
+		return 0;
+	const char *name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
+	for (size_t i = 0; i < len;) {
+		size_t j = i;
+		while (j < len && name[j] != '_')
+			j++;
+		static const char *const pre[] = {"eval", "valid", "test", NULL};
+		for (int k = 0; pre[k]; k++)
+			if (j - i >= strlen(pre[k]) && !strncasecmp(name + i, pre[k], strlen(pre[k])))
+				return 1;
+		if (j - i == 3 && !strncasecmp(name + i, "val", 3))
+			return 1;
+		i = j + 1;
+	}
+	const char *ft = pl_scan_ntext(s, fn, &len);
+	const char *e = memmem(ft, len, ".eval()", 7);
+	return e && (uint32_t)(e - s->text) < ts_node_start_byte(loop);
 }
 
 /* Runs once per training step: in a step loop and not in a periodic
@@ -1248,10 +1464,19 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 	if (ts_node_is_null(fn) || !memmem(s->text, s->len, "backward(", 9) ||
 	    periodic_at(s, &c->re2, node))
 		return 0;
-	TSNode body = ts_node_child_by_field_name(fn, "body", 4);
 	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2, 0};
-	f.step_fn = !ts_node_is_null(body) && walk_named(body, bwd_visit, s);
+	/* a backward() of its own outside its loops: the function is one
+	 * training step (train_step(batch), a full-batch epoch) */
+	f.step_fn = own_call(s, fn, "backward", 0);
 	f.name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &f.len);
+	/* a step function that also steps an optimizer is one training step
+	 * wherever it is called from (an engine's forward_backward(), called
+	 * from a base class in another file); Lightning calls a module's
+	 * training_step() once per step */
+	if (f.len && ((f.step_fn && !(f.len == 4 && !memcmp(f.name, "main", 4)) &&
+		       own_call(s, fn, "step", 1)) ||
+		      (f.len == 13 && !memcmp(f.name, "training_step", 13))))
+		return 1;
 	return f.len && walk_named(s->root, step_call_visit, &f);
 }
 
@@ -1326,6 +1551,8 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_IN_TRAINING_STEP:
 		return training_step_at(s, c, node);
+	case C_IN_EVAL_LOOP:
+		return eval_loop_at(s, c, node);
 	case C_CPU_FACTORY: {
 		/* the name @cap was last bound, before the finding and in its
 		 * function, to a tensor made on the CPU: torch.ones(n) (no
@@ -1413,26 +1640,7 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return len >= 6 && !strncmp(t, "async", 5) && isspace((unsigned char)t[5]);
 	}
 	case C_NOT_IN_NO_GRAD:
-		for (int i = scope_of(s, node); i >= 0; i = s->scopes[i].parent) {
-			const struct scope *sc = &s->scopes[i];
-			TSNode head = (TSNode){0};
-			if (sc->kind == SK_WITH)
-				head = ts_node_named_child(sc->node, 0);
-			else if (sc->kind == SK_DECOR)
-				head = sc->node;
-			if (ts_node_is_null(head))
-				continue;
-			t = pl_scan_ntext(s, head, &len);
-			if (sc->kind == SK_DECOR) {
-				/* only the decorators, not the body */
-				const char *def = strstr(t, "def ");
-				if (def && def < t + len)
-					len = (size_t)(def - t);
-			}
-			if (cond_match(s, r, c, m, t, len))
-				return 0;
-		}
-		return 1;
+		return !c->has_re || !no_grad_at(s, &c->re, node);
 	case C_IN_METHOD: {
 		/* the definition the finding is on or in, then what holds it */
 		int i = scope_of(s, node);

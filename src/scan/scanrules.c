@@ -114,6 +114,9 @@ static int parse_severity(const char *s, enum pl_severity *out)
 /* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
  * `eval_period`: the condition of a branch that runs every N steps; a
  * plain equality (`i == 0`, `step == warmup`): one that runs once */
+/* with torch.no_grad(): / @torch.inference_mode() / set_grad_enabled(False) */
+#define NO_GRAD_RE "no_grad|inference_mode|set_grad_enabled\\(False\\)"
+
 #define PERIODIC_RE                                                                          \
 	"%|every|freq|interval|period|"                                                      \
 	"^[[:space:]]*[[:alnum:]_.]+[[:space:]]*==[[:space:]]*[[:alnum:]_.]+[[:space:]]*$"
@@ -166,6 +169,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
 	    {"no-pairwise-compare", C_NO_PAIRWISE, 0},
 	    {"not-mutated", C_NOT_MUTATED, 1},
+	    {"in-eval-loop", C_IN_EVAL_LOOP, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -218,7 +222,11 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 			    regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
 				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {
-			c->re_text = strdup("no_grad|inference_mode|set_grad_enabled\\(False\\)");
+			c->re_text = strdup(NO_GRAD_RE);
+		} else if (c->kind == C_IN_EVAL_LOOP) {
+			c->re_text = strdup("\\.backward\\(");
+			if (regcomp(&c->re2, NO_GRAD_RE, REG_EXTENDED | REG_NOSUB) == 0)
+				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_PERIODIC) {
 			/* `step % 100 == 0`, `log_every`, `print_freq`, `log_interval`,
 			 * `eval_period`: a branch that runs every N steps */
@@ -281,16 +289,23 @@ static int compile_preds(struct pl_rule *r, uint32_t off, struct pl_error *err)
 				pr.kind = P_MATCH;
 			else if (strcmp(name, "not-match?") == 0)
 				pr.kind = P_NOT_MATCH;
+			else if (strcmp(name, "torch?") == 0)
+				pr.kind = P_TORCH;
 			else
 				return pl_error_set(err, PL_EINPUT,
 						    "%s: query: unknown predicate #%s", r->path,
 						    name);
-			if (n != 3 || s[1].type != TSQueryPredicateStepTypeCapture)
+			if (s[1].type != TSQueryPredicateStepTypeCapture ||
+			    n != (pr.kind == P_TORCH ? 2u : 3u))
 				return pl_error_set(err, PL_EINPUT,
-						    "%s: query: #%s takes a @capture and a value",
+						    pr.kind == P_TORCH
+							? "%s: query: #%s takes one @capture"
+							: "%s: query: #%s takes a @capture and a value",
 						    r->path, name);
 			pr.cap = s[1].value_id;
-			if (s[2].type == TSQueryPredicateStepTypeCapture) {
+			if (pr.kind == P_TORCH) {
+				/* (one operand: the capture) */
+			} else if (s[2].type == TSQueryPredicateStepTypeCapture) {
 				pr.other_cap = 1;
 				pr.cap2 = s[2].value_id;
 			} else {

@@ -570,7 +570,7 @@ def train(model, loader, opt, device):
         loss.backward()
         opt.step()
         a = loss.item()
-        b = x.cpu()
+        b = loss.detach().cpu()
 PY
 cat >quiet5/gan2.py <<'PY'
 import numpy as np
@@ -684,6 +684,91 @@ check out "[f['location'].get('also_lines') for f in d['findings'] if f['path'].
 run "$PERFLOOP" scan --select PY015 --format json quiet5
 expect_rc 0
 check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f in d['findings']) == [('data.py', n) for n in (24, 25, 28, 29, 31, 33)]"
+
+# torch under its import alias (PY038, PY027); a step function that steps
+# an optimizer is a step wherever it is called from, one finding for its
+# syncs (PY010), but not a function whose backward() is in a nested def;
+# .item() per evaluation batch (PY041) but not in training, not per
+# sample, not on a loader's batch still on the host; LongTensor(range(n))
+mkdir -p quiet6
+cat >quiet6/alias.py <<'PY'
+import torch as th
+class Net(th.nn.Module):
+    def forward(self, x):
+        return x + th.zeros(4).cuda()
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        idx = th.LongTensor(range(x.size(0))).cuda()
+        th.cuda.synchronize()
+PY
+cat >quiet6/notorch.py <<'PY'
+import numpy as th
+def train(model, loader, opt):
+    for x, y in loader:
+        loss = model(x.cuda()).sum()
+        loss.backward()
+        opt.step()
+        m = th.zeros(4).cuda()
+PY
+cat >quiet6/engine.py <<'PY'
+class Engine:
+    def forward_backward(self, data):
+        imgs, pids = data
+        loss = self.criterion(self.model(imgs.cuda()), pids.cuda())
+        self.optimizer.zero_grad()
+        loss.backward()
+        self.optimizer.step()
+        self.scheduler.step()
+        return {"loss": loss.item(), "acc": self.acc(imgs).item()}
+    def train_one_epoch(self, loader):
+        for data in loader:
+            def closure():
+                loss = self.model(data.cuda()).sum()
+                loss.backward()
+                self.optimizer.step()
+                return loss
+            closure()
+        return self.meter.avg.item()
+PY
+cat >quiet6/evals.py <<'PY'
+import torch
+def evaluate(model, val_loader, device):
+    model.eval()
+    total = 0.0
+    with torch.no_grad():
+        for x, y, sizes in val_loader:
+            n = sizes[0].item()
+            out = model(x.to(device))
+            total += torch.nn.functional.cross_entropy(out, y.to(device)).item()
+            correct = (out.argmax(1) == y.to(device)).sum().item()
+            for b in range(out.size(0)):
+                print(out[b].max().item())
+            sizes = sizes.to(device)
+            print(sizes[0].item())
+    return total
+@torch.no_grad()
+def estimate_loss(model, get_batch, eval_iters):
+    losses = torch.zeros(eval_iters)
+    for k in range(eval_iters):
+        logits, loss = model(*get_batch("val"))
+        losses[k] = loss.item()
+    return losses.mean()
+def fit(model, train_loader, opt):
+    for x, y in train_loader:
+        loss = model(x.cuda(), y.cuda())
+        loss.backward()
+        opt.step()
+def summarize(results):
+    for r in results:
+        print(r.item())
+PY
+run "$PERFLOOP" scan --format json quiet6
+expect_rc 0
+check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('engine.py', 'PY010', 9), ('evals.py', 'PY041', 9), ('evals.py', 'PY041', 21)]"
+check out "[f['location'].get('also_lines') for f in d['findings'] if f['leaf'] == 'PY041' and f['location']['line'] == 9] == [[10, 14]]"
 
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md

@@ -1,0 +1,34 @@
+; id: PY041
+; title: .item() on every batch of an evaluation loop
+; level: 5
+; severity: low
+; status: statically_confirmed
+; group: loop
+; when: in-eval-loop, not-periodic, uses-device, not-host-made @recv
+; rationale: Each .item() (and PyTorch 0.3's loss.data[0], which returned the number) copies a value to the host and makes the CPU wait for the GPU to finish every queued kernel, once per evaluation batch, only to add it to a running total: the GPU idles while the host reads it and queues the next batch.
+; fix: accumulate on the device (total += loss.detach() * n; correct += (pred == y).sum()) and read the totals once after the loop
+; quiet: loops that call backward() (training: PY010), loops that do not iterate a loader or an evaluation split (a per-sample loop inside the batch loop), reads under a periodic branch, files that never name a device, tensors the code made on the host
+; bad:
+;| import torch
+;| def evaluate(model, val_loader, device):
+;|     model.eval()
+;|     total = 0.0
+;|     with torch.no_grad():
+;|         for x, y in val_loader:
+;|             loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+;|             total += loss.item()
+;|     return total / len(val_loader)
+; good:
+;| import torch
+;| def evaluate(model, val_loader, device):
+;|     model.eval()
+;|     total = torch.zeros((), device=device)
+;|     with torch.no_grad():
+;|         for x, y in val_loader:
+;|             loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+;|             total += loss
+;|     return total.item() / len(val_loader)
+((call function: (attribute object: (_) @recv attribute: (identifier) @m) arguments: (argument_list)) @finding
+ (#eq? @m "item"))
+((subscript value: (attribute object: (_) @recv attribute: (identifier) @d) subscript: (integer) @i) @finding
+ (#eq? @d "data") (#eq? @i "0"))
