@@ -1,11 +1,11 @@
 ; id: PY010
-; title: .item()/.cpu()/.numpy()/.tolist() inside a training loop
+; title: .item()/.cpu()/.numpy()/.tolist()/float(loss) inside a training loop
 ; level: 5
 ; severity: low
 ; status: statically_confirmed
 ; group: loop
 ; when: in-training-step, uses-device, not-host-made @recv
-; rationale: Each call (and PyTorch 0.3's loss.data[0], which returned the number) copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
+; rationale: Each call (and PyTorch 0.3's loss.data[0], which returned the number, and float(loss)) copies a tensor to the host and makes the CPU wait for every queued GPU kernel: a synchronization per step that starves the GPU.
 ; fix: keep values on the device (accumulate tensors with .detach()) and read them once per epoch or every N steps
 ; quiet: reads of a tensor the code made on the host (torch.ones(n).cpu(), torch.Tensor([a, b]).cpu(), or a name bound to one in the function: nothing is copied or waited for); syncs outside the training loop (no backward() in the loop), once per epoch (in an epoch loop before or after its step loop), under a periodic branch (`if step % log_every == 0:`), in a file that never names a device, or in a loop's once-run part; several syncs in one step are one finding
 ; bad:
@@ -29,3 +29,5 @@
  (#match? @m "^(item|cpu|numpy|tolist)$"))
 ((subscript value: (attribute attribute: (identifier) @d) subscript: (integer) @i) @finding
  (#eq? @d "data") (#eq? @i "0"))
+((call function: (identifier) @f arguments: (argument_list . (identifier) @recv .)) @finding
+ (#match? @f "^(float|int)$") (#match? @recv "loss"))

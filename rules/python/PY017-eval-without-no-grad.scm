@@ -1,21 +1,29 @@
 ; id: PY017
 ; title: Evaluation without torch.no_grad() or torch.inference_mode()
 ; level: 4
-; severity: medium
+; severity: low
 ; status: statically_confirmed
-; advisory: on real code (tests/scan-real) none of 11 findings was a real cost: eval() before quantization, tracing or export, where no forward pass follows
-; when: not-in-no-grad, function-lacks /no_grad|inference_mode|set_grad_enabled/
-; rationale: model.eval() changes layers' behaviour but does not stop autograd: every forward pass still records a graph and keeps activations, costing memory and time.
-; fix: wrap evaluation in with torch.inference_mode(): (or torch.no_grad()), or decorate the function with @torch.inference_mode()
-; quiet: eval() under no_grad/inference_mode (or in a function that uses them)
+; group: loop
+; when: in-eval-loop, evaluated @model, not-in-no-grad, function-lacks /no_grad|inference_mode|set_grad_enabled|volatile/
+; rationale: model.eval() changes dropout and batch norm but not autograd: each evaluation batch still records the graph and keeps every activation it would need for a backward pass that never comes, costing memory (smaller batches fit) and time on every batch of every evaluation.
+; fix: run the loop under with torch.inference_mode(): (or torch.no_grad()), or decorate the function with @torch.no_grad()
+; quiet: (until 2026-12-07 this rule reported every model.eval() outside no_grad and was advisory: none of its 11 findings on real code was a real cost, eval() before quantization, tracing or export) a loop under no_grad/inference_mode (or in a function that names them, or PyTorch 0.3's volatile=True); a model not put in eval() mode in the function before the loop (eval() before export or tracing runs no batches); loops that call backward(); loops that do not iterate a loader or an evaluation split
 ; bad:
-;| def evaluate(model, loader):
-;|     model.eval()
-;|     return sum(model(x).argmax(1).eq(y).sum() for x, y in loader)
+;| def test(net, test_loader):
+;|     net.eval()
+;|     correct = 0
+;|     for data, target in test_loader:
+;|         output = net(data.cuda())
+;|         correct += (output.argmax(1) == target.cuda()).sum()
+;|     return correct
 ; good:
 ;| import torch
-;| @torch.inference_mode()
-;| def evaluate(model, loader):
-;|     model.eval()
-;|     return sum(model(x).argmax(1).eq(y).sum() for x, y in loader)
-((call function: (attribute attribute: (identifier) @m) arguments: (argument_list)) @finding (#eq? @m "eval"))
+;| @torch.no_grad()
+;| def test(net, test_loader):
+;|     net.eval()
+;|     correct = 0
+;|     for data, target in test_loader:
+;|         output = net(data.cuda())
+;|         correct += (output.argmax(1) == target.cuda()).sum()
+;|     return correct
+((call function: [(identifier) (attribute)] @model) @finding)

@@ -1,11 +1,11 @@
 ; id: PY041
-; title: .item() on every batch of an evaluation loop
+; title: .item() or float(loss) on every batch of an evaluation loop
 ; level: 5
 ; severity: low
 ; status: statically_confirmed
 ; group: loop
 ; when: in-eval-loop, not-periodic, uses-device, not-host-made @recv
-; rationale: Each .item() (and PyTorch 0.3's loss.data[0], which returned the number) copies a value to the host and makes the CPU wait for the GPU to finish every queued kernel, once per evaluation batch, only to add it to a running total: the GPU idles while the host reads it and queues the next batch.
+; rationale: Each .item() (float(loss) too, and PyTorch 0.3's loss.data[0], which returned the number) copies a value to the host and makes the CPU wait for the GPU to finish every queued kernel, once per evaluation batch, only to add it to a running total: the GPU idles while the host reads it and queues the next batch.
 ; fix: accumulate on the device (total += loss.detach() * n; correct += (pred == y).sum()) and read the totals once after the loop
 ; quiet: loops that call backward() (training: PY010), loops that do not iterate a loader or an evaluation split (a per-sample loop inside the batch loop), reads under a periodic branch, files that never name a device, tensors the code made on the host
 ; bad:
@@ -32,3 +32,5 @@
  (#eq? @m "item"))
 ((subscript value: (attribute object: (_) @recv attribute: (identifier) @d) subscript: (integer) @i) @finding
  (#eq? @d "data") (#eq? @i "0"))
+((call function: (identifier) @f arguments: (argument_list . (identifier) @recv .)) @finding
+ (#match? @f "^(float|int)$") (#match? @recv "loss"))

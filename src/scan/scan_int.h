@@ -79,6 +79,9 @@ enum cond_kind {
 	C_NO_PAIRWISE,
 	C_NOT_MUTATED,
 	C_IN_EVAL_LOOP,
+	C_EVALUATED,
+	C_FILE_TRAINS,
+	C_FILE_NO_BACKWARD,
 };
 
 struct cond {
@@ -152,6 +155,7 @@ struct src {
 	const char *torch_as; /* X of a top-level `import torch as X` (NULL: none) */
 	size_t torch_as_len;
 	int torch_known; /* torch_as looked for */
+	int trains;	 /* file-trains: 0 not looked, 1 no, 2 yes */
 };
 
 /* The text of node n, not NUL-terminated: its length in *len. */

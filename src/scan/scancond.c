@@ -1092,6 +1092,20 @@ static char *call_args_text(struct src *s, TSNode call)
  * with backward() iterates the data (loader, batch, data); otherwise the
  * nested loop is a step's micro-batches (gradient accumulation) and p is
  * the step. */
+/* Where a loop's header ends: its iterable's (condition's) end, so that a
+ * comment between the colon and the body is not read as the header; the
+ * body's start where it has neither. */
+static uint32_t header_end(TSNode loop)
+{
+	TSNode end = ts_node_child_by_field_name(loop, "right", 5);
+	if (ts_node_is_null(end))
+		end = ts_node_child_by_field_name(loop, "condition", 9);
+	if (!ts_node_is_null(end))
+		return ts_node_end_byte(end);
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	return ts_node_is_null(body) ? ts_node_end_byte(loop) : ts_node_start_byte(body);
+}
+
 static int step_loop(struct src *s, TSNode p)
 {
 	size_t len;
@@ -1109,18 +1123,13 @@ static int step_loop(struct src *s, TSNode p)
 				inner = u; /* the outermost loop between it and p */
 		if (ts_node_is_null(inner))
 			return 1;
-		TSNode body = ts_node_child_by_field_name(inner, "body", 4);
-		uint32_t a = ts_node_start_byte(inner), b = ts_node_is_null(body)
-								? ts_node_end_byte(inner)
-								: ts_node_start_byte(body);
+		uint32_t a = ts_node_start_byte(inner), b = header_end(inner);
 		for (uint32_t k = a; k + 4 <= b && !data_inside; k++)
 			data_inside = !strncasecmp(s->text + k, "load", 4) ||
 				      !strncasecmp(s->text + k, "batch", 5) ||
 				      !strncasecmp(s->text + k, "data", 4);
 	}
-	TSNode body = ts_node_child_by_field_name(p, "body", 4);
-	uint32_t a = ts_node_start_byte(p),
-		 b = ts_node_is_null(body) ? ts_node_end_byte(p) : ts_node_start_byte(body);
+	uint32_t a = ts_node_start_byte(p), b = header_end(p);
 	int epoch = 0;
 	for (uint32_t k = a; k + 5 <= b && !epoch; k++)
 		epoch = !strncasecmp(s->text + k, "epoch", 5);
@@ -1420,11 +1429,8 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 		if (re_hit(&c->re, t, len))
 			return 0;
 	}
-	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
 	const char *h = pl_scan_ntext(s, loop, &len);
-	if (!ts_node_is_null(body))
-		len = ts_node_start_byte(body) - ts_node_start_byte(loop);
-	if (!loader_names(h, len, 1))
+	if (!loader_names(h, header_end(loop) - ts_node_start_byte(loop), 1))
 		return 0;
 	if (no_grad_at(s, &c->re2, node))
 		return 1;
@@ -1447,6 +1453,38 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 	const char *ft = pl_scan_ntext(s, fn, &len);
 	const char *e = memmem(ft, len, ".eval()", 7);
 	return e && (uint32_t)(e - s->text) < ts_node_start_byte(loop);
+}
+
+/* a call of a backward(): x.backward(), accelerator.backward(loss) */
+static int backward_visit(TSNode n, void *arg)
+{
+	struct src *s = arg;
+	if (!node_is(n, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	size_t len;
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
+	return t && len == 8 && !memcmp(t, "backward", 8);
+}
+
+/* a call name.eval() before byte at, name the text of node cap */
+struct eval_find {
+	struct src *s;
+	TSNode cap;
+	uint32_t at;
+};
+
+static int eval_call_visit(TSNode n, void *arg)
+{
+	struct eval_find *f = arg;
+	if (ts_node_start_byte(n) >= f->at || !node_is(n, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	size_t len;
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(f->s, last_name(fn), &len) : NULL;
+	return t && len == 4 && !memcmp(t, "eval", 4) &&
+	       !ts_node_named_child_count(ts_node_child_by_field_name(n, "arguments", 9)) &&
+	       pl_scan_text_eq(f->s, ts_node_child_by_field_name(fn, "object", 6), f->cap);
 }
 
 /* Runs once per training step: in a step loop and not in a periodic
@@ -1597,6 +1635,22 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_NO_PAIRWISE:
 		return !pairwise_compare(s, node);
+	case C_FILE_TRAINS:
+	case C_FILE_NO_BACKWARD:
+		/* the file runs a backward pass: x.backward(),
+		 * accelerator.backward(loss), torch.autograd.backward(...) */
+		if (!s->trains)
+			s->trains = 1 + walk_named(s->root, backward_visit, s);
+		return (s->trains == 2) == (c->kind == C_FILE_TRAINS);
+	case C_EVALUATED: {
+		/* the function put @cap in eval mode before the finding
+		 * (model.eval() ... model(x)) */
+		TSNode cap = capture_named(r->query, m, c->cap);
+		TSNode fn = pl_scan_enclosing_function(s, node);
+		struct eval_find f = {s, cap, ts_node_start_byte(node)};
+		return !ts_node_is_null(cap) && !ts_node_is_null(fn) &&
+		       walk_named(fn, eval_call_visit, &f);
+	}
 	case C_NOT_MUTATED: {
 		TSNode cap = capture_named(r->query, m, c->cap);
 		return !ts_node_is_null(cap) && !loop_mutates(s, node, cap);

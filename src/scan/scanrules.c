@@ -170,6 +170,9 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"no-pairwise-compare", C_NO_PAIRWISE, 0},
 	    {"not-mutated", C_NOT_MUTATED, 1},
 	    {"in-eval-loop", C_IN_EVAL_LOOP, 0},
+	    {"evaluated", C_EVALUATED, 1},
+	    {"file-trains", C_FILE_TRAINS, 0},
+	    {"file-no-backward", C_FILE_NO_BACKWARD, 0},
 	};
 	const char *p = when;
 	while (*p) {

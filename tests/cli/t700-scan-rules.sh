@@ -688,8 +688,10 @@ check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f 
 # torch under its import alias (PY038, PY027); a step function that steps
 # an optimizer is a step wherever it is called from, one finding for its
 # syncs (PY010), but not a function whose backward() is in a nested def;
-# .item() per evaluation batch (PY041) but not in training, not per
-# sample, not on a loader's batch still on the host; LongTensor(range(n))
+# .item() and float(loss) per evaluation batch (PY041) but not in
+# training, not per sample, not on a loader's batch still on the host; a
+# model in eval() mode run per batch with autograd on (PY017), not for
+# export; LongTensor(range(n)); float(loss) per training step (PY010)
 mkdir -p quiet6
 cat >quiet6/alias.py <<'PY'
 import torch as th
@@ -764,10 +766,30 @@ def fit(model, train_loader, opt):
 def summarize(results):
     for r in results:
         print(r.item())
+def test(net, test_loader):
+    net.eval()
+    total = 0.0
+    for data, target in test_loader:
+        # every evaluation batch
+        output = net(data.cuda())
+        loss = torch.nn.functional.cross_entropy(output, target.cuda())
+        total += float(loss)
+    return total
+def export(net, loader):
+    net.eval()
+    for x, _ in loader:
+        torch.jit.trace(net, x)
+        break
+def fit2(net, train_loader, opt):
+    for x, y in train_loader:
+        loss = net(x.cuda(), y.cuda())
+        loss.backward()
+        opt.step()
+        print(float(loss))
 PY
 run "$PERFLOOP" scan --format json quiet6
 expect_rc 0
-check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('engine.py', 'PY010', 9), ('evals.py', 'PY041', 9), ('evals.py', 'PY041', 21)]"
+check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('engine.py', 'PY010', 9), ('evals.py', 'PY010', 50), ('evals.py', 'PY017', 36), ('evals.py', 'PY041', 9), ('evals.py', 'PY041', 21), ('evals.py', 'PY041', 38)]"
 check out "[f['location'].get('also_lines') for f in d['findings'] if f['leaf'] == 'PY041' and f['location']['line'] == 9] == [[10, 14]]"
 
 # docs/rules.md is generated from the rules and kept current
