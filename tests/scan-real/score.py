@@ -4,7 +4,7 @@ the findings against labels.jsonl: per rule, findings, true positives,
 precision, and findings rated above their fair severity (--json: the same,
 and the hand-listed problems no finding reported, as "missed").
 
-usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-2|held-out-3|held-out-4|held-out-5|held-out-6|held-out-7|held-out-8|held-out-9|held-out-10] [--json OUT]
+usage: score.py PERFLOOP DEPS_DIR [--advisory] [--split tuning|held-out|held-out-N (N = 2..11)] [--json OUT]
 
 --split held-out scores the corpora under heldout/ instead (never tuned on:
 see README.md), and adds recall: of the real problems listed by hand in
@@ -43,11 +43,10 @@ def load(split):
         corpora = json.load(open(os.path.join(HERE, "corpus.json")))["corpora"]
         files, problems = [os.path.join(HERE, "labels.jsonl")], []
     else:
-        d = os.path.join(HERE, {"held-out": "heldout", "held-out-2": "heldout2",
-                                "held-out-3": "heldout3", "held-out-4": "heldout4",
-                                "held-out-5": "heldout5", "held-out-6": "heldout6",
-                                "held-out-7": "heldout7", "held-out-8": "heldout8",
-                                "held-out-9": "heldout9", "held-out-10": "heldout10"}[split])
+        # held-out -> heldout/, held-out-N -> heldoutN/
+        d = os.path.join(HERE, split.replace("-", "", 2).replace("-", ""))
+        if not split.startswith("held-out") or not os.path.isdir(d):
+            sys.exit("--split: tuning, held-out or held-out-N with a heldoutN/ (not %s)" % split)
         corpora = [json.load(open(f)) for f in sorted(glob.glob(os.path.join(d, "*.corpus.json")))]
         files = sorted(glob.glob(os.path.join(d, "*.labels.jsonl")))
         problems = [json.loads(l) for f in sorted(glob.glob(os.path.join(d, "*.problems.jsonl")))
@@ -66,10 +65,6 @@ def main():
     advisory = "--advisory" in sys.argv
     out_json = sys.argv[sys.argv.index("--json") + 1] if "--json" in sys.argv else None
     split = sys.argv[sys.argv.index("--split") + 1] if "--split" in sys.argv else "tuning"
-    if split not in ("tuning", "held-out", "held-out-2", "held-out-3", "held-out-4",
-                     "held-out-5", "held-out-6", "held-out-7", "held-out-8",
-                     "held-out-9", "held-out-10"):
-        sys.exit("--split: tuning or held-out, held-out-2 ... held-out-10")
     corpora, labels, problems = load(split)
     used, missing, findings, seen = [], [], [], set()
     reported = []  # (corpus, path, line) of every finding, for recall
