@@ -5,13 +5,16 @@
 ; status: requires_profiling
 ; rationale: DataParallel runs one Python process that scatters inputs and gathers outputs through GPU 0 on every step; the GIL and that imbalance make it slower than DistributedDataParallel even on one machine.
 ; fix: use torch.nn.parallel.DistributedDataParallel with one process per GPU (torchrun)
-; lower: file-no-backward
-; lower-why: the file runs no backward pass (an evaluation or inference script, or a training script whose step is in another file): DataParallel costs most per training step, where the gradients are reduced through GPU 0
-; quiet: DistributedDataParallel
+; when: file-trains
+; quiet: DistributedDataParallel; a file that neither runs a backward pass nor names an optimizer (an evaluation, inference or demo script, often wrapping only so that a checkpoint saved from DataParallel loads with its module. keys): the cost is paid per training step, where the replicas are rebuilt and the gradients reduced through GPU 0
 ; bad:
 ;| import torch.nn as nn
+;| import torch.optim as optim
 ;| model = nn.DataParallel(model)
+;| opt = optim.SGD(model.parameters(), lr=0.1)
 ; good:
+;| import torch.optim as optim
 ;| from torch.nn.parallel import DistributedDataParallel as DDP
 ;| model = DDP(model, device_ids=[local_rank])
+;| opt = optim.SGD(model.parameters(), lr=0.1)
 ((call function: [(identifier) @f (attribute attribute: (identifier) @f)]) @finding (#eq? @f "DataParallel"))

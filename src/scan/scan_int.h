@@ -81,7 +81,7 @@ enum cond_kind {
 	C_IN_EVAL_LOOP,
 	C_EVALUATED,
 	C_FILE_TRAINS,
-	C_FILE_NO_BACKWARD,
+	C_NOT_ENV_INPUT,
 };
 
 struct cond {
@@ -156,6 +156,11 @@ struct src {
 	size_t torch_as_len;
 	int torch_known; /* torch_as looked for */
 	int trains;	 /* file-trains: 0 not looked, 1 no, 2 yes */
+	int evals;	 /* the text holds ".eval()": 0 not looked, 1 no, 2 yes */
+	uint32_t eval_fn;	 /* evaluated: the function last looked in (start + 1) */
+	uint32_t eval_at[8];	 /* its X.eval() calls: where they end, */
+	TSNode eval_obj[8];	 /* and their X */
+	int neval;
 };
 
 /* The text of node n, not NUL-terminated: its length in *len. */

@@ -1088,8 +1088,9 @@ static char *call_args_text(struct src *s, TSNode call)
  * where a backward() in it is outside every loop nested in it. Where all
  * are in nested loops, p holds the step loop: it is an epoch loop (what
  * runs in it after the step loop ends runs once per epoch, the accepted
- * place to read a metric) when its header says epoch or a nested loop
- * with backward() iterates the data (loader, batch, data); otherwise the
+ * place to read a metric) when its header says epoch or a loop between
+ * it and a backward() iterates the data (loader, batch, data) or epochs;
+ * otherwise the
  * nested loop is a step's micro-batches (gradient accumulation) and p is
  * the step. */
 /* Where a loop's header ends: its iterable's (condition's) end, so that a
@@ -1116,18 +1117,24 @@ static int step_loop(struct src *s, TSNode p)
 			continue;
 		uint32_t at = (uint32_t)(q - s->text);
 		TSNode n = ts_node_descendant_for_byte_range(p, at, at + 1);
-		TSNode inner = {0};
+		int nested = 0;
+		/* each loop between it and p: one over the data or over epochs
+		 * (PPO's `for epoch in range(update_epochs):` around its
+		 * minibatches) runs many steps in each pass of p */
 		for (TSNode u = ts_node_parent(n); !ts_node_is_null(u) && !ts_node_eq(u, p);
-		     u = ts_node_parent(u))
-			if (is_loop(s, ts_node_type(u)))
-				inner = u; /* the outermost loop between it and p */
-		if (ts_node_is_null(inner))
+		     u = ts_node_parent(u)) {
+			if (!is_loop(s, ts_node_type(u)))
+				continue;
+			nested = 1;
+			uint32_t a = ts_node_start_byte(u), b = header_end(u);
+			for (uint32_t k = a; k + 4 <= b && !data_inside; k++)
+				data_inside = !strncasecmp(s->text + k, "load", 4) ||
+					      !strncasecmp(s->text + k, "batch", 5) ||
+					      !strncasecmp(s->text + k, "data", 4) ||
+					      !strncasecmp(s->text + k, "epoch", 5);
+		}
+		if (!nested)
 			return 1;
-		uint32_t a = ts_node_start_byte(inner), b = header_end(inner);
-		for (uint32_t k = a; k + 4 <= b && !data_inside; k++)
-			data_inside = !strncasecmp(s->text + k, "load", 4) ||
-				      !strncasecmp(s->text + k, "batch", 5) ||
-				      !strncasecmp(s->text + k, "data", 4);
 	}
 	uint32_t a = ts_node_start_byte(p), b = header_end(p);
 	int epoch = 0;
@@ -1304,8 +1311,49 @@ static int loader_item(struct src *s, TSNode node, TSNode recv)
 /* The receiver of a host read was made on the host: a torch factory or
  * constructor call, through methods (torch.ones(n).cpu(),
  * torch.Tensor([a, b]).unsqueeze(0).cpu()), or a name bound to one
- * earlier in the function, or a loader's batch not yet copied
- * (loader_item): reading it copies nothing and waits for nothing. */
+ * earlier in the function, a loader's batch not yet copied
+ * (loader_item), or what an environment's step returned (env_output):
+ * reading it copies nothing and waits for nothing. */
+static int env_step_call(struct src *s, TSNode n);
+
+struct env_out_find {
+	struct name_find name;
+	uint32_t at;
+};
+
+static int env_out_visit(TSNode n, void *arg)
+{
+	struct env_out_find *f = arg;
+	if (ts_node_end_byte(n) > f->at || !node_is(n, "assignment") ||
+	    !env_step_call(f->name.s, ts_node_child_by_field_name(n, "right", 5)))
+		return 0;
+	return walk_named(ts_node_child_by_field_name(n, "left", 4), name_visit, &f->name);
+}
+
+/* recv (through subscripts and methods: s[:, 3].reshape(...)) is a name
+ * bound, in the loop around node, to what an environment's step returned
+ * (obs, reward, done, info = envs.step(a)): numpy arrays in host memory */
+static int env_output(struct src *s, TSNode node, TSNode recv)
+{
+	for (int depth = 0; depth < 8; depth++) {
+		if (node_is(recv, "subscript")) {
+			recv = ts_node_child_by_field_name(recv, "value", 5);
+		} else if (node_is(recv, "call") &&
+			   node_is(ts_node_child_by_field_name(recv, "function", 8), "attribute")) {
+			recv = ts_node_child_by_field_name(
+			    ts_node_child_by_field_name(recv, "function", 8), "object", 6);
+		} else {
+			break;
+		}
+	}
+	TSNode loop = loop_above(s, node);
+	if (!node_is(recv, "identifier") || ts_node_is_null(loop))
+		return 0;
+	struct env_out_find f = {{s, NULL, 0}, ts_node_start_byte(node)};
+	f.name.name = pl_scan_ntext(s, recv, &f.name.len);
+	return walk_named(loop, env_out_visit, &f);
+}
+
 static int host_made(struct src *s, TSNode node, TSNode recv)
 {
 	for (int depth = 0; node_is(recv, "call") && depth < 8; depth++) {
@@ -1317,7 +1365,7 @@ static int host_made(struct src *s, TSNode node, TSNode recv)
 		recv = ts_node_child_by_field_name(fn, "object", 6);
 	}
 	return (node_is(recv, "identifier") && cpu_factory_before(s, node, recv, 1)) ||
-	       loader_item(s, node, recv);
+	       loader_item(s, node, recv) || env_output(s, node, recv);
 }
 
 /* A call of fn's own (not in a function nested in it) outside any loop
@@ -1455,36 +1503,156 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 	return e && (uint32_t)(e - s->text) < ts_node_start_byte(loop);
 }
 
-/* a call of a backward(): x.backward(), accelerator.backward(loss) */
-static int backward_visit(TSNode n, void *arg)
+/* a call of a backward() (x.backward(), accelerator.backward(loss)), or
+ * an identifier that names an optimizer (optim, optimizer, build_optimizer) */
+static int trains_visit(TSNode n, void *arg)
 {
 	struct src *s = arg;
+	size_t len;
+	if (node_is(n, "identifier")) {
+		const char *t = pl_scan_ntext(s, n, &len);
+		for (size_t i = 0; i + 5 <= len; i++)
+			if (!strncasecmp(t + i, "optim", 5))
+				return 1;
+		return 0;
+	}
 	if (!node_is(n, "call"))
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
-	size_t len;
 	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
 	return t && len == 8 && !memcmp(t, "backward", 8);
 }
 
-/* a call name.eval() before byte at, name the text of node cap */
-struct eval_find {
+/* An environment's step: env.step(...), envs.step(...),
+ * self.train_env.step(...) (the object's text names an env). */
+static int env_step_call(struct src *s, TSNode n)
+{
+	if (!node_is(n, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	size_t len, ol;
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
+	if (!t || len != 4 || memcmp(t, "step", 4))
+		return 0;
+	const char *o = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "object", 6), &ol);
+	for (size_t i = 0; i + 3 <= ol; i++)
+		if (!strncasecmp(o + i, "env", 3))
+			return 1;
+	return 0;
+}
+
+struct env_find {
 	struct src *s;
-	TSNode cap;
-	uint32_t at;
+	struct name_find name;
 };
 
+/* an environment step whose arguments name the name */
+static int env_arg_visit(TSNode n, void *arg)
+{
+	struct env_find *f = arg;
+	return env_step_call(f->s, n) &&
+	       walk_named(ts_node_child_by_field_name(n, "arguments", 9), name_visit, &f->name);
+}
+
+/* A host read whose value an environment's step takes: the program needs
+ * it on the host (a reinforcement learning loop hands the policy's action
+ * to a CPU environment on every environment step): inside the step's
+ * arguments (envs.step(action.cpu().numpy())), or bound to a name that a
+ * step in the same loop is given (actions = q.argmax(1).cpu().numpy();
+ * envs.step(actions)). */
+static int env_input(struct src *s, TSNode node)
+{
+	TSNode p = ts_node_parent(node), assign = {0};
+	for (; !ts_node_is_null(p); p = ts_node_parent(p)) {
+		if (env_step_call(s, p))
+			return 1;
+		if (node_is(p, "assignment")) {
+			assign = p;
+			break;
+		}
+		if (node_is(p, "block") || node_is(p, "expression_statement"))
+			break;
+	}
+	TSNode loop = loop_above(s, node);
+	if (ts_node_is_null(assign) || ts_node_is_null(loop))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(assign, "left", 4);
+	if (!node_is(left, "identifier"))
+		return 0;
+	struct env_find f = {s, {s, NULL, 0}};
+	f.name.name = pl_scan_ntext(s, left, &f.name.len);
+	return walk_named(loop, env_arg_visit, &f);
+}
+
+struct env_loop_find {
+	struct src *s;
+	TSNode loop;
+};
+
+static int env_step_visit(TSNode n, void *arg)
+{
+	struct env_loop_find *f = arg;
+	if (!env_step_call(f->s, n))
+		return 0;
+	TSNode l = loop_above(f->s, n);
+	return !ts_node_is_null(l) && ts_node_eq(l, f->loop);
+}
+
+/* A reinforcement learning rollout's loop: it steps an environment
+ * (envs.step(actions)) itself on every pass (not in a loop nested in
+ * it), the hot loop of such a program whether or not it calls
+ * backward(). */
+static int env_loop(struct src *s, TSNode loop)
+{
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	struct env_loop_find f = {s, loop};
+	return !ts_node_is_null(body) && memmem(s->text + ts_node_start_byte(body),
+						ts_node_end_byte(body) - ts_node_start_byte(body),
+						"step(", 5) &&
+	       walk_named(body, env_step_visit, &f);
+}
+
+/* a call X.eval() with no arguments: kept in s->eval_* (the first 8 of
+ * a function) */
 static int eval_call_visit(TSNode n, void *arg)
 {
-	struct eval_find *f = arg;
-	if (ts_node_start_byte(n) >= f->at || !node_is(n, "call"))
+	struct src *s = arg;
+	if (!node_is(n, "call") || s->neval == 8)
 		return 0;
 	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
 	size_t len;
-	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(f->s, last_name(fn), &len) : NULL;
-	return t && len == 4 && !memcmp(t, "eval", 4) &&
-	       !ts_node_named_child_count(ts_node_child_by_field_name(n, "arguments", 9)) &&
-	       pl_scan_text_eq(f->s, ts_node_child_by_field_name(fn, "object", 6), f->cap);
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
+	if (t && len == 4 && !memcmp(t, "eval", 4) &&
+	    !ts_node_named_child_count(ts_node_child_by_field_name(n, "arguments", 9))) {
+		s->eval_at[s->neval] = ts_node_end_byte(n);
+		s->eval_obj[s->neval++] = ts_node_child_by_field_name(fn, "object", 6);
+	}
+	return 0;
+}
+
+/* The function around node called cap.eval() (the same text: model,
+ * self.net) before it. Tried on every call a rule's pattern fits, so the
+ * file is looked at once (no ".eval()" in it: never) and each function's
+ * eval() calls once, as the calls come in document order. */
+static int evaluated(struct src *s, TSNode node, TSNode cap)
+{
+	if (!s->evals)
+		s->evals = memmem(s->text, s->len, ".eval()", 7) ? 2 : 1;
+	if (s->evals == 1 || ts_node_is_null(cap))
+		return 0;
+	TSNode fn = pl_scan_enclosing_function(s, node);
+	if (ts_node_is_null(fn))
+		return 0;
+	if (s->eval_fn != ts_node_start_byte(fn) + 1) {
+		s->eval_fn = ts_node_start_byte(fn) + 1;
+		s->neval = 0;
+		walk_named(fn, eval_call_visit, s);
+	}
+	for (int i = 0; i < s->neval; i++)
+		if (s->eval_at[i] <= ts_node_start_byte(node) &&
+		    pl_scan_text_eq(s, s->eval_obj[i], cap))
+			return 1;
+	return 0;
 }
 
 /* Runs once per training step: in a step loop and not in a periodic
@@ -1495,8 +1663,10 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 {
 	if (!c->has_re || !c->has_re2)
 		return 0;
-	if (!ts_node_is_null(loop_above(s, node)))
-		return training_loop_at(s, &c->re, node) && !periodic_at(s, &c->re2, node);
+	TSNode loop = loop_above(s, node);
+	if (!ts_node_is_null(loop))
+		return (training_loop_at(s, &c->re, node) || env_loop(s, loop)) &&
+		       !periodic_at(s, &c->re2, node);
 	TSNode fn = pl_scan_enclosing_function(s, node);
 	/* a file without a backward() has no step loop to call it: no walk */
 	if (ts_node_is_null(fn) || !memmem(s->text, s->len, "backward(", 9) ||
@@ -1636,21 +1806,17 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	case C_NO_PAIRWISE:
 		return !pairwise_compare(s, node);
 	case C_FILE_TRAINS:
-	case C_FILE_NO_BACKWARD:
-		/* the file runs a backward pass: x.backward(),
-		 * accelerator.backward(loss), torch.autograd.backward(...) */
+		/* the file runs a backward pass (x.backward(),
+		 * accelerator.backward(loss)) or names an optimizer (import
+		 * torch.optim as optim, build_optimizer(...)): a training
+		 * script, whose step may be in another file */
 		if (!s->trains)
-			s->trains = 1 + walk_named(s->root, backward_visit, s);
-		return (s->trains == 2) == (c->kind == C_FILE_TRAINS);
-	case C_EVALUATED: {
-		/* the function put @cap in eval mode before the finding
-		 * (model.eval() ... model(x)) */
-		TSNode cap = capture_named(r->query, m, c->cap);
-		TSNode fn = pl_scan_enclosing_function(s, node);
-		struct eval_find f = {s, cap, ts_node_start_byte(node)};
-		return !ts_node_is_null(cap) && !ts_node_is_null(fn) &&
-		       walk_named(fn, eval_call_visit, &f);
-	}
+			s->trains = 1 + walk_named(s->root, trains_visit, s);
+		return s->trains == 2;
+	case C_NOT_ENV_INPUT:
+		return !env_input(s, node);
+	case C_EVALUATED:
+		return evaluated(s, node, capture_named(r->query, m, c->cap));
 	case C_NOT_MUTATED: {
 		TSNode cap = capture_named(r->query, m, c->cap);
 		return !ts_node_is_null(cap) && !loop_mutates(s, node, cap);

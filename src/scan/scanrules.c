@@ -172,7 +172,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"in-eval-loop", C_IN_EVAL_LOOP, 0},
 	    {"evaluated", C_EVALUATED, 1},
 	    {"file-trains", C_FILE_TRAINS, 0},
-	    {"file-no-backward", C_FILE_NO_BACKWARD, 0},
+	    {"not-env-input", C_NOT_ENV_INPUT, 0},
 	};
 	const char *p = when;
 	while (*p) {
