@@ -2,6 +2,7 @@
 ; title: Deprecated torch.cuda.amp API
 ; level: 7
 ; severity: low
+; needs: torch
 ; status: statically_confirmed
 ; advisory: on real code (tests/scan-real) none of 5 findings was a real cost: torch.cuda.amp is not deprecated in the torch most users have (1.13), and the name has no runtime cost
 ; rationale: torch.cuda.amp.autocast and GradScaler are deprecated since PyTorch 2.4 in favour of the device-generic torch.amp API; they warn on every use and will be removed.

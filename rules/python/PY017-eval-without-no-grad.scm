@@ -4,6 +4,7 @@
 ; severity: low
 ; status: statically_confirmed
 ; group: loop
+; needs: .eval()
 ; when: evaluated @model, in-eval-loop, not-in-no-grad, function-lacks /no_grad|inference_mode|set_grad_enabled|volatile/
 ; rationale: model.eval() changes dropout and batch norm but not autograd: each evaluation batch still records the graph and keeps every activation it would need for a backward pass that never comes, costing memory (smaller batches fit) and time on every batch of every evaluation.
 ; fix: run the loop under with torch.inference_mode(): (or torch.no_grad()), or decorate the function with @torch.no_grad()

@@ -2,6 +2,7 @@
 ; title: torch.load inside a loop
 ; level: 3
 ; severity: medium
+; needs: torch
 ; status: requires_profiling
 ; when: in-loop, loop-lacks /(for|as|,)[[:space:]]+{@arg}[^[:alnum:]_]|{@arg}[[:space:]]*=[^=]/
 ; rationale: torch.load reads and unpickles a whole file; inside a loop the same checkpoint or shard is deserialized again on every iteration.

@@ -2,6 +2,7 @@
 ; title: torch.cuda.synchronize() inside a training loop
 ; level: 5
 ; severity: medium
+; needs: torch
 ; status: statically_confirmed
 ; when: in-training-loop, not-periodic, loop-lacks /time\.(time|perf_counter|monotonic)[A-Za-z_]*\(|elapsed_time\(/
 ; rationale: An explicit synchronize makes the CPU wait for all queued GPU work every step, removing the overlap between Python and the GPU.

@@ -388,7 +388,45 @@ int pl_scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rul
 	int rc = 0;
 	struct judge j = {&s, rules, o, f, is_test_path(f->path)};
 	if (rules->matcher[f->lang]) {
-		rc = pl_qm_exec(rules->matcher[f->lang], root, f->text, judge_match, &j) ? -1 : 0;
+		/* the patterns of a rule not selected, or of one whose `needs:`
+		 * text this file lacks (PY017 is tried on every call, in files
+		 * that call some .eval()), are not tried at all */
+		/* (the scope pattern after the rules' is never skipped) */
+		uint32_t np = rules->npatterns[f->lang];
+		unsigned char *skip = calloc(ts_query_pattern_count(rules->combined[f->lang]) + 1, 1);
+		if (!skip) {
+			rc = -1;
+		} else {
+			/* one look per text needed (PY016, PY021, PY027 and PY038
+			 * all need "torch"), one per rule where more differ */
+			const char *looked[4] = {0};
+			int found[4] = {0}, nlooked = 0;
+			for (uint32_t k = 0; k < np; k++) {
+				const struct pl_rule *r = rules->owner[f->lang][k];
+				int has = 1;
+				if (r->needs) {
+					int i = 0;
+					while (i < nlooked && strcmp(looked[i], r->needs))
+						i++;
+					if (i == nlooked) {
+						has = memmem(f->text, f->len, r->needs,
+							     strlen(r->needs)) != NULL;
+						if (nlooked < 4) {
+							looked[nlooked] = r->needs;
+							found[nlooked++] = has;
+						}
+					} else {
+						has = found[i];
+					}
+				}
+				skip[k] = !pl_scan_rule_selected(r, o) || !has;
+			}
+			rc = pl_qm_exec(rules->matcher[f->lang], root, f->text, skip, judge_match,
+					&j)
+				 ? -1
+				 : 0;
+			free(skip);
+		}
 	} else if (rules->combined[f->lang]) {
 		ts_query_cursor_exec(qc, rules->combined[f->lang], root);
 		TSQueryMatch m;

@@ -82,6 +82,7 @@ enum cond_kind {
 	C_EVALUATED,
 	C_FILE_TRAINS,
 	C_NOT_ENV_INPUT,
+	C_NOT_DEMO_MAIN,
 };
 
 struct cond {
@@ -98,6 +99,7 @@ struct cond {
 struct pl_rule {
 	char *id, *title, *severity_s, *status_s, *rationale, *fix, *bad, *good, *path, *when;
 	char *quiet; /* what the rule deliberately does not flag, in words */
+	char *needs; /* `; needs: TEXT`: a file without TEXT is not matched at all */
 	char *metric;
 	char *advisory; /* why it is off by default (low precision on real code); NULL: on */
 	int level;

@@ -1257,6 +1257,120 @@ static int host_made_call(struct src *s, TSNode call, int ctors)
 	return hit && !memmem(t, tl, "device", 6) && !(at && al == 1 && *at == '0');
 }
 
+/* The first positional argument of a call (null: none). */
+static TSNode first_arg(TSNode call)
+{
+	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
+	TSNode a = ts_node_is_null(args) || !ts_node_named_child_count(args)
+		       ? (TSNode){0}
+		       : ts_node_named_child(args, 0);
+	return node_is(a, "keyword_argument") ? (TSNode){0} : a;
+}
+
+/* A torch call that makes a tensor on the host for a copy to follow
+ * (PY038): a filling factory without device= (torch.zeros(n),
+ * torch.rand(n), torch.ones(n).tril()); a constructor of a literal or a
+ * range (torch.tensor([0.5]), torch.LongTensor(range(n))); from_numpy of
+ * numpy noise or a numpy constant (np.random.normal(...), np.triu(...)). */
+static int made_for_copy(struct src *s, TSNode call)
+{
+	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
+					      : (TSNode){0};
+	if (!node_is(mod, "identifier") || !pl_scan_is_torch(s, mod))
+		return 0;
+	size_t fl, al, tl;
+	const char *ft = pl_scan_ntext(s, last_name(fn), &fl);
+	static const char *const fills[] = {"zeros",   "ones",	   "full",   "empty",
+					    "eye",     "arange",   "rand",   "randn",
+					    "randint", "randperm", "normal", "linspace",
+					    "tril",    "triu",	   NULL};
+	static const char *const ctors[] = {"tensor",	   "Tensor",   "FloatTensor",
+					    "LongTensor", "IntTensor", "as_tensor", NULL};
+	static const char *const np_consts[] = {"triu",	     "tril",	   "ones", "zeros",
+						"eye",	     "full",	   "arange", "ones_like",
+						"zeros_like", "full_like", NULL};
+	TSNode a = first_arg(call);
+	const char *t = pl_scan_ntext(s, call, &tl);
+	if (pl_scan_in_list(ft, fl, fills)) {
+		/* a shape of 0 (torch.empty(0)): nothing filled or copied; not
+		 * where the 0 is a start (torch.arange(0, n)) */
+		static const char *const starts[] = {"arange", "linspace", "randint", "normal",
+						     NULL};
+		const char *at = node_is(a, "integer") ? pl_scan_ntext(s, a, &al) : NULL;
+		return !memmem(t, tl, "device", 6) &&
+		       !(at && al == 1 && *at == '0' && !pl_scan_in_list(ft, fl, starts));
+	}
+	if (pl_scan_in_list(ft, fl, ctors)) {
+		if (memmem(t, tl, "device", 6))
+			return 0;
+		if (node_is(a, "integer") || node_is(a, "float") || node_is(a, "list") ||
+		    node_is(a, "tuple"))
+			return 1;
+		TSNode af = node_is(a, "call") ? ts_node_child_by_field_name(a, "function", 8)
+					       : (TSNode){0};
+		const char *rt = node_is(af, "identifier") ? pl_scan_ntext(s, af, &al) : NULL;
+		return rt && al == 5 && !memcmp(rt, "range", 5);
+	}
+	if (fl != 10 || memcmp(ft, "from_numpy", 10) || !node_is(a, "call"))
+		return 0;
+	/* from_numpy(np.F(...)) or from_numpy(np.random.F(...)) */
+	TSNode nf = ts_node_child_by_field_name(a, "function", 8);
+	TSNode no = node_is(nf, "attribute") ? ts_node_child_by_field_name(nf, "object", 6)
+					     : (TSNode){0};
+	int rnd = 0;
+	if (node_is(no, "attribute")) {
+		const char *rt = pl_scan_ntext(s, last_name(no), &al);
+		rnd = al == 6 && !memcmp(rt, "random", 6);
+		no = ts_node_child_by_field_name(no, "object", 6);
+		if (!rnd)
+			return 0;
+	}
+	const char *nt = node_is(no, "identifier") ? pl_scan_ntext(s, no, &al) : NULL;
+	if (!nt || !((al == 2 && !memcmp(nt, "np", 2)) || (al == 5 && !memcmp(nt, "numpy", 5))))
+		return 0;
+	const char *lt = pl_scan_ntext(s, last_name(nf), &fl);
+	return rnd || pl_scan_in_list(lt, fl, np_consts);
+}
+
+/* The object a device copy copies (obj of obj.to(device), obj.cuda(),
+ * obj.type(torch.cuda.FloatTensor)) was made on the host on the way:
+ * made_for_copy, through one method (torch.arange(n).unsqueeze(0)) or
+ * legacy Variable(...), or a name last bound to a filling factory's
+ * tensor earlier in the function (y = torch.ones(n); y.cuda()). */
+static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors);
+
+static int copied_from_host(struct src *s, TSNode node, TSNode obj)
+{
+	TSNode fn = ts_node_child_by_field_name(node, "function", 8);
+	size_t len;
+	const char *m = pl_scan_ntext(s, last_name(fn), &len);
+	if (len == 4 && !memcmp(m, "type", 4)) {
+		/* .type(torch.cuda.FloatTensor): a copy; .type(torch.float16)
+		 * is a cast on the host */
+		TSNode a = first_arg(node);
+		const char *at = node_is(a, "attribute") ? pl_scan_ntext(s, a, &len) : NULL;
+		if (!at || !memmem(at, len, "cuda", 4))
+			return 0;
+	}
+	if (node_is(obj, "identifier"))
+		return cpu_factory_before(s, node, obj, 0);
+	for (int mids = 0; node_is(obj, "call"); mids++) {
+		TSNode f = ts_node_child_by_field_name(obj, "function", 8);
+		if (made_for_copy(s, obj))
+			return 1;
+		const char *ft = node_is(f, "identifier") ? pl_scan_ntext(s, f, &len) : NULL;
+		if (ft && len == 8 && !memcmp(ft, "Variable", 8)) {
+			obj = first_arg(obj);
+			continue;
+		}
+		if (mids || !node_is(f, "attribute"))
+			return 0;
+		obj = ts_node_child_by_field_name(f, "object", 6);
+	}
+	return 0;
+}
+
 /* The name was last bound, before node and in its function, to a
  * tensor made on the host (host_made_call). */
 static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors)
@@ -1501,6 +1615,20 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 	const char *ft = pl_scan_ntext(s, fn, &len);
 	const char *e = memmem(ft, len, ".eval()", 7);
 	return e && (uint32_t)(e - s->text) < ts_node_start_byte(loop);
+}
+
+/* node is in the body of a top-level `if __name__ == "__main__":` */
+static int main_block_at(struct src *s, TSNode node)
+{
+	TSNode top = node, p = ts_node_parent(node);
+	for (; !ts_node_is_null(p) && !ts_node_eq(p, s->root); p = ts_node_parent(p))
+		top = p;
+	if (!node_is(top, "if_statement"))
+		return 0;
+	TSNode cond = ts_node_child_by_field_name(top, "condition", 9);
+	size_t len;
+	const char *t = node_is(cond, "comparison_operator") ? pl_scan_ntext(s, cond, &len) : NULL;
+	return t && memmem(t, len, "__name__", 8) && memmem(t, len, "__main__", 8);
 }
 
 /* a call of a backward() (x.backward(), accelerator.backward(loss)), or
@@ -1762,12 +1890,10 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	case C_IN_EVAL_LOOP:
 		return eval_loop_at(s, c, node);
 	case C_CPU_FACTORY: {
-		/* the name @cap was last bound, before the finding and in its
-		 * function, to a tensor made on the CPU: torch.ones(n) (no
-		 * device=), then copied with .cuda() a few lines on */
+		/* the finding copies @cap to the device, and @cap was made on
+		 * the host (copied_from_host) */
 		TSNode cap = capture_named(r->query, m, c->cap);
-		/* (a pattern of the rule without @cap: not this condition's) */
-		return ts_node_is_null(cap) || cpu_factory_before(s, node, cap, 0);
+		return !ts_node_is_null(cap) && copied_from_host(s, node, cap);
 	}
 	case C_NOT_HOST_MADE: {
 		/* the receiver @cap of a host read was not made on the host (a
@@ -1805,6 +1931,13 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_NO_PAIRWISE:
 		return !pairwise_compare(s, node);
+	case C_NOT_DEMO_MAIN:
+		/* not in the `if __name__ == "__main__":` block of a file that
+		 * does not train (a dataset module's demo of a few batches):
+		 * where the file trains, its main block may be the training */
+		if (!main_block_at(s, node))
+			return 1;
+		/* fall through */
 	case C_FILE_TRAINS:
 		/* the file runs a backward pass (x.backward(),
 		 * accelerator.backward(loss)) or names an optimizer (import

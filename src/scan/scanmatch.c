@@ -854,7 +854,8 @@ static int cmp_found(const void *a, const void *b)
 	return x->seq < y->seq ? -1 : x->seq > y->seq;
 }
 
-int pl_qm_exec(const struct pl_qm *m, TSNode root, const char *text, pl_qm_fn fn, void *arg)
+int pl_qm_exec(const struct pl_qm *m, TSNode root, const char *text, const unsigned char *skip,
+	       pl_qm_fn fn, void *arg)
 {
 	struct ctx c = {.m = m, .text = text, .tc = ts_tree_cursor_new(root)};
 	TSTreeCursor w = ts_tree_cursor_new(root);
@@ -865,10 +866,13 @@ int pl_qm_exec(const struct pl_qm *m, TSNode root, const char *text, pl_qm_fn fn
 		c.nch = c.nmemo = 0; /* a new root: children read afresh */
 		if (sym < m->nsym)
 			for (uint32_t i = m->by_sym[sym]; i < m->by_sym[sym + 1] && !c.oom; i++)
-				if (i == m->by_sym[sym] || m->sym_pat[i] != m->sym_pat[i - 1])
+				if ((i == m->by_sym[sym] || m->sym_pat[i] != m->sym_pat[i - 1]) &&
+				    !(skip && skip[m->sym_pat[i]]))
 					try_pattern(&c, m->sym_pat[i], n, sym, 1, depth);
 		for (uint32_t i = 0; i < m->nwild && !c.oom; i++)
-			try_pattern(&c, m->wild[i], n, sym, (uint8_t)ts_node_is_named(n), depth);
+			if (!(skip && skip[m->wild[i]]))
+				try_pattern(&c, m->wild[i], n, sym, (uint8_t)ts_node_is_named(n),
+					    depth);
 		if (c.oom)
 			break;
 		if (ts_tree_cursor_goto_first_child(&w)) {

@@ -39,8 +39,10 @@ void pl_qm_free(struct pl_qm *qm);
 /* Called for each match in order; a nonzero return stops the run. */
 typedef int (*pl_qm_fn)(void *arg, const TSQueryMatch *m);
 
-/* Every match under root, of the source text it was parsed from: 0,
- * fn's nonzero return, or -1 out of memory. */
-int pl_qm_exec(const struct pl_qm *qm, TSNode root, const char *text, pl_qm_fn fn, void *arg);
+/* Every match under root, of the source text it was parsed from, of the
+ * patterns k with no skip[k] (skip NULL: every pattern): 0, fn's nonzero
+ * return, or -1 out of memory. */
+int pl_qm_exec(const struct pl_qm *qm, TSNode root, const char *text, const unsigned char *skip,
+	       pl_qm_fn fn, void *arg);
 
 #endif

@@ -82,6 +82,7 @@ static void free_rule(struct pl_rule *r)
 	free(r->path);
 	free(r->when);
 	free(r->quiet);
+	free(r->needs);
 	free(r->advisory);
 	free(r->metric);
 	free_preds(r);
@@ -173,6 +174,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"evaluated", C_EVALUATED, 1},
 	    {"file-trains", C_FILE_TRAINS, 0},
 	    {"not-env-input", C_NOT_ENV_INPUT, 0},
+	    {"not-demo-main", C_NOT_DEMO_MAIN, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -413,6 +415,8 @@ static int parse_rule(const char *path, const char *text, struct pl_rule **out,
 				slot = &r->advisory;
 			else if (KEY("quiet"))
 				slot = &r->quiet;
+			else if (KEY("needs"))
+				slot = &r->needs;
 			else if (KEY("lower"))
 				slot = &r->lower;
 			else if (KEY("lower-why"))

@@ -112,7 +112,7 @@ static int agree(const TSLanguage *lang, const char *query, const char *src)
 	cur_src = src;
 	memset(&own, 0, sizeof own);
 	memset(&ref, 0, sizeof ref);
-	assert_int_equal(pl_qm_exec(qm, ts_tree_root_node(t), src, collect, &own), 0);
+	assert_int_equal(pl_qm_exec(qm, ts_tree_root_node(t), src, NULL, collect, &own), 0);
 	TSQueryCursor *qc = ts_query_cursor_new();
 	ts_query_cursor_exec(qc, q, ts_tree_root_node(t));
 	TSQueryMatch m;
