@@ -1228,35 +1228,6 @@ static int step_call_visit(TSNode n, void *arg)
 	return training_loop_at(f->s, f->bwd, n) && !periodic_at(f->s, f->per, n);
 }
 
-/* A call that makes a tensor in host memory: torch.F(...) without
- * device=, F a factory that fills it (ctors: also torch.tensor,
- * torch.Tensor and the typed constructors, which copy what they are
- * given); torch.empty(0) fills nothing. */
-static int host_made_call(struct src *s, TSNode call, int ctors)
-{
-	if (!node_is(call, "call"))
-		return 0;
-	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
-	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
-					      : (TSNode){0};
-	size_t fl = 0, tl = 0, al = 0;
-	if (!node_is(mod, "identifier") || !pl_scan_is_torch(s, mod))
-		return 0;
-	const char *ft = pl_scan_ntext(s, last_name(fn), &fl);
-	static const char *const fills[] = {"zeros", "ones",	 "full",    "empty",	"eye",
-					    "arange", "rand", "randn", "randint", "linspace", NULL};
-	static const char *const copies[] = {"tensor",	   "Tensor",	"FloatTensor",
-					     "LongTensor", "as_tensor", "from_numpy", NULL};
-	int hit = pl_scan_in_list(ft, fl, fills) || (ctors && pl_scan_in_list(ft, fl, copies));
-	const char *t = pl_scan_ntext(s, call, &tl);
-	TSNode args = ts_node_child_by_field_name(call, "arguments", 9);
-	TSNode first = ts_node_is_null(args) || !ts_node_named_child_count(args)
-			   ? (TSNode){0}
-			   : ts_node_named_child(args, 0);
-	const char *at = node_is(first, "integer") ? pl_scan_ntext(s, first, &al) : NULL;
-	return hit && !memmem(t, tl, "device", 6) && !(at && al == 1 && *at == '0');
-}
-
 /* The first positional argument of a call (null: none). */
 static TSNode first_arg(TSNode call)
 {
@@ -1267,43 +1238,74 @@ static TSNode first_arg(TSNode call)
 	return node_is(a, "keyword_argument") ? (TSNode){0} : a;
 }
 
-/* A torch call that makes a tensor on the host for a copy to follow
- * (PY038): a filling factory without device= (torch.zeros(n),
- * torch.rand(n), torch.ones(n).tril()); a constructor of a literal or a
- * range (torch.tensor([0.5]), torch.LongTensor(range(n))); from_numpy of
- * numpy noise or a numpy constant (np.random.normal(...), np.triu(...)). */
-static int made_for_copy(struct src *s, TSNode call)
+enum { TF_NONE, TF_FILL, TF_CTOR, TF_NUMPY };
+
+/* What a call torch.F(...) (torch as the file imports it) makes in host
+ * memory, without device=: TF_FILL, a factory that fills one
+ * (torch.zeros(n), torch.rand(n), torch.arange(0, n); not a shape of 0,
+ * torch.empty(0), which holds nothing); TF_CTOR, a constructor that
+ * copies what it is given (torch.tensor, torch.LongTensor...); TF_NUMPY,
+ * torch.from_numpy; TF_NONE for anything else. */
+static int torch_factory(struct src *s, TSNode call)
 {
+	if (!node_is(call, "call"))
+		return TF_NONE;
 	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
 	TSNode mod = node_is(fn, "attribute") ? ts_node_child_by_field_name(fn, "object", 6)
 					      : (TSNode){0};
 	if (!node_is(mod, "identifier") || !pl_scan_is_torch(s, mod))
-		return 0;
-	size_t fl, al, tl;
-	const char *ft = pl_scan_ntext(s, last_name(fn), &fl);
+		return TF_NONE;
 	static const char *const fills[] = {"zeros",   "ones",	   "full",   "empty",
 					    "eye",     "arange",   "rand",   "randn",
 					    "randint", "randperm", "normal", "linspace",
 					    "tril",    "triu",	   NULL};
+	static const char *const starts[] = {"arange", "linspace", "randint", "normal", NULL};
 	static const char *const ctors[] = {"tensor",	   "Tensor",   "FloatTensor",
 					    "LongTensor", "IntTensor", "as_tensor", NULL};
+	size_t fl, tl, al;
+	const char *ft = pl_scan_ntext(s, last_name(fn), &fl);
+	const char *t = pl_scan_ntext(s, call, &tl);
+	if (memmem(t, tl, "device", 6))
+		return TF_NONE;
+	if (pl_scan_in_list(ft, fl, fills)) {
+		/* a shape of 0; not where the 0 is a start (torch.arange(0, n)) */
+		TSNode a = first_arg(call);
+		const char *at = node_is(a, "integer") ? pl_scan_ntext(s, a, &al) : NULL;
+		return at && al == 1 && *at == '0' && !pl_scan_in_list(ft, fl, starts) ? TF_NONE
+											 : TF_FILL;
+	}
+	if (pl_scan_in_list(ft, fl, ctors))
+		return TF_CTOR;
+	return fl == 10 && !memcmp(ft, "from_numpy", 10) ? TF_NUMPY : TF_NONE;
+}
+
+/* A call that makes a tensor in host memory (torch_factory): a filling
+ * factory, or with ctors also a constructor or from_numpy. */
+static int host_made_call(struct src *s, TSNode call, int ctors)
+{
+	int k = torch_factory(s, call);
+	return k == TF_FILL || (ctors && k != TF_NONE);
+}
+
+/* A torch call that makes a tensor on the host for a copy to follow
+ * (PY038): a filling factory (torch_factory); a constructor of a literal
+ * or a range (torch.tensor([0.5]), torch.LongTensor(range(n))); from_numpy
+ * of numpy noise or a numpy constant (np.random.normal(...), np.triu(...)).
+ * A constructor or from_numpy of anything else copies data that has to
+ * reach the device anyway (a batch). */
+static int made_for_copy(struct src *s, TSNode call)
+{
 	static const char *const np_consts[] = {"triu",	     "tril",	   "ones", "zeros",
 						"eye",	     "full",	   "arange", "ones_like",
 						"zeros_like", "full_like", NULL};
+	int k = torch_factory(s, call);
+	if (k == TF_FILL)
+		return 1;
+	if (k == TF_NONE)
+		return 0;
+	size_t al, fl;
 	TSNode a = first_arg(call);
-	const char *t = pl_scan_ntext(s, call, &tl);
-	if (pl_scan_in_list(ft, fl, fills)) {
-		/* a shape of 0 (torch.empty(0)): nothing filled or copied; not
-		 * where the 0 is a start (torch.arange(0, n)) */
-		static const char *const starts[] = {"arange", "linspace", "randint", "normal",
-						     NULL};
-		const char *at = node_is(a, "integer") ? pl_scan_ntext(s, a, &al) : NULL;
-		return !memmem(t, tl, "device", 6) &&
-		       !(at && al == 1 && *at == '0' && !pl_scan_in_list(ft, fl, starts));
-	}
-	if (pl_scan_in_list(ft, fl, ctors)) {
-		if (memmem(t, tl, "device", 6))
-			return 0;
+	if (k == TF_CTOR) {
 		if (node_is(a, "integer") || node_is(a, "float") || node_is(a, "list") ||
 		    node_is(a, "tuple"))
 			return 1;
@@ -1312,9 +1314,9 @@ static int made_for_copy(struct src *s, TSNode call)
 		const char *rt = node_is(af, "identifier") ? pl_scan_ntext(s, af, &al) : NULL;
 		return rt && al == 5 && !memcmp(rt, "range", 5);
 	}
-	if (fl != 10 || memcmp(ft, "from_numpy", 10) || !node_is(a, "call"))
-		return 0;
 	/* from_numpy(np.F(...)) or from_numpy(np.random.F(...)) */
+	if (!node_is(a, "call"))
+		return 0;
 	TSNode nf = ts_node_child_by_field_name(a, "function", 8);
 	TSNode no = node_is(nf, "attribute") ? ts_node_child_by_field_name(nf, "object", 6)
 					     : (TSNode){0};
@@ -1422,12 +1424,6 @@ static int loader_item(struct src *s, TSNode node, TSNode recv)
 	return 0;
 }
 
-/* The receiver of a host read was made on the host: a torch factory or
- * constructor call, through methods (torch.ones(n).cpu(),
- * torch.Tensor([a, b]).unsqueeze(0).cpu()), or a name bound to one
- * earlier in the function, a loader's batch not yet copied
- * (loader_item), or what an environment's step returned (env_output):
- * reading it copies nothing and waits for nothing. */
 static int env_step_call(struct src *s, TSNode n);
 
 struct env_out_find {
@@ -1468,6 +1464,12 @@ static int env_output(struct src *s, TSNode node, TSNode recv)
 	return walk_named(loop, env_out_visit, &f);
 }
 
+/* The receiver of a host read was made on the host: a torch factory or
+ * constructor call, through methods (torch.ones(n).cpu(),
+ * torch.Tensor([a, b]).unsqueeze(0).cpu()), or a name bound to one
+ * earlier in the function, a loader's batch not yet copied
+ * (loader_item), or what an environment's step returned (env_output):
+ * reading it copies nothing and waits for nothing. */
 static int host_made(struct src *s, TSNode node, TSNode recv)
 {
 	for (int depth = 0; node_is(recv, "call") && depth < 8; depth++) {
@@ -1580,6 +1582,8 @@ static int loader_names(const char *t, size_t len, int splits)
  * function calls backward() (re), and the loop evaluates: it is under
  * no_grad (re2), or its function's name says so (evaluate, validate,
  * test, val_epoch), or the function puts a model in eval() mode. */
+static int evaluated(struct src *s, TSNode node, TSNode cap);
+
 static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 {
 	size_t len;
@@ -1612,9 +1616,7 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 			return 1;
 		i = j + 1;
 	}
-	const char *ft = pl_scan_ntext(s, fn, &len);
-	const char *e = memmem(ft, len, ".eval()", 7);
-	return e && (uint32_t)(e - s->text) < ts_node_start_byte(loop);
+	return evaluated(s, loop, (TSNode){0});
 }
 
 /* node is in the body of a top-level `if __name__ == "__main__":` */
@@ -1759,14 +1761,15 @@ static int eval_call_visit(TSNode n, void *arg)
 }
 
 /* The function around node called cap.eval() (the same text: model,
- * self.net) before it. Tried on every call a rule's pattern fits, so the
- * file is looked at once (no ".eval()" in it: never) and each function's
- * eval() calls once, as the calls come in document order. */
+ * self.net; a null cap: any X.eval()) before it. Tried on every call a
+ * rule's pattern fits, so the file is looked at once (no ".eval()" in
+ * it: never) and each function's eval() calls once, as the calls come in
+ * document order. */
 static int evaluated(struct src *s, TSNode node, TSNode cap)
 {
 	if (!s->evals)
 		s->evals = memmem(s->text, s->len, ".eval()", 7) ? 2 : 1;
-	if (s->evals == 1 || ts_node_is_null(cap))
+	if (s->evals == 1)
 		return 0;
 	TSNode fn = pl_scan_enclosing_function(s, node);
 	if (ts_node_is_null(fn))
@@ -1778,7 +1781,7 @@ static int evaluated(struct src *s, TSNode node, TSNode cap)
 	}
 	for (int i = 0; i < s->neval; i++)
 		if (s->eval_at[i] <= ts_node_start_byte(node) &&
-		    pl_scan_text_eq(s, s->eval_obj[i], cap))
+		    (ts_node_is_null(cap) || pl_scan_text_eq(s, s->eval_obj[i], cap)))
 			return 1;
 	return 0;
 }
@@ -1796,22 +1799,24 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 		return (training_loop_at(s, &c->re, node) || env_loop(s, loop)) &&
 		       !periodic_at(s, &c->re2, node);
 	TSNode fn = pl_scan_enclosing_function(s, node);
-	/* a file without a backward() has no step loop to call it: no walk */
-	if (ts_node_is_null(fn) || !memmem(s->text, s->len, "backward(", 9) ||
-	    periodic_at(s, &c->re2, node))
+	if (ts_node_is_null(fn) || periodic_at(s, &c->re2, node))
 		return 0;
 	struct step_call_find f = {s, NULL, 0, fn, &c->re, &c->re2, 0};
-	/* a backward() of its own outside its loops: the function is one
-	 * training step (train_step(batch), a full-batch epoch) */
-	f.step_fn = own_call(s, fn, "backward", 0);
 	f.name = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &f.len);
-	/* a step function that also steps an optimizer is one training step
-	 * wherever it is called from (an engine's forward_backward(), called
-	 * from a base class in another file); Lightning calls a module's
-	 * training_step() once per step */
-	if (f.len && ((f.step_fn && !(f.len == 4 && !memcmp(f.name, "main", 4)) &&
-		       own_call(s, fn, "step", 1)) ||
-		      (f.len == 13 && !memcmp(f.name, "training_step", 13))))
+	/* Lightning calls a module's training_step() once per step (and
+	 * calls backward() itself) */
+	if (f.len == 13 && !memcmp(f.name, "training_step", 13))
+		return 1;
+	/* a file without a backward() has no step loop to call it: no walk */
+	if (!f.len || !memmem(s->text, s->len, "backward(", 9))
+		return 0;
+	/* a backward() of its own outside its loops: the function is one
+	 * training step (train_step(batch), a full-batch epoch); one that
+	 * also steps an optimizer is one wherever it is called from (an
+	 * engine's forward_backward(), called from a base class in another
+	 * file) */
+	f.step_fn = own_call(s, fn, "backward", 0);
+	if (f.step_fn && !(f.len == 4 && !memcmp(f.name, "main", 4)) && own_call(s, fn, "step", 1))
 		return 1;
 	return f.len && walk_named(s->root, step_call_visit, &f);
 }
@@ -1948,8 +1953,10 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return s->trains == 2;
 	case C_NOT_ENV_INPUT:
 		return !env_input(s, node);
-	case C_EVALUATED:
-		return evaluated(s, node, capture_named(r->query, m, c->cap));
+	case C_EVALUATED: {
+		TSNode cap = capture_named(r->query, m, c->cap);
+		return !ts_node_is_null(cap) && evaluated(s, node, cap);
+	}
 	case C_NOT_MUTATED: {
 		TSNode cap = capture_named(r->query, m, c->cap);
 		return !ts_node_is_null(cap) && !loop_mutates(s, node, cap);
