@@ -21,6 +21,19 @@ import urllib.request
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
+def safe(name):
+    """a member path that stays under the directory it is unpacked in"""
+    return name and not os.path.isabs(name) and ".." not in name.split("/")
+
+
+def extract(t, members, dest):
+    for m in members:
+        if (m.isfile() or m.isdir()) and safe(m.name):
+            t.extract(m, dest)
+        elif m.isfile():
+            print("skipped %s: outside the corpus" % m.name, file=sys.stderr)
+
+
 def from_mirror(gitdir, commit, dest):
     ls = subprocess.run(["git", "--git-dir", gitdir, "ls-tree", "-r", "--name-only", commit],
                         capture_output=True, text=True)
@@ -30,7 +43,8 @@ def from_mirror(gitdir, commit, dest):
     arc = subprocess.run(["git", "--git-dir", gitdir, "archive", commit] + py, capture_output=True)
     if arc.returncode:
         return False
-    tarfile.open(fileobj=io.BytesIO(arc.stdout)).extractall(dest)
+    with tarfile.open(fileobj=io.BytesIO(arc.stdout)) as t:
+        extract(t, t.getmembers(), dest)
     return True
 
 
@@ -38,11 +52,13 @@ def from_url(url, dest):
     with urllib.request.urlopen(url, timeout=60) as r:
         data = r.read()
     with tarfile.open(fileobj=io.BytesIO(data)) as t:
+        keep = []
         for m in t.getmembers():
             parts = m.name.split("/", 1)  # OWNER-NAME-COMMIT/path
             if m.isfile() and len(parts) == 2 and parts[1].endswith(".py"):
                 m.name = parts[1]
-                t.extract(m, dest)
+                keep.append(m)
+        extract(t, keep, dest)
     return True
 
 
