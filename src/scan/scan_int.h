@@ -83,6 +83,8 @@ enum cond_kind {
 	C_FILE_TRAINS,
 	C_NOT_ENV_INPUT,
 	C_NOT_DEMO_MAIN,
+	C_BLEND_UPDATE,
+	C_ACCUMULATED,
 };
 
 struct cond {

@@ -1335,13 +1335,68 @@ static int made_for_copy(struct src *s, TSNode call)
 	return rnd || pl_scan_in_list(lt, fl, np_consts);
 }
 
-/* The object a device copy copies (obj of obj.to(device), obj.cuda(),
- * obj.type(torch.cuda.FloatTensor)) was made on the host on the way:
- * made_for_copy, through one method (torch.arange(n).unsqueeze(0)) or
- * legacy Variable(...), or a name last bound to a filling factory's
- * tensor earlier in the function (y = torch.ones(n); y.cuda()). */
-static int cpu_factory_before(struct src *s, TSNode node, TSNode cap, int ctors);
+/* e is a tensor made in host memory for a copy to follow: made_for_copy,
+ * through parentheses, arithmetic, a torch function of one or a method
+ * of one (torch.exp(torch.arange(n) * -c), (torch.ones(n) * i),
+ * torch.arange(n).unsqueeze(0)), legacy Variable(...); a name last bound
+ * to one before at in its function (y = torch.ones(n); y.cuda()); a
+ * self.NAME its class binds to one (a table built in __init__, not
+ * registered as a buffer, so it stays on the host when the module
+ * moves). */
+static int host_expr(struct src *s, TSNode at, TSNode e, int depth)
+{
+	size_t len;
+	if (ts_node_is_null(e) || depth > 4)
+		return 0;
+	if (node_is(e, "parenthesized_expression"))
+		return host_expr(s, at, ts_node_named_child(e, 0), depth + 1);
+	if (node_is(e, "unary_operator"))
+		return host_expr(s, at, ts_node_child_by_field_name(e, "argument", 8), depth + 1);
+	if (node_is(e, "binary_operator"))
+		return host_expr(s, at, ts_node_child_by_field_name(e, "left", 4), depth + 1) ||
+		       host_expr(s, at, ts_node_child_by_field_name(e, "right", 5), depth + 1);
+	if (node_is(e, "identifier")) {
+		TSNode v = pl_scan_last_assigned(s, name_scope(s, at), e, ts_node_start_byte(at));
+		return host_expr(s, v, v, depth + 1);
+	}
+	if (node_is(e, "attribute")) {
+		TSNode o = ts_node_child_by_field_name(e, "object", 6);
+		const char *ot = node_is(o, "identifier") ? pl_scan_ntext(s, o, &len) : NULL;
+		if (!ot || len != 4 || memcmp(ot, "self", 4))
+			return 0;
+		TSNode cls = ts_node_parent(e);
+		while (!ts_node_is_null(cls) && !node_is(cls, "class_definition"))
+			cls = ts_node_parent(cls);
+		if (ts_node_is_null(cls))
+			return 0;
+		TSNode v = pl_scan_last_assigned(s, cls, e, 0);
+		return host_expr(s, v, v, depth + 1);
+	}
+	if (!node_is(e, "call"))
+		return 0;
+	if (made_for_copy(s, e))
+		return 1;
+	TSNode f = ts_node_child_by_field_name(e, "function", 8);
+	const char *ft = node_is(f, "identifier") ? pl_scan_ntext(s, f, &len) : NULL;
+	if (ft && len == 8 && !memcmp(ft, "Variable", 8))
+		return host_expr(s, at, first_arg(e), depth + 1);
+	if (!node_is(f, "attribute") || torch_factory(s, e) != TF_NONE)
+		return 0;
+	TSNode o = ts_node_child_by_field_name(f, "object", 6);
+	/* torch.exp(x), torch.flip(x, ...): on the device of its argument */
+	if (node_is(o, "identifier") && pl_scan_is_torch(s, o))
+		return host_expr(s, at, first_arg(e), depth + 1);
+	/* x.unsqueeze(0), x.float(): a method of a host tensor; not one that
+	 * copies (to, cuda, type) */
+	static const char *const copies[] = {"to", "cuda", "type", NULL};
+	ft = pl_scan_ntext(s, ts_node_child_by_field_name(f, "attribute", 9), &len);
+	return !pl_scan_in_list(ft, len, copies) && host_expr(s, at, o, depth + 1);
+}
 
+/* The object a device copy copies (obj of obj.to(device), obj.cuda(),
+ * obj.type(torch.cuda.FloatTensor)) was made on the host (host_expr); or
+ * the copy is indexed at once (torch.from_numpy(table).to(t.device)[t]):
+ * a whole table copied to read a few entries. */
 static int copied_from_host(struct src *s, TSNode node, TSNode obj)
 {
 	TSNode fn = ts_node_child_by_field_name(node, "function", 8);
@@ -1355,22 +1410,12 @@ static int copied_from_host(struct src *s, TSNode node, TSNode obj)
 		if (!at || !memmem(at, len, "cuda", 4))
 			return 0;
 	}
-	if (node_is(obj, "identifier"))
-		return cpu_factory_before(s, node, obj, 0);
-	for (int mids = 0; node_is(obj, "call"); mids++) {
-		TSNode f = ts_node_child_by_field_name(obj, "function", 8);
-		if (made_for_copy(s, obj))
-			return 1;
-		const char *ft = node_is(f, "identifier") ? pl_scan_ntext(s, f, &len) : NULL;
-		if (ft && len == 8 && !memcmp(ft, "Variable", 8)) {
-			obj = first_arg(obj);
-			continue;
-		}
-		if (mids || !node_is(f, "attribute"))
-			return 0;
-		obj = ts_node_child_by_field_name(f, "object", 6);
-	}
-	return 0;
+	TSNode up = ts_node_parent(node);
+	if (node_is(up, "subscript") &&
+	    ts_node_eq(ts_node_child_by_field_name(up, "value", 5), node) &&
+	    torch_factory(s, obj) != TF_NONE)
+		return 1;
+	return host_expr(s, node, obj, 0);
 }
 
 /* The name was last bound, before node and in its function, to a
@@ -1786,6 +1831,160 @@ static int evaluated(struct src *s, TSNode node, TSNode cap)
 	return 0;
 }
 
+/* The copy (node: x.to(D), x.cuda(D)) goes to D = P.device, P a
+ * parameter of fn (not self), fn not a constructor: a function given
+ * device tensors that copies to them on every call (a timestep
+ * embedding's frequencies, a schedule's table, a sampling step's
+ * timestep tensor). */
+static int copy_to_arg_device(struct src *s, TSNode fn, TSNode node)
+{
+	size_t len;
+	const char *t = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
+	if (len == 8 && !memcmp(t, "__init__", 8))
+		return 0;
+	TSNode d = first_arg(node);
+	TSNode args = ts_node_child_by_field_name(node, "arguments", 9);
+	uint32_t n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
+	for (uint32_t i = 0; ts_node_is_null(d) && i < n; i++) {
+		TSNode a = ts_node_named_child(args, i);
+		TSNode k = ts_node_child_by_field_name(a, "name", 4);
+		t = node_is(a, "keyword_argument") ? pl_scan_ntext(s, k, &len) : NULL;
+		if (t && len == 6 && !memcmp(t, "device", 6))
+			d = ts_node_child_by_field_name(a, "value", 5);
+	}
+	if (!node_is(d, "attribute"))
+		return 0;
+	t = pl_scan_ntext(s, ts_node_child_by_field_name(d, "attribute", 9), &len);
+	TSNode o = ts_node_child_by_field_name(d, "object", 6);
+	if (len != 6 || memcmp(t, "device", 6) || !node_is(o, "identifier"))
+		return 0;
+	const char *ot = pl_scan_ntext(s, o, &len);
+	if (len == 4 && !memcmp(ot, "self", 4))
+		return 0;
+	TSNode ps = ts_node_child_by_field_name(fn, "parameters", 10);
+	n = ts_node_is_null(ps) ? 0 : ts_node_named_child_count(ps);
+	for (uint32_t i = 0; i < n; i++) {
+		TSNode p = ts_node_named_child(ps, i);
+		if (node_is(p, "default_parameter") || node_is(p, "typed_default_parameter"))
+			p = ts_node_child_by_field_name(p, "name", 4);
+		else if (node_is(p, "typed_parameter"))
+			p = ts_node_named_child(p, 0);
+		if (node_is(p, "identifier") && pl_scan_text_eq(s, p, o))
+			return 1;
+	}
+	return 0;
+}
+
+/* Per-parameter blending (PY042): the loop variables of a for loop over
+ * two models' tensors, and whether a statement of its body writes one
+ * in place with a blend of them. */
+struct blend_find {
+	struct src *s;
+	const char *var[4];
+	size_t len[4];
+	int nvar;
+	unsigned seen; /* the loop variables a write names, one bit each */
+};
+
+static int var_visit(TSNode n, void *arg)
+{
+	struct blend_find *f = arg;
+	size_t len;
+	if (!node_is(n, "identifier"))
+		return 0;
+	const char *t = pl_scan_ntext(f->s, n, &len);
+	for (int i = 0; i < f->nvar; i++)
+		if (len == f->len[i] && !memcmp(t, f->var[i], len))
+			f->seen |= 1u << i;
+	return 0;
+}
+
+static int loop_var_visit(TSNode n, void *arg)
+{
+	struct blend_find *f = arg;
+	if (node_is(n, "identifier") && f->nvar < 4) {
+		f->var[f->nvar] = pl_scan_ntext(f->s, n, &f->len[f->nvar]);
+		f->nvar++;
+	}
+	return 0;
+}
+
+/* v is a blend, not a plain copy: arithmetic, or a call other than a
+ * view or a cast (p.detach(), p.data.clone(), p.float()) */
+static int blend_value(struct src *s, TSNode v)
+{
+	static const char *const plain[] = {"detach", "clone", "to",	"cuda", "float",
+					    "half",   "type",  "contiguous", NULL};
+	size_t len;
+	if (node_is(v, "binary_operator"))
+		return 1;
+	if (!node_is(v, "call"))
+		return 0;
+	TSNode fn = ts_node_child_by_field_name(v, "function", 8);
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(s, last_name(fn), &len) : NULL;
+	return !t || !pl_scan_in_list(t, len, plain);
+}
+
+static int blend_visit(TSNode n, void *arg)
+{
+	struct blend_find *f = arg;
+	size_t len;
+	if (node_is(n, "function_definition") || node_is(n, "lambda"))
+		return 0;
+	if (node_is(n, "assignment")) {
+		/* target.data = tau * p.data + (1 - tau) * target.data */
+		TSNode l = ts_node_child_by_field_name(n, "left", 4);
+		const char *t = node_is(l, "attribute") ? pl_scan_ntext(f->s, last_name(l), &len)
+							: NULL;
+		if (!t || len != 4 || memcmp(t, "data", 4) ||
+		    !blend_value(f->s, ts_node_child_by_field_name(n, "right", 5)))
+			return 0;
+		f->seen = 0;
+		walk_named(n, var_visit, f);
+		return __builtin_popcount(f->seen) >= 2;
+	}
+	if (!node_is(n, "call"))
+		return 0;
+	static const char *const inplace[] = {"copy_", "mul_", "add_", "sub_",
+					      "lerp_", "addcmul_", "div_", NULL};
+	TSNode fn = ts_node_child_by_field_name(n, "function", 8);
+	const char *t = node_is(fn, "attribute") ? pl_scan_ntext(f->s, last_name(fn), &len) : NULL;
+	if (!t || !pl_scan_in_list(t, len, inplace))
+		return 0;
+	/* copy_ and add_/sub_ of a blend (add_(p, alpha=1 - d), after a
+	 * mul_(d)); not a plain copy or a sum (grad.add_(p.grad)) */
+	if ((len == 5 && !memcmp(t, "copy_", 5)) || (len == 4 && (!memcmp(t, "add_", 4) ||
+								 !memcmp(t, "sub_", 4)))) {
+		TSNode o = ts_node_child_by_field_name(fn, "object", 6);
+		const char *ot = node_is(o, "call") ? pl_scan_ntext(f->s, last_name(
+							 ts_node_child_by_field_name(o, "function", 8)), &len)
+						    : NULL;
+		size_t al;
+		const char *at = pl_scan_ntext(f->s, ts_node_child_by_field_name(n, "arguments", 9), &al);
+		if (!blend_value(f->s, first_arg(n)) && !(ot && len == 4 && !memcmp(ot, "mul_", 4)) &&
+		    !(t[0] != 'c' && memmem(at, al, "alpha", 5)))
+			return 0;
+	}
+	f->seen = 0;
+	walk_named(n, var_visit, f);
+	return __builtin_popcount(f->seen) >= 2;
+}
+
+/* loop (a for statement) writes one model's tensors in place with a
+ * blend of its two loop variables (EMA, Polyak averaging), one tensor at
+ * a time */
+static int blend_update(struct src *s, TSNode loop)
+{
+	struct blend_find f = {.s = s};
+	TSNode left = ts_node_child_by_field_name(loop, "left", 4);
+	TSNode body = ts_node_child_by_field_name(loop, "body", 4);
+	if (ts_node_is_null(left) || ts_node_is_null(body))
+		return 0;
+	walk_named(left, loop_var_visit, &f);
+	/* two: a zip of three or more lists is an optimizer's step */
+	return f.nvar == 2 && walk_named(body, blend_visit, &f);
+}
+
 /* Runs once per training step: in a step loop and not in a periodic
  * branch; or, outside any loop of its own function, in a function that a
  * step loop of the same file calls on every step (a helper that logs
@@ -1915,6 +2114,8 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		if (ts_node_is_null(fn))
 			return 0;
 		t = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
+		if (copy_to_arg_device(s, fn, node))
+			return 1;
 		if (len != 7 || memcmp(t, "forward", 7))
 			return 0;
 		for (TSNode p = ts_node_parent(fn); !ts_node_is_null(p); p = ts_node_parent(p))
@@ -1953,6 +2154,34 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return s->trains == 2;
 	case C_NOT_ENV_INPUT:
 		return !env_input(s, node);
+	case C_BLEND_UPDATE:
+		return blend_update(s, node);
+	case C_ACCUMULATED:
+		/* the value is summed into a name (total += n.item() ** 2) or
+		 * appended to a list, in its statement */
+		for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
+		     ch = p, p = ts_node_parent(p)) {
+			if (node_is(p, "augmented_assignment")) {
+				if (!ts_node_eq(ts_node_child_by_field_name(p, "right", 5), ch))
+					return 0;
+				break;
+			}
+			if (node_is(p, "argument_list")) {
+				TSNode f = ts_node_child_by_field_name(ts_node_parent(p), "function", 8);
+				t = node_is(f, "attribute") ? pl_scan_ntext(s, last_name(f), &len) : NULL;
+				if (t && len == 6 && !memcmp(t, "append", 6))
+					break;
+			}
+			if (node_is(p, "block") || node_is(p, "expression_statement") ||
+			    ts_node_is_null(ts_node_parent(p)))
+				return 0;
+		}
+		/* and the loop it is in runs every time: not in a periodic
+		 * branch (the loop over the parameters is inside it) */
+		{
+			TSNode lp = loop_above(s, node);
+			return !c->has_re2 || ts_node_is_null(lp) || !periodic_at(s, &c->re2, lp);
+		}
 	case C_EVALUATED: {
 		TSNode cap = capture_named(r->query, m, c->cap);
 		return !ts_node_is_null(cap) && evaluated(s, node, cap);

@@ -175,6 +175,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"file-trains", C_FILE_TRAINS, 0},
 	    {"not-env-input", C_NOT_ENV_INPUT, 0},
 	    {"not-demo-main", C_NOT_DEMO_MAIN, 0},
+	    {"blend-update", C_BLEND_UPDATE, 0},
+	    {"accumulated", C_ACCUMULATED, 0},
 	};
 	const char *p = when;
 	while (*p) {
@@ -225,6 +227,9 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 			c->re_text = strdup("\\.backward\\(");
 			if (c->kind != C_IN_TRAINING_LOOP &&
 			    regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
+				c->has_re2 = 1;
+		} else if (c->kind == C_ACCUMULATED) {
+			if (regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
 				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {
 			c->re_text = strdup(NO_GRAD_RE);

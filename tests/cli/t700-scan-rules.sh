@@ -902,6 +902,116 @@ expect_rc 0
 check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('alias.py', 'PY038', 12), ('alias.py', 'PY038', 14), ('engine.py', 'PY010', 9), ('evals.py', 'PY010', 50), ('evals.py', 'PY017', 36), ('evals.py', 'PY041', 9), ('evals.py', 'PY041', 21), ('evals.py', 'PY041', 38), ('lit.py', 'PY010', 5), ('lit.py', 'PY038', 13), ('logs.py', 'PY025', 14), ('mainloop.py', 'PY014', 7), ('rl.py', 'PY010', 15)]"
 check out "[f['location'].get('also_lines') for f in d['findings'] if f['leaf'] == 'PY041' and f['location']['line'] == 9] == [[10, 14]]"
 
+# a function given device tensors copies what it made on the host to
+# their device on every call (PY038): a timestep embedding's frequencies
+# through torch.exp and a name, a table copied whole to index it, a
+# sampling step's timestep tensor, a table its class built in __init__;
+# not a batch moved to a tensor's device, not in __init__, not a table
+# registered as a buffer. An EMA or a soft target update one parameter
+# at a time (PY042), not a hard copy, the fallback beside a foreach path,
+# a sum of gradients, an optimizer's zip of three lists, nor a loop that
+# writes from one variable only. A norm summed with .item() one parameter
+# at a time (PY043), not under a periodic branch around its loop, not a
+# print per parameter, not a loop over other tensors
+mkdir -p quiet7
+cat >quiet7/diffusion.py <<'PY'
+import math
+import numpy as np
+import torch
+
+def timestep_embedding(timesteps, dim):
+    half = dim // 2
+    freqs = torch.exp(-math.log(10000) * torch.arange(0, half, dtype=torch.float32) / half)
+    freqs = freqs.to(device=timesteps.device)
+    return timesteps[:, None].float() * freqs[None]
+
+def extract(arr, timesteps, shape):
+    res = torch.from_numpy(arr).to(device=timesteps.device)[timesteps].float()
+    return res.expand(shape)
+
+def sample(model, x, seq):
+    n = x.size(0)
+    for i in reversed(seq):
+        t = (torch.ones(n) * i).to(x.device)
+        x = model(x, t)
+    return x
+
+def move(batch, ref):
+    return batch.to(ref.device)
+
+class Schedule:
+    def __init__(self, n, x):
+        self.betas = torch.linspace(1e-4, 0.02, n)
+        self.kept = torch.zeros(3).to(x.device)
+    def discretize(self, x, t):
+        return self.betas.to(x.device)[t]
+
+class Buffered(torch.nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.register_buffer("betas", torch.linspace(1e-4, 0.02, n))
+    def discretize(self, x, t):
+        return self.betas.to(x.device)[t]
+PY
+cat >quiet7/ema.py <<'PY'
+import torch
+
+def soft_update(target, source, tau):
+    for t, p in zip(target.parameters(), source.parameters()):
+        t.data.copy_(tau * p.data + (1 - tau) * t.data)
+
+def hard_update(target, source):
+    for t, p in zip(target.parameters(), source.parameters()):
+        t.data.copy_(p.data)
+
+class EMA:
+    def update(self, module):
+        for name, param in module.named_parameters():
+            if param.requires_grad:
+                self.shadow[name].mul_(self.mu).add_(param.data, alpha=1 - self.mu)
+
+    def update_either(self, model, foreach):
+        ema, src = list(self.module.parameters()), list(model.parameters())
+        if foreach:
+            torch._foreach_mul_(ema, self.mu)
+            torch._foreach_add_(ema, src, alpha=1 - self.mu)
+        else:
+            for e, p in zip(ema, src):
+                e.lerp_(p, 1 - self.mu)
+
+def accumulate(grads, model):
+    for g, p in zip(grads, model.parameters()):
+        g.add_(p.grad)
+
+def sgd(params, grads, bufs, lr):
+    for p, g, b in zip(params, grads, bufs):
+        b.mul_(0.9).add_(g)
+        p.add_(b, alpha=-lr)
+
+def halve(model):
+    for name, p in model.named_parameters():
+        p.data.mul_(0.5)
+PY
+cat >quiet7/gradnorm.py <<'PY'
+import torch
+def log_norms(model, step, device):
+    total = 0.0
+    for p in model.parameters():
+        total += p.grad.norm().item() ** 2
+    if step % 100 == 0:
+        norms = []
+        for p in model.parameters():
+            norms.append(p.grad.norm().item())
+    for name, p in model.named_parameters():
+        print(name, p.norm().item())
+    for x in model.buffers_list:
+        total += x.sum().item()
+    return total
+PY
+run "$PERFLOOP" scan --format json quiet7
+expect_rc 0
+check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('ema.py', 'PY042', 4), ('ema.py', 'PY042', 13), ('gradnorm.py', 'PY043', 5)]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
