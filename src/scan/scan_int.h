@@ -85,6 +85,7 @@ enum cond_kind {
 	C_NOT_DEMO_MAIN,
 	C_BLEND_UPDATE,
 	C_ACCUMULATED,
+	C_GRAD_FREE_FORWARD,
 };
 
 struct cond {

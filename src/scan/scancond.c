@@ -1985,6 +1985,140 @@ static int blend_update(struct src *s, TSNode loop)
 	return f.nvar == 2 && walk_named(body, blend_visit, &f);
 }
 
+/* A name reduced to its letters, lower case, without `_`, trailing
+ * digits and (where drop is in it) the word drop: "critic_target2",
+ * drop "target" -> "critic". Into out (size n); 0 where it does not fit
+ * or lacks drop. */
+static int name_core(const char *t, size_t len, const char *drop, char *out, size_t n)
+{
+	size_t dl = drop ? strlen(drop) : 0, k = 0;
+	int dropped = !drop;
+	for (size_t i = 0; i < len; i++) {
+		if (!dropped && i + dl <= len && !strncasecmp(t + i, drop, dl)) {
+			i += dl - 1;
+			dropped = 1;
+			continue;
+		}
+		if (t[i] == '_')
+			continue;
+		if (k + 1 >= n)
+			return 0;
+		out[k++] = (char)tolower((unsigned char)t[i]);
+	}
+	while (k && isdigit((unsigned char)out[k - 1]))
+		k--;
+	out[k] = 0;
+	return dropped && k;
+}
+
+/* the name of a network: actor, critic, q, qnet, policy, model... */
+static int net_core(const char *core)
+{
+	static const char *const nets[] = {
+	    "actor",   "critic", "q",	    "qf",      "qnet",	   "qnetwork", "value",
+	    "v",       "vf",	 "net",	    "network", "model",	   "policy",   "pi",
+	    "dqn",     "mu",	 "qvalue",  "actornet", "criticnet", "policynet", "valuenet",
+	    "actorlocal", "criticlocal", "qnetworklocal", "qlocal", NULL};
+	return pl_scan_in_list(core, strlen(core), nets);
+}
+
+/* What kind of forward the call is (PY044): 1, a target network's
+ * (self.critic_target(s), q_target(s), target_net(s)); 2, a network's
+ * called as self.X(...) or a parameter's (actor(s)); 0, neither. */
+static int forward_kind(struct src *s, TSNode call)
+{
+	char core[48];
+	size_t len;
+	static const char *const not_run[] = {
+	    "parameters", "named_parameters", "state_dict", "load_state_dict", "train",
+	    "eval",	  "to",		      "cuda",	    "cpu",		"zero_grad",
+	    "apply",	  "modules",	      "children",   "named_modules",	"buffers",
+	    "reset_noise", "share_memory",    "requires_grad_", "half",		"float",
+	    "double",	  "register_buffer", "add_module", "named_children",	"named_buffers",
+	    NULL};
+	TSNode fn = ts_node_child_by_field_name(call, "function", 8);
+	TSNode name = fn;
+	/* self.target_network.feature(x), self.policy.sample(s): a method of
+	 * the network that runs it */
+	if (node_is(fn, "attribute") &&
+	    node_is(ts_node_child_by_field_name(fn, "object", 6), "attribute")) {
+		const char *mt = pl_scan_ntext(s, last_name(fn), &len);
+		if (pl_scan_in_list(mt, len, not_run) || (len && mt[0] == '_'))
+			return 0;
+		fn = ts_node_child_by_field_name(fn, "object", 6);
+	}
+	if (node_is(fn, "attribute")) {
+		TSNode o = ts_node_child_by_field_name(fn, "object", 6);
+		const char *ot = node_is(o, "identifier") ? pl_scan_ntext(s, o, &len) : NULL;
+		if (!ot || len != 4 || memcmp(ot, "self", 4))
+			return 0;
+		name = ts_node_child_by_field_name(fn, "attribute", 9);
+	} else if (!node_is(fn, "identifier")) {
+		return 0;
+	}
+	const char *t = pl_scan_ntext(s, name, &len);
+	if (name_core(t, len, "target", core, sizeof core))
+		return net_core(core) ? 1 : 0;
+	return name_core(t, len, NULL, core, sizeof core) && net_core(core) ? 2 : 0;
+}
+
+struct fwd_find {
+	struct src *s;
+	int kind;
+	TSNode first;
+};
+
+static int fwd_visit(TSNode n, void *arg)
+{
+	struct fwd_find *f = arg;
+	if (node_is(n, "call") && forward_kind(f->s, n) == f->kind) {
+		f->first = n;
+		return 1;
+	}
+	return 0;
+}
+
+/* The call runs a network whose output needs no gradient, with autograd
+ * recording (the rule adds not-in-no-grad): a target network's forward
+ * in a function that runs a backward pass (the TD target: it is only
+ * detached, or wrongly backpropagated through), or a network's forward in
+ * an action-selection function that returns a host value and runs no
+ * backward (select_action(): .cpu().numpy() of the actor's output). One
+ * finding per function: its first such call. */
+static int grad_free_forward(struct src *s, TSNode call)
+{
+	static const char *const acts[] = {"act",	    "selectaction", "getaction",
+					   "chooseaction",  "sampleaction", "takeaction",
+					   "pickaction",    "selectactions", "getactions",
+					   "computeaction", "evalstep",	    "evalaction", NULL};
+	char core[48];
+	size_t len, fl;
+	int kind = forward_kind(s, call);
+	TSNode fn = pl_scan_enclosing_function(s, call);
+	if (!kind || ts_node_is_null(fn))
+		return 0;
+	const char *ft = pl_scan_ntext(s, fn, &fl);
+	int bwd = memmem(ft, fl, ".backward(", 10) != NULL;
+	if (kind == 1) {
+		/* a target network frozen by the code records nothing */
+		if (!bwd || memmem(s->text, s->len, "requires_grad = False", 21) ||
+		    memmem(s->text, s->len, "requires_grad=False", 19) ||
+		    memmem(s->text, s->len, "requires_grad_(False)", 21))
+			return 0;
+	} else {
+		const char *nt = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
+		if (bwd || !name_core(nt, len, NULL, core, sizeof core) ||
+		    !pl_scan_in_list(core, strlen(core), acts))
+			return 0;
+		if (!memmem(ft, fl, ".cpu()", 6) && !memmem(ft, fl, ".numpy()", 8) &&
+		    !memmem(ft, fl, ".item()", 7) && !memmem(ft, fl, ".tolist()", 9))
+			return 0;
+	}
+	struct fwd_find f = {.s = s, .kind = kind};
+	walk_named(ts_node_child_by_field_name(fn, "body", 4), fwd_visit, &f);
+	return !ts_node_is_null(f.first) && ts_node_eq(f.first, call);
+}
+
 /* Runs once per training step: in a step loop and not in a periodic
  * branch; or, outside any loop of its own function, in a function that a
  * step loop of the same file calls on every step (a helper that logs
@@ -2156,6 +2290,8 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return !env_input(s, node);
 	case C_BLEND_UPDATE:
 		return blend_update(s, node);
+	case C_GRAD_FREE_FORWARD:
+		return grad_free_forward(s, node);
 	case C_ACCUMULATED:
 		/* the value is summed into a name (total += n.item() ** 2) or
 		 * appended to a list, in its statement */

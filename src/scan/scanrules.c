@@ -177,6 +177,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"not-demo-main", C_NOT_DEMO_MAIN, 0},
 	    {"blend-update", C_BLEND_UPDATE, 0},
 	    {"accumulated", C_ACCUMULATED, 0},
+	    {"grad-free-forward", C_GRAD_FREE_FORWARD, 0},
 	};
 	const char *p = when;
 	while (*p) {
