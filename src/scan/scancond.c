@@ -1842,15 +1842,21 @@ static int copy_to_arg_device(struct src *s, TSNode fn, TSNode node)
 	const char *t = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
 	if (len == 8 && !memcmp(t, "__init__", 8))
 		return 0;
-	TSNode d = first_arg(node);
+	TSNode d = (TSNode){0};
 	TSNode args = ts_node_child_by_field_name(node, "arguments", 9);
 	uint32_t n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
-	for (uint32_t i = 0; ts_node_is_null(d) && i < n; i++) {
+	for (uint32_t i = 0; i < n; i++) {
 		TSNode a = ts_node_named_child(args, i);
 		TSNode k = ts_node_child_by_field_name(a, "name", 4);
 		t = node_is(a, "keyword_argument") ? pl_scan_ntext(s, k, &len) : NULL;
 		if (t && len == 6 && !memcmp(t, "device", 6))
 			d = ts_node_child_by_field_name(a, "value", 5);
+	}
+	/* x.to(t.device), x.cuda(t.device) */
+	if (ts_node_is_null(d) && node_is(ts_node_child_by_field_name(node, "function", 8), "attribute")) {
+		t = pl_scan_ntext(s, last_name(ts_node_child_by_field_name(node, "function", 8)), &len);
+		if ((len == 2 && !memcmp(t, "to", 2)) || (len == 4 && !memcmp(t, "cuda", 4)))
+			d = first_arg(node);
 	}
 	if (!node_is(d, "attribute"))
 		return 0;
