@@ -4,10 +4,10 @@
 ; severity: low
 ; status: statically_confirmed
 ; group: loop
-; when: in-eval-loop, not-periodic, uses-device, not-host-made @recv
+; when: in-eval-loop, not-periodic, uses-device, not-host-made @recv, no-blocking-copy, loop-lacks /\.cpu\(|\.numpy\(|\.tolist\(|synchronize\(/
 ; rationale: Each .item() (float(loss) too, and PyTorch 0.3's loss.data[0], which returned the number) copies a value to the host and makes the CPU wait for the GPU to finish every queued kernel, once per evaluation batch, only to add it to a running total: the GPU idles while the host reads it and queues the next batch.
 ; fix: accumulate on the device (total += loss.detach() * n; correct += (pred == y).sum()) and read the totals once after the loop
-; quiet: loops that call backward() (training: PY010), loops that do not iterate a loader or an evaluation split (a per-sample loop inside the batch loop), reads under a periodic branch, files that never name a device, tensors the code made on the host
+; quiet: a loop that waits for the GPU anyway on every batch: a blocking copy of the batch (x.to(device) without non_blocking=True), an explicit synchronize(), outputs read with .cpu()/.numpy()/.tolist() for the metrics (the .item() then adds no wait: labelled false on held-out 6-13, 14 of 20); loops that call backward() (training: PY010), loops that do not iterate a loader or an evaluation split (a per-sample loop inside the batch loop), reads under a periodic branch, files that never name a device, tensors the code made on the host
 ; bad:
 ;| import torch
 ;| def evaluate(model, val_loader, device):
@@ -15,7 +15,7 @@
 ;|     total = 0.0
 ;|     with torch.no_grad():
 ;|         for x, y in val_loader:
-;|             loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+;|             loss = torch.nn.functional.cross_entropy(model(x.to(device, non_blocking=True)), y.to(device, non_blocking=True))
 ;|             total += loss.item()
 ;|     return total / len(val_loader)
 ; good:
@@ -25,7 +25,7 @@
 ;|     total = torch.zeros((), device=device)
 ;|     with torch.no_grad():
 ;|         for x, y in val_loader:
-;|             loss = torch.nn.functional.cross_entropy(model(x.to(device)), y.to(device))
+;|             loss = torch.nn.functional.cross_entropy(model(x.to(device, non_blocking=True)), y.to(device, non_blocking=True))
 ;|             total += loss
 ;|     return total.item() / len(val_loader)
 ((call function: (attribute object: (_) @recv attribute: (identifier) @m) arguments: (argument_list)) @finding

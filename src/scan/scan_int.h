@@ -86,6 +86,8 @@ enum cond_kind {
 	C_BLEND_UPDATE,
 	C_ACCUMULATED,
 	C_GRAD_FREE_FORWARD,
+	C_NO_BLOCKING_COPY,
+	C_NOT_WAITING,
 };
 
 struct cond {

@@ -178,6 +178,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"blend-update", C_BLEND_UPDATE, 0},
 	    {"accumulated", C_ACCUMULATED, 0},
 	    {"grad-free-forward", C_GRAD_FREE_FORWARD, 0},
+	    {"no-blocking-copy", C_NO_BLOCKING_COPY, 0},
+	    {"not-waiting", C_NOT_WAITING, 0},
 	};
 	const char *p = when;
 	while (*p) {
