@@ -88,6 +88,8 @@ enum cond_kind {
 	C_GRAD_FREE_FORWARD,
 	C_NO_BLOCKING_COPY,
 	C_NOT_WAITING,
+	C_PAIRWISE,
+	C_NOT_RECOVERY,
 };
 
 struct cond {

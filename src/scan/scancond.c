@@ -1842,6 +1842,18 @@ static int copy_to_arg_device(struct src *s, TSNode fn, TSNode node)
 	const char *t = pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &len);
 	if (len == 8 && !memcmp(t, "__init__", 8))
 		return 0;
+	/* @torch.no_grad(): a sampling or debugging utility, called where
+	 * the code shows no step (stargan-v2's image translations every 5000
+	 * iterations: held-out 14) */
+	TSNode up = ts_node_parent(fn);
+	if (node_is(up, "decorated_definition")) {
+		size_t dl;
+		const char *dt = pl_scan_ntext(s, up, &dl);
+		const char *def = memmem(dt, dl, "def ", 4);
+		if (def && (memmem(dt, (size_t)(def - dt), "no_grad", 7) ||
+			    memmem(dt, (size_t)(def - dt), "inference_mode", 14)))
+			return 0;
+	}
 	TSNode d = (TSNode){0};
 	TSNode args = ts_node_child_by_field_name(node, "arguments", 9);
 	uint32_t n = ts_node_is_null(args) ? 0 : ts_node_named_child_count(args);
@@ -2342,6 +2354,25 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	}
 	case C_NO_PAIRWISE:
 		return !pairwise_compare(s, node);
+	case C_PAIRWISE:
+		return pairwise_compare(s, node);
+	case C_NOT_RECOVERY:
+		/* not in an `if` testing for NaN or infinity up to the function:
+		 * a recovery branch that runs when something went wrong */
+		for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
+		     ch = p, p = ts_node_parent(p)) {
+			if (node_is(p, "function_definition"))
+				break;
+			if (!node_is(p, "if_statement") && !node_is(p, "elif_clause"))
+				continue;
+			TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
+			if (ts_node_eq(cond, ch))
+				continue;
+			t = pl_scan_ntext(s, cond, &len);
+			if (memmem(t, len, "isnan", 5) || memmem(t, len, "isinf", 5))
+				return 0;
+		}
+		return 1;
 	case C_NOT_DEMO_MAIN:
 		/* not in the `if __name__ == "__main__":` block of a file that
 		 * does not train (a dataset module's demo of a few batches):

@@ -180,6 +180,8 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"grad-free-forward", C_GRAD_FREE_FORWARD, 0},
 	    {"no-blocking-copy", C_NO_BLOCKING_COPY, 0},
 	    {"not-waiting", C_NOT_WAITING, 0},
+	    {"pairwise-compare", C_PAIRWISE, 0},
+	    {"not-recovery", C_NOT_RECOVERY, 0},
 	};
 	const char *p = when;
 	while (*p) {
