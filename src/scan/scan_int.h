@@ -90,6 +90,7 @@ enum cond_kind {
 	C_NOT_WAITING,
 	C_PAIRWISE,
 	C_NOT_RECOVERY,
+	C_UNDER_IF,
 };
 
 struct cond {

@@ -2252,6 +2252,10 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		/* inside the body of an `if`/`elif` (not its else) whose condition
 		 * reads as every N steps, up to the innermost loop */
 		return !c->has_re || !periodic_at(s, &c->re, node);
+	case C_UNDER_IF:
+		/* inside the body of an `if`/`elif` whose condition matches, up to
+		 * the innermost loop (or the file) */
+		return c->has_re && periodic_at(s, &c->re, node);
 	case C_UNCONDITIONAL: {
 		/* runs on every iteration: no if, else, switch or ?: between it
 		 * and its innermost loop (a flush under --unbuffered, a lock in

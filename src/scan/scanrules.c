@@ -182,6 +182,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"not-waiting", C_NOT_WAITING, 0},
 	    {"pairwise-compare", C_PAIRWISE, 0},
 	    {"not-recovery", C_NOT_RECOVERY, 0},
+	    {"under-if", C_UNDER_IF, 2},
 	};
 	const char *p = when;
 	while (*p) {

@@ -920,7 +920,8 @@ check out "[f['location'].get('also_lines') for f in d['findings'] if f['leaf'] 
 # autograd on for a value (PY044): an agent's action returned as numpy
 # (through a method of the network too), a target network's forward in
 # an update, once per function; not under no_grad (with or decorator),
-# not a function whose output may feed a loss, not a non-network call
+# not a function whose output may feed a loss, not a non-network call.
+# DataParallel asked for with several GPUs is rated low (PY019)
 mkdir -p quiet7
 cat >quiet7/diffusion.py <<'PY'
 import math
@@ -1060,9 +1061,20 @@ class Agent:
         a, _ = self.policy.sample(state)
         return a.cpu().numpy()
 PY
+cat >quiet7/dp.py <<'PY'
+import torch.nn as nn
+import torch.optim as optim
+def main(args, model):
+    if args.use_multi_gpu and args.use_gpu:
+        model = nn.DataParallel(model)
+    opt = optim.SGD(model.parameters(), lr=0.1)
+    if args.cuda:
+        model = nn.DataParallel(model).cuda()
+PY
 run "$PERFLOOP" scan --format json quiet7
 expect_rc 0
-check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('agent.py', 'PY044', 5), ('agent.py', 'PY044', 17), ('agent.py', 'PY044', 37), ('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('ema.py', 'PY042', 13), ('ema.py', 'PY042', 40), ('gradnorm.py', 'PY043', 5)]"
+check out "[(f['location']['line'], f['severity']) for f in d['findings'] if f['leaf'] == 'PY019'] == [(5, 'low'), (8, 'medium')]"
+check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('agent.py', 'PY044', 5), ('agent.py', 'PY044', 17), ('agent.py', 'PY044', 37), ('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('dp.py', 'PY019', 5), ('dp.py', 'PY019', 8), ('ema.py', 'PY042', 13), ('ema.py', 'PY042', 40), ('gradnorm.py', 'PY043', 5)]"
 
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
