@@ -1729,6 +1729,30 @@ static int env_arg_visit(TSNode n, void *arg)
 	       walk_named(ts_node_child_by_field_name(n, "arguments", 9), name_visit, &f->name);
 }
 
+/* an assignment in the loop whose value reads f's name and whose name a
+ * step of the loop is given */
+struct env_hop {
+	struct env_find *f;
+	TSNode loop;
+};
+
+static int env_hop_visit(TSNode n, void *arg)
+{
+	struct env_hop *h = arg;
+	if (!node_is(n, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	TSNode right = ts_node_child_by_field_name(n, "right", 5);
+	if (!node_is(left, "identifier") || ts_node_is_null(right) ||
+	    !walk_named(right, name_visit, &h->f->name))
+		return 0;
+	struct env_find g = {h->f->s, {h->f->s, NULL, 0}};
+	g.name.name = pl_scan_ntext(h->f->s, left, &g.name.len);
+	if (g.name.len == h->f->name.len && !memcmp(g.name.name, h->f->name.name, g.name.len))
+		return 0;
+	return walk_named(h->loop, env_arg_visit, &g);
+}
+
 /* A host read whose value an environment's step takes: the program needs
  * it on the host (a reinforcement learning loop hands the policy's action
  * to a CPU environment on every environment step): inside the step's
@@ -1756,7 +1780,12 @@ static int env_input(struct src *s, TSNode node)
 		return 0;
 	struct env_find f = {s, {s, NULL, 0}};
 	f.name.name = pl_scan_ntext(s, left, &f.name.len);
-	return walk_named(loop, env_arg_visit, &f);
+	if (walk_named(loop, env_arg_visit, &f))
+		return 1;
+	/* one name further: clipped = np.clip(actions, low, high) (or
+	 * clipped = actions, then rescaled) and envs.step(clipped) */
+	struct env_hop h = {&f, loop};
+	return walk_named(loop, env_hop_visit, &h);
 }
 
 struct env_loop_find {

@@ -697,7 +697,8 @@ check out "sorted((f['path'].split('quiet5/')[-1], f['location']['line']) for f 
 # export; LongTensor(range(n)), torch.arange(0, n) (a start, where
 # torch.empty(0) holds nothing) and .to(device=...) copies (PY038);
 # float(loss) per training step (PY010);
-# not an action a CPU environment's step takes, nor logging after a PPO
+# not an action a CPU environment's step takes (also once clipped into
+# another name), nor logging after a PPO
 # iteration's update epochs; a minibatch's .item() is per step (PY010);
 # no PY014 for a dataset module's __main__ demo, but for a script whose
 # __main__ block trains; PY025 per detection, not per epoch, per batch or
@@ -826,6 +827,16 @@ def dqn(q, env, opt, device, steps):
         actions = torch.argmax(q(torch.Tensor(obs).to(device)), dim=1).cpu().numpy()
         obs, rewards, dones, infos = env.step(actions)
         loss = q.td_loss(obs, rewards)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+def rollout(policy, env, opt, device, n, low, high):
+    obs = env.reset()
+    for step in range(n):
+        actions = policy(torch.Tensor(obs).to(device)).cpu().numpy()
+        clipped = np.clip(actions, low, high)
+        obs, rewards, dones, infos = env.step(clipped)
+        loss = policy.loss(obs)
         opt.zero_grad()
         loss.backward()
         opt.step()

@@ -1,4 +1,5 @@
 def slow(items):
     for a in items:
         for b in items:
-            pass
+            if a == b and a is not b:
+                pass
