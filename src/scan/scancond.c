@@ -1635,9 +1635,13 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 	TSNode loop = loop_above(s, node);
 	if (ts_node_is_null(loop) || !c->has_re || !c->has_re2)
 		return 0;
+	/* no backward() in the loop itself, nor in a loop around it that
+	 * iterates data (a per-sample loop in a training step); an epoch
+	 * loop around both the training and the validation loop is not one */
 	for (TSNode p = loop; !ts_node_is_null(p); p = loop_above(s, p)) {
 		const char *t = pl_scan_ntext(s, p, &len);
-		if (re_hit(&c->re, t, len))
+		if (re_hit(&c->re, t, len) &&
+		    (ts_node_eq(p, loop) || loader_names(t, header_end(p) - ts_node_start_byte(p), 0)))
 			return 0;
 	}
 	const char *h = pl_scan_ntext(s, loop, &len);
