@@ -721,23 +721,29 @@ static int uses_device(struct src *s, int want)
 	return (s->device & want) != 0;
 }
 
-/* A name's words (split at '_', case ignored) include one that names an
+/* A name's words (split at '_', case ignored) include one of words
+ * (NULL-terminated); eval_words: one that names an
  * evaluation split: test, val, valid, validation, eval, evaluation, dev. */
-static int eval_words(const char *t, size_t len)
+static int has_word(const char *t, size_t len, const char *const *words)
 {
-	static const char *const words[] = {"test", "val",	  "valid", "validation",
-					    "eval", "evaluation", "dev",   "testing"};
 	size_t i = 0;
 	while (i < len) {
 		size_t j = i;
 		while (j < len && t[j] != '_')
 			j++;
-		for (size_t k = 0; k < sizeof words / sizeof *words; k++)
+		for (size_t k = 0; words[k]; k++)
 			if (j - i == strlen(words[k]) && !strncasecmp(t + i, words[k], j - i))
 				return 1;
 		i = j + 1;
 	}
 	return 0;
+}
+
+static int eval_words(const char *t, size_t len)
+{
+	static const char *const words[] = {"test", "val",	  "valid", "validation",
+					    "eval", "evaluation", "dev",   "testing", NULL};
+	return has_word(t, len, words);
 }
 
 /* The call is bound to a name for an evaluation split: `val_loader =
@@ -2039,16 +2045,14 @@ static int blend_update(struct src *s, TSNode loop)
 	 * (zip(target.parameters(), net.parameters())): a few tensors of a
 	 * small network, labelled negligible 25 times of 25 on held-out
 	 * 11-13; not an EMA's (update_ema(target_params, ...)) */
+	static const char *const ema[] = {"ema", "average", "averaged", "swa", NULL};
 	size_t hl, nl;
 	const char *h = pl_scan_ntext(s, ts_node_child_by_field_name(loop, "right", 5), &hl);
 	if (memmem(h, hl, "target", 6) || memmem(h, hl, "Target", 6)) {
 		TSNode fn = pl_scan_enclosing_function(s, loop);
 		const char *n = ts_node_is_null(fn) ? NULL
 						    : pl_scan_ntext(s, ts_node_child_by_field_name(fn, "name", 4), &nl);
-		int ema = 0;
-		for (size_t i = 0; n && i + 3 <= nl && !ema; i++)
-			ema = !strncasecmp(n + i, "ema", 3) || (i + 7 <= nl && !strncasecmp(n + i, "average", 7));
-		if (!ema)
+		if (!n || !has_word(n, nl, ema))
 			return 0;
 	}
 	return walk_named(body, blend_visit, &f);

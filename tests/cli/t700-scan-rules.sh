@@ -1106,6 +1106,72 @@ expect_rc 0
 check out "[(f['location']['line'], f['severity']) for f in d['findings'] if f['leaf'] == 'PY019'] == [(5, 'low'), (8, 'medium')]"
 check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('agent.py', 'PY044', 5), ('agent.py', 'PY044', 17), ('agent.py', 'PY044', 37), ('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('dp.py', 'PY019', 5), ('dp.py', 'PY019', 8), ('ema.py', 'PY042', 13), ('ema.py', 'PY042', 40), ('fit.py', 'PY017', 13), ('fit.py', 'PY041', 14), ('gradnorm.py', 'PY043', 5)]"
 
+# what the quietings leave alone and what they quiet: a function
+# decorated with @torch.no_grad() is not per call, its twin without the
+# decorator is (PY038); a NaN-recovery branch in forward() (PY038 quiet);
+# DataParallel as the fallback beside DistributedDataParallel (PY019
+# quiet); a step that calls synchronize() in its own body (PY010 quiet,
+# PY027 reports the synchronize), not one under a branch; an evaluation
+# loop that reads its outputs with .cpu() anyway (PY041 quiet)
+mkdir -p quiet8
+cat >quiet8/nograd.py <<'PY'
+import torch
+@torch.no_grad()
+def translate(nets, x_src):
+    z = torch.randn(100, 16).to(x_src.device)
+    return nets(x_src, z)
+def translate_grad(nets, x_src):
+    z = torch.randn(100, 16).to(x_src.device)
+    return nets(x_src, z)
+class Koopman(torch.nn.Module):
+    def forward(self, x, K):
+        if torch.isnan(K).any():
+            K = torch.eye(K.size(-1)).to(x.device)
+        return x @ K
+PY
+cat >quiet8/ddp.py <<'PY'
+import torch
+import torch.optim as optim
+def main(args, model):
+    if args.distributed:
+        model = torch.nn.parallel.DistributedDataParallel(model)
+    else:
+        model = torch.nn.DataParallel(model).cuda()
+    opt = optim.SGD(model.parameters(), lr=0.1)
+PY
+cat >quiet8/sync.py <<'PY'
+import torch
+def train(model, loader, opt, device, args):
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        torch.cuda.synchronize()
+        print(loss.item())
+def train2(model, loader, opt, device, args):
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        if args.sync:
+            torch.cuda.synchronize()
+        print(loss.item())
+def evaluate(model, val_loader, device):
+    model.eval()
+    preds = []
+    with torch.no_grad():
+        for x, y in val_loader:
+            out = model(x.to(device, non_blocking=True))
+            preds.append(out.argmax(1).cpu().numpy())
+            print(out.sum().item())
+    return preds
+PY
+run "$PERFLOOP" scan --format json quiet8
+expect_rc 0
+check out "sorted((f['path'].split('quiet8/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('nograd.py', 'PY038', 7), ('sync.py', 'PY010', 18), ('sync.py', 'PY027', 8), ('sync.py', 'PY027', 17)]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
