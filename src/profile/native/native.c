@@ -332,6 +332,8 @@ static void release(struct nat *N)
 		free(N->files[i].syms);
 		free(N->files[i].path);
 	}
+	if (N->vdso_fi > 0)
+		close(N->vdso_fd);
 	free(N->rings);
 	free(N->fds);
 	free(N->procs);

@@ -167,6 +167,9 @@ struct nat {
 	uint32_t ids[MAX_DEPTH * 4 + 4];
 	struct unw u;
 	long kernel_frame, unknown_frame, anon_frame, vdso_frame;
+	int vdso_fi; /* the [vdso] copy's file index + 1; 0 not made yet, -1 none */
+	int vdso_fd; /* the memfd holding it (valid while vdso_fi > 0) */
+	uint64_t vdso_len;
 	size_t page;
 	int oom;
 	/* native mode's stacks as sampled, symbolized only at the end, so that
@@ -229,6 +232,11 @@ int pl_native_proc_dwfl(struct nat *N, struct nproc *p);
 extern const Dwfl_Callbacks pl_native_proc_cb;
 /* a kernel address's function (/proc/kallsyms), or NULL */
 const char *pl_native_ksym_name(uint64_t addr);
+/* The file index for a process's [vdso] mapping of len bytes: a copy of
+ * perfloop's own vDSO, or VDSO_FILE (named, not read) where there is none
+ * of that size */
+int pl_native_vdso_file(struct nat *N, uint64_t len);
+
 /* a path's index in N->files, added when new (NO_FILE out of memory) */
 int pl_native_file_index(struct nat *N, const char *path);
 /* The ELF type, entry point and PT_LOAD table, read once. */

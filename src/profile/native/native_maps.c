@@ -321,7 +321,7 @@ uint64_t pl_native_maps_from(struct nat *N, struct nproc *p, FILE *f)
 		/* /proc/PID/maps shows paths as this process sees them (a
 		 * chrooted target's under its root already); another mount
 		 * namespace's may only make sense under /proc/PID/root */
-		int fi = strcmp(name, "[vdso]") == 0 ? VDSO_FILE : NO_FILE, segs = 1;
+		int fi = strcmp(name, "[vdso]") == 0 ? pl_native_vdso_file(N, e - s) : NO_FILE, segs = 1;
 		size_t len = strlen(name);
 		if (len > 10 && strcmp(name + len - 10, " (deleted)") == 0) {
 			/* whatever is at that path now is not the file mapped

@@ -165,7 +165,7 @@ static void on_record(struct nat *N, const struct perf_event_header *h)
 		if (!p)
 			break;
 		int fi = name[0] == '/'		       ? pl_native_proc_file_index(N, p, name)
-			 : strcmp(name, "[vdso]") == 0 ? VDSO_FILE
+			 : strcmp(name, "[vdso]") == 0 ? pl_native_vdso_file(N, m.len)
 						       : NO_FILE;
 		/* the file at that path now is not the one mapped (replaced since,
 		 * or another mount namespace): its symbols and unwind tables would
