@@ -224,28 +224,35 @@ static int decode_311(const uint8_t *t, size_t len, int firstline,
 	return 0;
 }
 
+/* An instruction with no location (CPython says None: a loop's jump back
+ * to its head, after the body's last line) is given the line of the
+ * nearest one before it that has one, as dis shows it: its samples stay
+ * in the loop they belong to, not on the function's def line, where 12%
+ * of a pair loop's samples once went (t706). */
 struct find_line {
 	long instr;
-	int line, found;
+	int line, last, found;
 };
 
 static int find_line_add(void *arg, uint32_t end, int32_t line)
 {
 	struct find_line *f = arg;
 	if (!f->found && f->instr < (long)end) {
-		f->line = line;
+		f->line = line >= 0 ? line : f->last;
 		f->found = 1;
 	}
+	if (line >= 0)
+		f->last = line;
 	return 0;
 }
 
 int pl_py311_line(const uint8_t *table, size_t len, int firstline, long instr)
 {
-	struct find_line f = {instr, firstline, 0};
+	struct find_line f = {instr, firstline, firstline, 0};
 	if (instr < 0)
 		return firstline;
 	decode_311(table, len, firstline, find_line_add, &f);
-	return f.found && f.line >= 0 ? f.line : firstline;
+	return f.found ? f.line : firstline;
 }
 
 struct collect {
@@ -277,9 +284,11 @@ static int code_line(const struct pl_pycode *c, long instr)
 		else
 			hi = mid;
 	}
-	if (lo == c->nlines || c->lines[lo].line < 0)
+	if (lo == c->nlines)
 		return c->firstline;
-	return c->lines[lo].line;
+	while (lo > 0 && c->lines[lo].line < 0) /* no location: as pl_py311_line */
+		lo--;
+	return c->lines[lo].line >= 0 ? c->lines[lo].line : c->firstline;
 }
 
 /* ---- strings ---- */
