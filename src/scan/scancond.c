@@ -1178,15 +1178,62 @@ static int training_loop_at(struct src *s, const regex_t *bwd, TSNode node)
 	return 0;
 }
 
-/* node is in the body of an `if`/`elif` (not its else) whose condition
- * matches per (every N steps), up to its innermost loop */
-static int periodic_at(struct src *s, const regex_t *per, TSNode node)
+/* A name bound in scope to a condition that reads as every N steps
+ * (`step_eval = step % hp.eval_interval == 0`, then `if step_eval:`). */
+struct periodic_name {
+	struct src *s;
+	const regex_t *per;
+	const char *name;
+	size_t len;
+};
+
+static int periodic_name_visit(TSNode n, void *arg)
+{
+	struct periodic_name *f = arg;
+	if (!node_is(n, "assignment"))
+		return 0;
+	TSNode left = ts_node_child_by_field_name(n, "left", 4);
+	TSNode right = ts_node_child_by_field_name(n, "right", 5);
+	size_t len, rlen;
+	const char *t = node_is(left, "identifier") ? pl_scan_ntext(f->s, left, &len) : NULL;
+	if (!t || len != f->len || memcmp(t, f->name, len) || ts_node_is_null(right))
+		return 0;
+	const char *r = pl_scan_ntext(f->s, right, &rlen);
+	return re_hit(f->per, r, rlen);
+}
+
+/* A branch's condition reads as every N steps: by its text, or (one name
+ * further) a name, or an `and`/`or` of names, one of which is bound in
+ * the function to such a condition. */
+static int periodic_cond(struct src *s, const regex_t *per, TSNode cond, int depth)
 {
 	size_t len;
-	TSNode loop = loop_above(s, node);
+	const char *t = pl_scan_ntext(s, cond, &len);
+	if (re_hit(per, t, len))
+		return 1;
+	if (depth > 4)
+		return 0;
+	if (node_is(cond, "parenthesized_expression"))
+		return periodic_cond(s, per, ts_node_named_child(cond, 0), depth + 1);
+	if (node_is(cond, "boolean_operator"))
+		return periodic_cond(s, per, ts_node_child_by_field_name(cond, "left", 4), depth + 1) ||
+		       periodic_cond(s, per, ts_node_child_by_field_name(cond, "right", 5), depth + 1);
+	if (!node_is(cond, "identifier"))
+		return 0;
+	struct periodic_name f = {s, per, t, len};
+	return walk_named(name_scope(s, cond), periodic_name_visit, &f);
+}
+
+/* node is in the body of an `if`/`elif` (not its else) whose condition
+ * matches per (every N steps), below stop (a loop above it; null: up to
+ * its innermost loop) */
+static int periodic_below(struct src *s, const regex_t *per, TSNode node, TSNode stop)
+{
+	if (ts_node_is_null(stop))
+		stop = loop_above(s, node);
 	for (TSNode ch = node, p = ts_node_parent(node); !ts_node_is_null(p);
 	     ch = p, p = ts_node_parent(p)) {
-		if (!ts_node_is_null(loop) && ts_node_eq(p, loop))
+		if (!ts_node_is_null(stop) && ts_node_eq(p, stop))
 			break;
 		const char *ty = ts_node_type(p);
 		if (strcmp(ty, "if_statement") && strcmp(ty, "elif_clause"))
@@ -1195,11 +1242,35 @@ static int periodic_at(struct src *s, const regex_t *per, TSNode node)
 		TSNode cond = ts_node_child_by_field_name(p, "condition", 9);
 		if (ts_node_is_null(body) || ts_node_is_null(cond) || !ts_node_eq(ch, body))
 			continue;
-		const char *t = pl_scan_ntext(s, cond, &len);
-		if (re_hit(per, t, len))
+		if (periodic_cond(s, per, cond, 0))
 			return 1;
 	}
 	return 0;
+}
+
+static int periodic_at(struct src *s, const regex_t *per, TSNode node)
+{
+	return periodic_below(s, per, node, (TSNode){0});
+}
+
+/* The step loop around node (the first loop that calls backward(), when
+ * it steps), or null: a periodic branch anywhere below it makes node run
+ * less than once per step, inner loops between them included (a
+ * validation loop under `if step % val_every == 0:`). */
+static TSNode step_loop_above(struct src *s, const regex_t *bwd, TSNode node)
+{
+	size_t len;
+	for (TSNode p = loop_above(s, node); !ts_node_is_null(p); p = loop_above(s, p)) {
+		const char *t = pl_scan_ntext(s, p, &len);
+		if (re_hit(bwd, t, len))
+			return step_loop(s, p) ? p : (TSNode){0};
+	}
+	return (TSNode){0};
+}
+
+static int periodic_in_step(struct src *s, const regex_t *per, const regex_t *bwd, TSNode node)
+{
+	return periodic_below(s, per, node, step_loop_above(s, bwd, node));
 }
 
 /* A call of the function named name (f(...), self.f(...), obj.f(...))
@@ -1231,7 +1302,7 @@ static int step_call_visit(TSNode n, void *arg)
 	 * (`for epoch in ...: train(epoch)` where train() is the step) */
 	if (f->step_fn && !ts_node_is_null(loop_above(f->s, n)))
 		return !periodic_at(f->s, f->per, n);
-	return training_loop_at(f->s, f->bwd, n) && !periodic_at(f->s, f->per, n);
+	return training_loop_at(f->s, f->bwd, n) && !periodic_in_step(f->s, f->per, f->bwd, n);
 }
 
 /* The first positional argument of a call (null: none). */
@@ -2250,7 +2321,7 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 	TSNode loop = loop_above(s, node);
 	if (!ts_node_is_null(loop))
 		return (training_loop_at(s, &c->re, node) || env_loop(s, loop)) &&
-		       !periodic_at(s, &c->re2, node);
+		       !periodic_in_step(s, &c->re2, &c->re, node);
 	TSNode fn = pl_scan_enclosing_function(s, node);
 	if (ts_node_is_null(fn) || periodic_at(s, &c->re2, node))
 		return 0;

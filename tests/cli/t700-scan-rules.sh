@@ -1172,6 +1172,52 @@ run "$PERFLOOP" scan --format json quiet8
 expect_rc 0
 check out "sorted((f['path'].split('quiet8/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('nograd.py', 'PY038', 7), ('sync.py', 'PY010', 18), ('sync.py', 'PY027', 8), ('sync.py', 'PY027', 17)]"
 
+# a validation pass under an every-N-steps branch of the step loop (the
+# innermost loop is the validation loop; the branch above it decides), and
+# a branch on a name bound to such a condition (held-out 16: hifi-gan's
+# validation, Real-Time-Voice-Cloning's `if epoch_eval or step_eval:`);
+# beside them, a loop over the step's losses that runs on every step and
+# a branch on a flag that says nothing of steps: still found
+mkdir -p quiet9
+cat >quiet9/val.py <<'PY'
+import torch
+def train(model, loader, val_loader, opt, device, hp):
+    step = 0
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        step += 1
+        if step % hp.validation_interval == 0:
+            with torch.no_grad():
+                for vx, vy in val_loader:
+                    err = model(vx.to(device), vy.to(device)).item()
+        step_eval = hp.eval_every > 0 and step % hp.eval_every == 0
+        if step_eval:
+            print(model.sample().cpu().numpy())
+def train2(model, loader, opt, device, verbose):
+    for x, y in loader:
+        losses = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        sum(losses.values()).backward()
+        opt.step()
+        for k, v in losses.items():
+            print(k, v.item())
+def train3(model, loader, opt, device, verbose):
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        is_verbose = verbose and device.type == "cuda"
+        if is_verbose:
+            print(loss.item())
+PY
+run "$PERFLOOP" scan --format json quiet9
+expect_rc 0
+check out "sorted((f['leaf'], f['location']['line']) for f in d['findings'] if f['leaf'] == 'PY010') == [('PY010', 24), ('PY010', 33)]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
