@@ -497,6 +497,14 @@ static char *render_text(struct pl_scan_file *files, size_t n, const struct pl_s
 			}
 			if (x->severity_note)
 				pl_strbuf_printf(&b, "       = note: %s\n", x->severity_note);
+			/* a helper's sync reported across files: where the step calls it */
+			static const char called[] = "(called on every training step: ";
+			const char *via = x->evidence_text ? strstr(x->evidence_text, called) : NULL;
+			if (via) {
+				via += sizeof called - 1;
+				pl_strbuf_printf(&b, "       = note: called on every training step: %.*s\n",
+						 (int)strcspn(via, ")"), via);
+			}
 			pl_strbuf_printf(&b, "       = fix: %s\n\n", x->suggested_action);
 		}
 	}

@@ -228,6 +228,7 @@ static void finding_release(struct pl_finding *f)
 	free(f->evidence_text);
 	free(f->severity_note);
 	free(f->source);
+	free(f->needs_caller);
 	json_decref(f->evidence_numbers);
 	json_decref(f->also_lines);
 	memset(f, 0, sizeof(*f));

@@ -36,6 +36,9 @@ struct pl_finding {
 	int level;	   /* 1..8 */
 	int advisory;	   /* a best-practice option, not a defect */
 	char *source;	   /* file it was read from */
+	/* scan only, never written: the finding holds if a training step loop
+	 * of another file calls this function (its name); see scanrun.c */
+	char *needs_caller;
 };
 
 struct pl_findings {

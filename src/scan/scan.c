@@ -108,7 +108,7 @@ static int is_test_path(const char *path)
 }
 
 static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_rule *r, TSNode node,
-		       enum pl_severity sev, const char *note)
+		       enum pl_severity sev, const char *note, const char *pending)
 {
 	TSPoint pt = ts_node_start_point(node);
 	/* one finding per rule and line: `x.mean() / x.std()` is one problem;
@@ -185,6 +185,8 @@ static int add_finding(struct pl_scan_file *f, struct src *s, const struct pl_ru
 	if (note && !(x->severity_note = strdup(note)))
 		return -1;
 	x->status = r->status;
+	if (pending && !(x->needs_caller = strdup(pending)))
+		return -1;
 	x->line = (long)pt.row + 1;
 	x->column = (long)pt.column + 1;
 	x->end_line = (long)ts_node_end_point(node).row + 1; /* a loop: its body too */
@@ -320,9 +322,22 @@ static int judge_match(void *arg, const TSQueryMatch *mp)
 	if (ts_node_is_null(node) || !preds_hold(s, r, &m))
 		return 0;
 	size_t c = 0;
+	s->pending = s->pending_class = NULL;
+	s->pending_len = s->pending_class_len = 0;
+	s->pending_device = 0;
 	while (c < r->nconds && pl_scan_cond_holds(s, r, &r->conds[c], &m, node))
 		c++;
 	if (c < r->nconds)
+		return 0;
+	/* pending: "name" of a function, "name Class" of a method; "!" first
+	 * where the caller's file must name a device (scanrun.c) */
+	char pending[256] = "";
+	if (s->pending && s->pending_len < 120 && s->pending_class_len < 120)
+		snprintf(pending, sizeof pending, "%s%.*s%s%.*s", s->pending_device ? "!" : "",
+			 (int)s->pending_len, s->pending,
+			 s->pending_class ? " " : "", s->pending_class ? (int)s->pending_class_len : 0,
+			 s->pending_class ? s->pending_class : "");
+	else if (s->pending)
 		return 0;
 	if (pl_supp_match(&s->supps, ts_node_start_point(node).row, r->id))
 		return 0;
@@ -350,7 +365,7 @@ static int judge_match(void *arg, const TSQueryMatch *mp)
 	}
 	if (o && (int)sev > o->min_severity)
 		return 0;
-	return add_finding(j->f, s, r, node, sev, note) < 0 ? -1 : 0;
+	return add_finding(j->f, s, r, node, sev, note, pending[0] ? pending : NULL) < 0 ? -1 : 0;
 }
 
 int pl_scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rules,
@@ -433,6 +448,25 @@ int pl_scan_with(TSParser *parser, TSQueryCursor *qc, const struct pl_rules *rul
 		while (rc == 0 && ts_query_cursor_next_match(qc, &m))
 			rc = judge_match(&j, &m);
 	}
+	/* the functions this file calls on every training step, for the
+	 * pending findings of other files: with the step loop and periodic
+	 * branch of the rule that asks (PY010's in-training-step) */
+	for (uint32_t k = 0; rc == 0 && f->lang == PL_LANG_PYTHON && k < rules->n; k++) {
+		const struct pl_rule *r = rules->v[k];
+		if (r->lang != f->lang || !pl_scan_rule_selected(r, o))
+			continue;
+		size_t c = 0;
+		while (c < r->nconds && r->conds[c].kind != C_IN_TRAINING_STEP)
+			c++;
+		if (c == r->nconds || !r->conds[c].has_re || !r->conds[c].has_re2)
+			continue;
+		int failed;
+		f->step_calls = pl_scan_step_calls(&s, &r->conds[c].re, &r->conds[c].re2, &failed);
+		f->step_device = f->step_calls && pl_scan_uses_device(&s);
+		if (failed)
+			rc = -1;
+		break;
+	}
 	ts_tree_delete(tree);
 	if (rc == 0 && supp_warnings(rules, o, f, &s.supps) < 0)
 		rc = -1;
@@ -463,6 +497,7 @@ void pl_scan_file_release(struct pl_scan_file *f)
 	free(f->path);
 	free(f->text);
 	free(f->warnings);
+	free(f->step_calls);
 	pl_findings_release(&f->findings);
 	memset(f, 0, sizeof *f);
 }

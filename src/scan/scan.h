@@ -91,6 +91,10 @@ struct pl_scan_file {
 	char *text; /* the source, for printing the code line */
 	size_t len;
 	char *warnings; /* unknown or unused suppressions, one per line; NULL */
+	/* the functions it calls once per training step, "name line\n" each
+	 * (NULL: none): what makes another file's pending finding hold */
+	char *step_calls;
+	int step_device; /* and it names a device (PY010's uses-device) */
 };
 
 /* Language by file name, or -1 when perfloop does not scan it. */

@@ -171,7 +171,19 @@ struct src {
 	uint32_t eval_at[8];	 /* its X.eval() calls: where they end, */
 	TSNode eval_obj[8];	 /* and their X */
 	int neval;
+	/* in-training-step held only if another file's step loop calls the
+	 * function named so (set while a match's conditions are judged) */
+	const char *pending, *pending_class; /* its class (NULL: not a method) */
+	size_t pending_len, pending_class_len;
+	int pending_device; /* uses-device asked of the caller's file instead */
 };
+
+/* The functions the file calls once per training step (in a step loop
+ * that bwd finds, not under a branch per matches), "name line\n" each,
+ * each name once; NULL: none (or out of memory: *failed). */
+char *pl_scan_step_calls(struct src *s, const regex_t *bwd, const regex_t *per, int *failed);
+/* uses-device: the file names a device (cuda, .to(device), ...) */
+int pl_scan_uses_device(struct src *s);
 
 /* The text of node n, not NUL-terminated: its length in *len. */
 const char *pl_scan_ntext(struct src *s, TSNode n, size_t *len);

@@ -1,7 +1,11 @@
 /*
  * scan's result cache: see scancache.h. An entry is a small JSON object:
  * {"path", "len", "lines", "errors", "warnings", "findings": [...]}, the
- * findings in the findings-1 format, under its key's name.
+ * findings in the findings-1 format, under its key's name; where the file
+ * has them, "step_calls" (the functions it calls once per training step),
+ * "step_device" (and it names a device) and "needs_caller" (per finding: null, or the name of its function that
+ * another file's step loop must call for it to hold), for the join across
+ * files (scanrun.c).
  */
 #include "scancache.h"
 
@@ -234,11 +238,14 @@ static int from_entry(json_t *doc, struct pl_scan_file *f, const char *where)
 	json_t *p = json_object_get(doc, "path"), *len = json_object_get(doc, "len");
 	json_t *lines = json_object_get(doc, "lines"), *errs = json_object_get(doc, "errors");
 	json_t *warn = json_object_get(doc, "warnings"), *fs = json_object_get(doc, "findings");
+	json_t *calls = json_object_get(doc, "step_calls"), *needs = json_object_get(doc, "needs_caller");
 	/* the key says it all; these guard against a damaged or foreign entry */
 	if (!json_is_string(p) || strcmp(json_string_value(p), f->path) || !json_is_integer(len) ||
 	    json_integer_value(len) != (json_int_t)f->len || !json_is_integer(lines) ||
 	    !json_is_integer(errs) || !json_is_array(fs) ||
-	    (warn && !json_is_null(warn) && !json_is_string(warn)))
+	    (warn && !json_is_null(warn) && !json_is_string(warn)) ||
+	    (calls && !json_is_string(calls)) ||
+	    (needs && (!json_is_array(needs) || json_array_size(needs) != json_array_size(fs))))
 		return 0;
 	struct pl_findings got = {0};
 	if (json_array_size(fs) && !(got.v = calloc(json_array_size(fs), sizeof *got.v)))
@@ -253,12 +260,23 @@ static int from_entry(json_t *doc, struct pl_scan_file *f, const char *where)
 			return 0;
 		}
 		got.n++;
+		json_t *nc = json_array_get(needs, i);
+		if (json_is_string(nc) &&
+		    !(got.v[got.n - 1].needs_caller = strdup(json_string_value(nc)))) {
+			pl_findings_release(&got);
+			return 0;
+		}
 	}
 	char *w = json_is_string(warn) ? strdup(json_string_value(warn)) : NULL;
-	if (json_is_string(warn) && !w) {
+	char *sc = json_is_string(calls) ? strdup(json_string_value(calls)) : NULL;
+	if ((json_is_string(warn) && !w) || (json_is_string(calls) && !sc)) {
+		free(w);
+		free(sc);
 		pl_findings_release(&got);
 		return 0;
 	}
+	f->step_calls = sc;
+	f->step_device = json_is_true(json_object_get(doc, "step_device"));
 	f->lines = (size_t)json_integer_value(lines);
 	f->error_nodes = (size_t)json_integer_value(errs);
 	f->warnings = w;
@@ -290,14 +308,33 @@ void pl_scan_cache_put(struct pl_scan_cache *c, const char *key, const struct pl
 	 * findings: a 75 MB cache file, and minutes under ASan) */
 	if (!c->dir || f->findings.n > PL_SCAN_CACHE_MAX_FINDINGS)
 		return;
-	json_t *fs = json_array();
-	for (size_t i = 0; fs && i < f->findings.n; i++)
+	json_t *fs = json_array(), *needs = NULL;
+	for (size_t i = 0; fs && i < f->findings.n; i++) {
 		json_array_append_new(fs, pl_finding_to_json(&f->findings.v[i]));
+		if (f->findings.v[i].needs_caller && !needs) {
+			needs = json_array();
+			for (size_t k = 0; needs && k < i; k++)
+				json_array_append_new(needs, json_null());
+		}
+		if (needs)
+			json_array_append_new(needs, f->findings.v[i].needs_caller
+							 ? json_string(f->findings.v[i].needs_caller)
+							 : json_null());
+	}
 	json_t *doc = json_pack("{s:s, s:I, s:I, s:I, s:s?, s:o?}", "path", f->path, "len",
 				(json_int_t)f->len, "lines", (json_int_t)f->lines, "errors",
 				(json_int_t)f->error_nodes, "warnings", f->warnings, "findings", fs);
-	if (!doc)
+	if (!doc) {
+		json_decref(needs);
 		return;
+	}
+	/* what the join across files needs (scanrun.c) */
+	if (f->step_calls)
+		json_object_set_new(doc, "step_calls", json_string(f->step_calls));
+	if (f->step_device)
+		json_object_set_new(doc, "step_device", json_true());
+	if (needs)
+		json_object_set_new(doc, "needs_caller", needs);
 	pthread_mutex_lock(&c->mu);
 	json_object_set_new(c->fresh, key, doc);
 	pthread_mutex_unlock(&c->mu);

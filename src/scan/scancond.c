@@ -2314,7 +2314,10 @@ static int waiting_loop(struct src *s, TSNode node)
  * branch; or, outside any loop of its own function, in a function that a
  * step loop of the same file calls on every step (a helper that logs
  * loss.item() costs the sync the loop body would). One call deep. */
-static int training_step_at(struct src *s, const struct cond *c, TSNode node)
+static int importable_fn(struct src *s, TSNode fn, const char *name, size_t len);
+static TSNode fn_class(TSNode fn);
+
+static int training_step_at(struct src *s, const struct cond *c, TSNode node, int may_pend)
 {
 	if (!c->has_re || !c->has_re2)
 		return 0;
@@ -2331,18 +2334,112 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node)
 	 * calls backward() itself) */
 	if (f.len == 13 && !memcmp(f.name, "training_step", 13))
 		return 1;
-	/* a file without a backward() has no step loop to call it: no walk */
-	if (!f.len || !memmem(s->text, s->len, "backward(", 9))
+	if (!f.len)
 		return 0;
-	/* a backward() of its own outside its loops: the function is one
-	 * training step (train_step(batch), a full-batch epoch); one that
-	 * also steps an optimizer is one wherever it is called from (an
-	 * engine's forward_backward(), called from a base class in another
-	 * file) */
-	f.step_fn = own_call(s, fn, "backward", 0);
-	if (f.step_fn && !(f.len == 4 && !memcmp(f.name, "main", 4)) && own_call(s, fn, "step", 1))
+	/* a file without a backward() has no step loop to call it: no walk */
+	if (memmem(s->text, s->len, "backward(", 9)) {
+		/* a backward() of its own outside its loops: the function is one
+		 * training step (train_step(batch), a full-batch epoch); one that
+		 * also steps an optimizer is one wherever it is called from (an
+		 * engine's forward_backward(), called from a base class in
+		 * another file) */
+		f.step_fn = own_call(s, fn, "backward", 0);
+		if (f.step_fn && !(f.len == 4 && !memcmp(f.name, "main", 4)) &&
+		    own_call(s, fn, "step", 1))
+			return 1;
+		if (walk_named(s->root, step_call_visit, &f))
+			return 1;
+	}
+	/* no caller in this file: a step loop of another file may call it (a
+	 * loss or metric helper, a model's parse_batch()); decided when every
+	 * file is scanned (scanrun.c), the finding kept pending till then */
+	if (may_pend && !f.step_fn && importable_fn(s, fn, f.name, f.len)) {
+		s->pending = f.name;
+		s->pending_len = f.len;
+		TSNode cls = fn_class(fn);
+		if (!ts_node_is_null(cls))
+			cls = ts_node_child_by_field_name(cls, "name", 4);
+		s->pending_class =
+		    ts_node_is_null(cls) ? NULL : pl_scan_ntext(s, cls, &s->pending_class_len);
 		return 1;
-	return f.len && walk_named(s->root, step_call_visit, &f);
+	}
+	return 0;
+}
+
+/* The class a method is defined in (null: a function of the module or
+ * a nested one) */
+static TSNode fn_class(TSNode fn)
+{
+	TSNode p = ts_node_parent(fn);
+	if (node_is(p, "decorated_definition"))
+		p = ts_node_parent(p);
+	p = node_is(p, "block") ? ts_node_parent(p) : (TSNode){0};
+	return node_is(p, "class_definition") ? p : (TSNode){0};
+}
+
+/* A function another file can call by its name: defined at the top of the
+ * file or in a top-level class, not a nested one; not forward() or a
+ * dunder (called by the framework, not by name), not main() */
+static int importable_fn(struct src *s, TSNode fn, const char *name, size_t len)
+{
+	static const char *const not_named[] = {"forward", "main", "step", "train", "backward",
+						 "update", "run", "item", "__call__", NULL};
+	(void)s;
+	if (len < 3 || (name[0] == '_' && name[1] == '_') || pl_scan_in_list(name, len, not_named))
+		return 0;
+	TSNode p = ts_node_parent(fn);
+	if (node_is(p, "decorated_definition"))
+		p = ts_node_parent(p);
+	if (node_is(p, "module"))
+		return 1;
+	p = fn_class(fn);
+	if (ts_node_is_null(p))
+		return 0;
+	p = ts_node_parent(p);
+	if (node_is(p, "decorated_definition"))
+		p = ts_node_parent(p);
+	return node_is(p, "module");
+}
+
+/* The functions this file calls once per training step, for the pending
+ * findings of the other files (scanrun.c). */
+struct step_calls {
+	struct src *s;
+	const regex_t *bwd, *per;
+	struct pl_strbuf b;
+};
+
+static int step_calls_visit(TSNode n, void *arg)
+{
+	struct step_calls *k = arg;
+	if (!node_is(n, "call"))
+		return 0;
+	TSNode fn = last_name(ts_node_child_by_field_name(n, "function", 8));
+	size_t len;
+	const char *t = node_is(fn, "identifier") ? pl_scan_ntext(k->s, fn, &len) : NULL;
+	if (!t || len < 3 || len > 200 || (t[0] == '_' && t[1] == '_'))
+		return 0;
+	/* each name once: "name line\n" */
+	for (const char *p = k->b.s; p && *p; p = strchr(p, '\n') + 1)
+		if (!strncmp(p, t, len) && p[len] == ' ')
+			return 0;
+	if (!training_loop_at(k->s, k->bwd, n) || periodic_in_step(k->s, k->per, k->bwd, n))
+		return 0;
+	pl_strbuf_printf(&k->b, "%.*s %u\n", (int)len, t, ts_node_start_point(n).row + 1);
+	return 0;
+}
+
+int pl_scan_uses_device(struct src *s) { return uses_device(s, 1); }
+
+char *pl_scan_step_calls(struct src *s, const regex_t *bwd, const regex_t *per, int *failed)
+{
+	struct step_calls k = {s, bwd, per, {0}};
+	*failed = 0;
+	if (!memmem(s->text, s->len, "backward(", 9))
+		return NULL;
+	walk_named(s->root, step_calls_visit, &k);
+	*failed = k.b.failed;
+	return pl_strbuf_take(&k.b);
 }
 
 int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond *c,
@@ -2419,7 +2516,7 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		return 1;
 	}
 	case C_IN_TRAINING_STEP:
-		return training_step_at(s, c, node);
+		return training_step_at(s, c, node, 1);
 	case C_IN_EVAL_LOOP:
 		return eval_loop_at(s, c, node);
 	case C_CPU_FACTORY: {
@@ -2437,7 +2534,7 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 	case C_PER_STEP: {
 		/* once per training step: in the step (in-training-step), or in
 		 * a module's forward(), which every step calls */
-		if (training_step_at(s, c, node))
+		if (training_step_at(s, c, node, 0))
 			return 1;
 		TSNode fn = pl_scan_enclosing_function(s, node);
 		if (ts_node_is_null(fn))
@@ -2556,7 +2653,13 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		 * pins where the step waits for the copies */
 		return !eval_loader(s, node) || !uses_device(s, 4);
 	case C_USES_DEVICE:
-		return uses_device(s, 1);
+		/* a pending helper's file need not name the device its caller
+		 * does (a metrics module): the caller's file is asked (scanrun.c) */
+		if (uses_device(s, 1))
+			return 1;
+		if (s->pending)
+			s->pending_device = 1;
+		return s->pending != NULL;
 	case C_USES_CUDA:
 		return uses_device(s, 2);
 	case C_ONLY_GROWN: {

@@ -5,7 +5,10 @@
  * are compiled only for the languages left, and the second phase scans
  * those files (pl_scan_with, scan.c) and stores their results. Apart from
  * scan.c so that the per-file scanner never depends on the cache, which
- * depends on it.
+ * depends on it. Last, the one look across files (join_pending): a
+ * finding that holds only if another file's training step calls its
+ * function is kept or dropped here, after the cache, which keeps each
+ * file's result on its own.
  */
 #include <errno.h>
 #include <fcntl.h>
@@ -46,6 +49,144 @@ static int read_file(const char *path, char **text, size_t *len)
 	buf[got] = '\0';
 	*text = buf;
 	*len = got;
+	return 0;
+}
+
+/* Does text import a module or name called word: a word of an `import`
+ * or `from ... import` statement (its parenthesized continuation lines
+ * too), `from .evaluation import *`, `import utils`, `from models import
+ * (Generator, discriminator_loss)`? */
+static int imports(const char *text, size_t len, const char *word, size_t wl)
+{
+	const char *p = text, *end = text + len;
+	int open = 0; /* inside an import's parentheses */
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *q = p;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		int stmt = open || (eol - q > 7 && !memcmp(q, "import ", 7)) ||
+			   (eol - q > 5 && !memcmp(q, "from ", 5));
+		if (stmt) {
+			for (const char *c = q; c < eol;) {
+				if (*c == '#')
+					break;
+				if (*c == '(')
+					open = 1;
+				else if (*c == ')')
+					open = 0;
+				if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) {
+					c++;
+					continue;
+				}
+				const char *w = c;
+				while (c < eol && (*c == '_' || (*c >= 'a' && *c <= 'z') ||
+						   (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
+					c++;
+				if ((size_t)(c - w) == wl && !memcmp(w, word, wl))
+					return 1;
+			}
+		}
+		p = eol + 1;
+	}
+	return 0;
+}
+
+/* The module a file is imported as: its name less .py, or for a
+ * package's __init__.py its directory's name. */
+static size_t module_name(const char *path, const char **name)
+{
+	const char *base = strrchr(path, '/');
+	base = base ? base + 1 : path;
+	const char *dot = strrchr(base, '.');
+	size_t n = dot ? (size_t)(dot - base) : strlen(base);
+	if (n == 8 && !memcmp(base, "__init__", 8) && base > path + 1) {
+		const char *dir = base - 1, *d = dir;
+		while (d > path && d[-1] != '/')
+			d--;
+		*name = d;
+		return (size_t)(dir - d);
+	}
+	*name = base;
+	return n;
+}
+
+/* The first "name line" of calls (pl_scan_step_calls) for name: its line,
+ * or 0. */
+static long called_at(const char *calls, const char *name)
+{
+	size_t nl = strlen(name);
+	for (const char *p = calls; p && *p;) {
+		if (!strncmp(p, name, nl) && p[nl] == ' ')
+			return strtol(p + nl + 1, NULL, 10);
+		p = strchr(p, '\n');
+		p = p ? p + 1 : NULL;
+	}
+	return 0;
+}
+
+/* Each pending finding (in-training-step with no caller in its own file:
+ * needs_caller is its function's "name", or a method's "name Class")
+ * holds where another Python file calls that name once per training step
+ * and imports the finding's module (a method: its class; `from metrics
+ * import accuracy` does not vouch for another file's accuracy), and names a device where the finding's file does not ("!"
+ * first), and that call is not a finding of the same rule already; it
+ * then says where it is called from. The rest are dropped. 0, or -1 out
+ * of memory. */
+static int join_pending(struct pl_scan_file *files, size_t n)
+{
+	for (size_t i = 0; i < n; i++) {
+		struct pl_scan_file *f = &files[i];
+		const char *mod = NULL;
+		size_t ml = f->path ? module_name(f->path, &mod) : 0;
+		for (size_t k = f->findings.n; k-- > 0;) {
+			struct pl_finding *x = &f->findings.v[k];
+			if (!x->needs_caller)
+				continue;
+			char name[256];
+			int device = x->needs_caller[0] == '!';
+			snprintf(name, sizeof name, "%s", x->needs_caller + device);
+			char *cls = strchr(name, ' ');
+			if (cls)
+				*cls++ = '\0';
+			size_t j = 0;
+			long line = 0;
+			for (; j < n && !line; j++) {
+				const struct pl_scan_file *g = &files[j];
+				if (j == i || g->lang != f->lang || !g->step_calls || !g->text ||
+				    (device && !g->step_device))
+					continue;
+				line = called_at(g->step_calls, name);
+				if (line && (cls ? !imports(g->text, g->len, cls, strlen(cls))
+						 : !imports(g->text, g->len, mod, ml)))
+					line = 0;
+				/* the call's own line reported already (to_cpu(loss).item()) */
+				for (size_t q = 0; line && q < g->findings.n; q++)
+					if (g->findings.v[q].line == line &&
+					    !strcmp(g->findings.v[q].leaf, x->leaf))
+						line = -1;
+				if (line < 0) {
+					line = 0;
+					j = n;
+				}
+			}
+			if (!line) {
+				pl_findings_remove(&f->findings, k);
+				continue;
+			}
+			char *t = NULL;
+			if (asprintf(&t, "%s (called on every training step: %s:%ld)",
+				     x->evidence_text ? x->evidence_text : "", files[j - 1].path,
+				     line) < 0)
+				return -1;
+			free(x->evidence_text);
+			x->evidence_text = t;
+			free(x->needs_caller);
+			x->needs_caller = NULL;
+		}
+	}
 	return 0;
 }
 
@@ -163,6 +304,8 @@ int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
 	}
 	free(w.done);
 	free(w.keys);
+	if (rc == 0 && !atomic_load(&w.failed) && join_pending(w.files, n) < 0)
+		rc = pl_error_set(err, PL_ENOMEM, "out of memory");
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)
 			pl_scan_file_release(&w.files[i]);

@@ -1218,6 +1218,86 @@ run "$PERFLOOP" scan --format json quiet9
 expect_rc 0
 check out "sorted((f['leaf'], f['location']['line']) for f in d['findings'] if f['leaf'] == 'PY010') == [('PY010', 24), ('PY010', 33)]"
 
+# a sync in a helper of another file that the training step calls: the
+# metric function of an imported module, a method of an imported class
+# (a model's get_step() reading a GPU buffer), reported at the helper
+# with where the step calls it, from a fresh scan and from the cache
+# alike; not a helper called under a periodic branch, nor one that no
+# step calls, nor a same-named function of a module the trainer does not
+# import, nor a same-named method of a class it does not import; and
+# the helper's file alone, with no caller, reports nothing
+mkdir -p xfile
+cat >xfile/train.py <<'PY'
+import torch
+from metrics import accuracy, grad_total
+from model import Net
+
+
+def train(model, loader, opt, device, args):
+    for step, (x, y) in enumerate(loader):
+        x, y = x.to(device), y.to(device)
+        out = model(x)
+        loss = torch.nn.functional.cross_entropy(out, y)
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        acc = accuracy(out, y)
+        n = model.get_step()
+        if step % args.log_every == 0:
+            print(grad_total(model))
+PY
+cat >xfile/metrics.py <<'PY'
+import torch
+
+
+def accuracy(out, y):
+    return (out.argmax(1) == y).float().mean().item()
+
+
+def grad_total(model):
+    return sum(p.grad.norm() for p in model.parameters()).item()
+
+
+def unused_helper(t):
+    return t.cpu().numpy()
+PY
+cat >xfile/model.py <<'PY'
+import torch
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("step", torch.zeros(1, device="cuda"))
+
+    def get_step(self):
+        return self.step.data.item()
+
+
+class Other:
+    def get_step(self):
+        return self.count.item()
+PY
+cat >xfile/other.py <<'PY'
+import torch
+
+
+def accuracy(out, y):
+    return (out.argmax(1) == y).float().mean().item()
+PY
+want="[('metrics.py', 5, 'return (out.argmax(1) == y).float().mean().item() (called on every training step: xfile/train.py:14)'), ('model.py', 10, 'return self.step.data.item() (called on every training step: xfile/train.py:15)')]"
+for pass in fresh cached; do
+	run "$PERFLOOP" scan --format json xfile
+	expect_rc 0
+	check out "sorted((f['path'].split('xfile/')[-1], f['location']['line'], f['evidence']['text']) for f in d['findings']) == $want"
+done
+grep -q "4 of 4 files unchanged" "$T/err" || fail "the second scan did not read the cache: $(cat "$T/err")"
+run "$PERFLOOP" scan xfile
+grep -q "= note: called on every training step: xfile/train.py:15" out || fail "no caller note: $(cat out)"
+run "$PERFLOOP" scan --no-cache --format json xfile/metrics.py xfile/model.py
+expect_rc 0
+check out "d['findings'] == []"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
