@@ -78,6 +78,7 @@ enum cond_kind {
 	C_NOT_EVAL_LOADER,
 	C_NO_PAIRWISE,
 	C_NOT_MUTATED,
+	C_NOT_IN_EXCEPT,
 	C_IN_EVAL_LOOP,
 	C_EVALUATED,
 	C_FILE_TRAINS,
@@ -176,6 +177,8 @@ struct src {
 	const char *pending, *pending_class; /* its class (NULL: not a method) */
 	size_t pending_len, pending_class_len;
 	int pending_device; /* uses-device asked of the caller's file instead */
+	uint32_t pscope; /* periodic_cond: the scope last looked at (start + 1), */
+	int pscope_has;	 /* and whether its text has what a periodic condition has */
 };
 
 /* The functions the file calls once per training step (in a step loop

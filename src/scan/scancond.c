@@ -1165,6 +1165,14 @@ static TSNode loop_above(struct src *s, TSNode n)
 	return (TSNode){0};
 }
 
+/* Does t call a backward() as bwd reads one (x.backward(), a helper's
+ * backward(loss, scaler), self.manual_backward(loss))? Every such text
+ * holds "backward(": looked for first, the regular expression only then. */
+static int bwd_hit(const regex_t *bwd, const char *t, size_t len)
+{
+	return memmem(t, len, "backward(", 9) && re_hit(bwd, t, len);
+}
+
 /* The first loop around node that calls backward() (bwd) is a step loop
  * (in-training-loop). */
 static int training_loop_at(struct src *s, const regex_t *bwd, TSNode node)
@@ -1172,7 +1180,7 @@ static int training_loop_at(struct src *s, const regex_t *bwd, TSNode node)
 	size_t len;
 	for (TSNode p = loop_above(s, node); !ts_node_is_null(p); p = loop_above(s, p)) {
 		const char *t = pl_scan_ntext(s, p, &len);
-		if (re_hit(bwd, t, len))
+		if (bwd_hit(bwd, t, len))
 			return step_loop(s, p);
 	}
 	return 0;
@@ -1220,8 +1228,24 @@ static int periodic_cond(struct src *s, const regex_t *per, TSNode cond, int dep
 		       periodic_cond(s, per, ts_node_child_by_field_name(cond, "right", 5), depth + 1);
 	if (!node_is(cond, "identifier"))
 		return 0;
+	/* a scope whose text has nothing a periodic condition is made of
+	 * binds no name to one: one look per scope, not a walk per branch */
+	TSNode scope = name_scope(s, cond);
+	uint32_t at = ts_node_start_byte(scope) + 1;
+	if (s->pscope != at) {
+		static const char *const parts[] = {"%", "every", "freq", "interval", "period", "==",
+						    NULL};
+		size_t sl;
+		const char *st = pl_scan_ntext(s, scope, &sl);
+		s->pscope = at;
+		s->pscope_has = 0;
+		for (int i = 0; parts[i] && !s->pscope_has; i++)
+			s->pscope_has = memmem(st, sl, parts[i], strlen(parts[i])) != NULL;
+	}
+	if (!s->pscope_has)
+		return 0;
 	struct periodic_name f = {s, per, t, len};
-	return walk_named(name_scope(s, cond), periodic_name_visit, &f);
+	return walk_named(scope, periodic_name_visit, &f);
 }
 
 /* node is in the body of an `if`/`elif` (not its else) whose condition
@@ -1262,7 +1286,7 @@ static TSNode step_loop_above(struct src *s, const regex_t *bwd, TSNode node)
 	size_t len;
 	for (TSNode p = loop_above(s, node); !ts_node_is_null(p); p = loop_above(s, p)) {
 		const char *t = pl_scan_ntext(s, p, &len);
-		if (re_hit(bwd, t, len))
+		if (bwd_hit(bwd, t, len))
 			return step_loop(s, p) ? p : (TSNode){0};
 	}
 	return (TSNode){0};
@@ -1717,7 +1741,7 @@ static int eval_loop_at(struct src *s, const struct cond *c, TSNode node)
 	 * loop around both the training and the validation loop is not one */
 	for (TSNode p = loop; !ts_node_is_null(p); p = loop_above(s, p)) {
 		const char *t = pl_scan_ntext(s, p, &len);
-		if (re_hit(&c->re, t, len) &&
+		if (bwd_hit(&c->re, t, len) &&
 		    (ts_node_eq(p, loop) || loader_names(t, header_end(p) - ts_node_start_byte(p), 0)))
 			return 0;
 	}
@@ -2353,7 +2377,10 @@ static int training_step_at(struct src *s, const struct cond *c, TSNode node, in
 	/* no caller in this file: a step loop of another file may call it (a
 	 * loss or metric helper, a model's parse_batch()); decided when every
 	 * file is scanned (scanrun.c), the finding kept pending till then */
-	if (may_pend && !f.step_fn && importable_fn(s, fn, f.name, f.len)) {
+	/* (a file that never names torch holds no tensor helper: the
+	 * standard library's .tolist() and .item() are not held) */
+	if (may_pend && !f.step_fn && memmem(s->text, s->len, "torch", 5) &&
+	    importable_fn(s, fn, f.name, f.len)) {
 		s->pending = f.name;
 		s->pending_len = f.len;
 		TSNode cls = fn_class(fn);
@@ -2437,7 +2464,40 @@ char *pl_scan_step_calls(struct src *s, const regex_t *bwd, const regex_t *per, 
 	*failed = 0;
 	if (!memmem(s->text, s->len, "backward(", 9))
 		return NULL;
-	walk_named(s->root, step_calls_visit, &k);
+	/* only the calls under a loop whose text holds "backward(" can be in
+	 * a step loop: the rest of the tree is walked without a look (a file
+	 * that merely defines a backward(), turtle.py, costs one walk) */
+	TSTreeCursor cur = ts_tree_cursor_new(s->root);
+	uint32_t depth = 0, in_bwd = 0; /* the depth that entered such a loop, 0: none */
+	for (;;) {
+		TSNode n = ts_tree_cursor_current_node(&cur);
+		size_t len;
+		if (!in_bwd && is_loop(s, ts_node_type(n))) {
+			const char *t = pl_scan_ntext(s, n, &len);
+			if (memmem(t, len, "backward(", 9))
+				in_bwd = depth + 1;
+		}
+		if (in_bwd && ts_node_is_named(n))
+			step_calls_visit(n, &k);
+		if (ts_tree_cursor_goto_first_child(&cur)) {
+			depth++;
+			continue;
+		}
+		for (;;) {
+			if (ts_tree_cursor_goto_next_sibling(&cur)) {
+				if (in_bwd == depth + 1)
+					in_bwd = 0; /* left the loop for its sibling */
+				break;
+			}
+			if (!ts_tree_cursor_goto_parent(&cur))
+				goto out;
+			depth--;
+			if (in_bwd == depth + 1)
+				in_bwd = 0;
+		}
+	}
+out:
+	ts_tree_cursor_delete(&cur);
 	*failed = k.b.failed;
 	return pl_strbuf_take(&k.b);
 }
@@ -2496,6 +2556,16 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 			return !ts_node_is_null(cap);
 		return !loop_rebinds(s, loop, cap);
 	}
+	case C_NOT_IN_EXCEPT:
+		/* not in an except clause of its function: a retry's back-off
+		 * there runs only when the read failed */
+		for (TSNode p = ts_node_parent(node); !ts_node_is_null(p); p = ts_node_parent(p)) {
+			if (node_is(p, "except_clause"))
+				return 0;
+			if (node_is(p, "function_definition"))
+				break;
+		}
+		return 1;
 	case C_NOT_READ_ONCE:
 		return !read_once(s, node);
 	case C_UNUSED: {

@@ -170,6 +170,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 	    {"not-eval-loader-beside-pinned", C_NOT_EVAL_LOADER, 0},
 	    {"no-pairwise-compare", C_NO_PAIRWISE, 0},
 	    {"not-mutated", C_NOT_MUTATED, 1},
+	    {"not-in-except", C_NOT_IN_EXCEPT, 0},
 	    {"in-eval-loop", C_IN_EVAL_LOOP, 0},
 	    {"evaluated", C_EVALUATED, 1},
 	    {"file-trains", C_FILE_TRAINS, 0},
@@ -230,7 +231,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 			p = end + 1;
 		} else if (c->kind == C_IN_TRAINING_LOOP || c->kind == C_IN_TRAINING_STEP ||
 			   c->kind == C_PER_STEP) {
-			c->re_text = strdup("\\.backward\\(");
+			c->re_text = strdup("(^|[^[:alnum:]])backward\\(");
 			if (c->kind != C_IN_TRAINING_LOOP &&
 			    regcomp(&c->re2, PERIODIC_RE, REG_EXTENDED | REG_NOSUB) == 0)
 				c->has_re2 = 1;
@@ -240,7 +241,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 		} else if (c->kind == C_NOT_IN_NO_GRAD) {
 			c->re_text = strdup(NO_GRAD_RE);
 		} else if (c->kind == C_IN_EVAL_LOOP) {
-			c->re_text = strdup("\\.backward\\(");
+			c->re_text = strdup("(^|[^[:alnum:]])backward\\(");
 			if (regcomp(&c->re2, NO_GRAD_RE, REG_EXTENDED | REG_NOSUB) == 0)
 				c->has_re2 = 1;
 		} else if (c->kind == C_NOT_PERIODIC) {
