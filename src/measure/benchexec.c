@@ -270,6 +270,7 @@ int pl_bench_one_run(struct pl_bench_run *run, struct pl_bench *b, const struct 
 	 * work before exec (slow under ASan) made `true` look parallel: t113
 	 * failed once in a CI's ASan run. */
 	run->last_cpus = r.span_s > 0 ? (r.user_s + r.sys_s) / r.span_s : 0;
+	run->last_span = r.span_s;
 	if (measured || b->state == PL_BENCH_FAILED) {
 		struct pl_sample s = {.wall_s = r.wall_s,
 				      .user_s = r.user_s,

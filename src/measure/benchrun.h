@@ -163,6 +163,7 @@ struct pl_bench_run {
 	cpu_set_t autopin_saved;
 	char unpinned_why[256]; /* why --pin auto let go; "" if it did not */
 	double last_cpus;	/* the last run's CPU time over its wall time */
+	double last_span;	/* and that wall time (the span the CPU times cover), s */
 	/* the machine's speed over the run: fixed in-process loops timed on
 	 * the measured CPU around each sample (see speedprobe.c) */
 	struct pl_speedprobe sp;
