@@ -131,10 +131,10 @@ static long called_at(const char *calls, const char *name)
  * needs_caller is its function's "name", or a method's "name Class")
  * holds where another Python file calls that name once per training step
  * and imports the finding's module (a method: its class; `from metrics
- * import accuracy` does not vouch for another file's accuracy), and names a device where the finding's file does not ("!"
- * first), and that call is not a finding of the same rule already; it
- * then says where it is called from. The rest are dropped. 0, or -1 out
- * of memory. */
+ * import accuracy` does not vouch for another file's accuracy), names a
+ * device where the finding's file does not ("!" first), and that call is
+ * not a finding of the same rule already; it then says where it is called
+ * from. The rest are dropped. 0, or -1 out of memory. */
 static int join_pending(struct pl_scan_file *files, size_t n)
 {
 	for (size_t i = 0; i < n; i++) {

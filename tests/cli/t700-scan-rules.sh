@@ -1345,6 +1345,33 @@ run "$PERFLOOP" scan --no-cache --format json xfile/metrics.py xfile/model.py
 expect_rc 0
 check out "d['findings'] == []"
 
+# a helper whose call line is itself a finding of the rule (the step's
+# print(host(loss).item())) is not reported again at the helper
+mkdir -p xfile2
+cat >xfile2/train.py <<'PY'
+import torch
+from helpers import host
+
+
+def train(model, loader, opt, device):
+    for x, y in loader:
+        loss = model(x.to(device), y.to(device))
+        opt.zero_grad()
+        loss.backward()
+        opt.step()
+        print(host(loss).item())
+PY
+cat >xfile2/helpers.py <<'PY'
+import torch
+
+
+def host(t):
+    return t.detach().cpu()
+PY
+run "$PERFLOOP" scan --no-cache --format json xfile2
+expect_rc 0
+check out "[(f['path'].split('xfile2/')[-1], f['location']['line']) for f in d['findings']] == [('train.py', 11)]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
