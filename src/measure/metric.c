@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "regexcap.h"
 #include "stats.h"
 
 int pl_metric_name_taken(const char *name)
@@ -75,7 +76,12 @@ int pl_metric_init(struct pl_metric *m, const char *spec, const char *name, int 
 					    "real_time)");
 		return PL_OK;
 	}
-	int rc = regcomp(&m->re, spec, REG_EXTENDED | REG_NEWLINE);
+	int rc = pl_regcomp(&m->re, spec, REG_EXTENDED | REG_NEWLINE);
+	if (rc == REG_ESPACE)
+		return pl_error_set(err, PL_EINPUT,
+				    "option '--metric': '%s': too complex (its repetitions expand "
+				    "past %d parts; a pattern that reads a number needs few)",
+				    spec, PL_REGEX_MAX_SIZE);
 	if (rc != 0) {
 		char buf[200];
 		regerror(rc, &m->re, buf, sizeof(buf));

@@ -20,6 +20,7 @@
 #include <tree_sitter/api.h>
 
 #include "grow.h"
+#include "regexcap.h"
 #include "strbuf.h"
 
 /* The nodes conditions ask about, found in one pass over the tree, each
@@ -317,7 +318,7 @@ static int cond_match(struct src *s, const struct pl_rule *r, const struct cond 
 	char *src = expand_re(s, r->query, m, c->re_text);
 	regex_t re;
 	int hit = 0;
-	if (src && regcomp(&re, src, REG_EXTENDED | REG_NOSUB) == 0) {
+	if (src && pl_regcomp(&re, src, REG_EXTENDED | REG_NOSUB) == 0) {
 		hit = re_hit(&re, text, len);
 		regfree(&re);
 	}

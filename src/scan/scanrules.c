@@ -18,6 +18,7 @@
 #include <tree_sitter/api.h>
 
 #include "hash.h"
+#include "regexcap.h"
 #include "scanmatch.h"
 #include "strbuf.h"
 
@@ -250,7 +251,7 @@ static int parse_conds(struct pl_rule *r, const char *when, struct cond **v, siz
 			c->re_text = strdup(PERIODIC_RE);
 		}
 		if (c->re_text && !strstr(c->re_text, "{@")) {
-			if (regcomp(&c->re, c->re_text, REG_EXTENDED | REG_NOSUB) != 0)
+			if (pl_regcomp(&c->re, c->re_text, REG_EXTENDED | REG_NOSUB) != 0)
 				return pl_error_set(err, PL_EINPUT,
 						    "%s: when: bad regular expression /%s/",
 						    r->path, c->re_text);
@@ -335,7 +336,7 @@ static int compile_preds(struct pl_rule *r, uint32_t off, struct pl_error *err)
 			}
 			if ((pr.kind == P_MATCH || pr.kind == P_NOT_MATCH)) {
 				if (pr.other_cap ||
-				    regcomp(&pr.re, pr.str, REG_EXTENDED | REG_NOSUB) != 0) {
+				    pl_regcomp(&pr.re, pr.str, REG_EXTENDED | REG_NOSUB) != 0) {
 					free(pr.str);
 					return pl_error_set(
 					    err, PL_EINPUT,

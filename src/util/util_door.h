@@ -17,6 +17,7 @@
 #include "grow.h"
 #include "hash.h"
 #include "monotime.h"
+#include "regexcap.h"
 #include "render.h"
 #include "stats.h"
 #include "strbuf.h"
