@@ -121,6 +121,11 @@ run "$PERFLOOP" bench --no-history -r 3 train
 expect_rc 2
 expect_err "perfloop.yaml:4.*benchmarks.train.metric"
 rm perfloop.yaml
+# an expression whose repetitions would take the C library gigabytes to
+# compile (the fuzzer's "t" and 100 "+") is refused at once, exit 2
+run "$PERFLOOP" bench --no-history -r 3 --metric "t$(printf '+%.0s' $(seq 100))" -- ./train.sh
+expect_rc 2
+expect_err "option '--metric'.*too complex"
 
 # the loop: baseline and turns decided on the number, kept for every turn
 command -v git >/dev/null 2>&1 || exit 0
