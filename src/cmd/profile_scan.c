@@ -70,13 +70,15 @@ int profile_scan_findings(struct profiler *P, const char *cwd, struct pl_finding
 		printf("  scan: cannot write the profile for it to %s\n", tmp);
 		goto done;
 	}
-	struct pl_scan_opts so = {NULL, 0, NULL, 0, PL_SEV_LOW, 0, PL_MATCH_AUTO};
+	/* the advisory rules too, each finding kept where this profile
+	 * measured it hot (scanweigh.h) */
+	struct pl_scan_opts so = {NULL, 0, NULL, 0, PL_SEV_LOW, 1, PL_MATCH_AUTO};
 	size_t cached = 0;
 	struct pl_weigh_summary sum;
 	if (pl_rules_load(&rules, &err) < 0 ||
 	    pl_scan_files(&rules, &so, NULL, (const char *const *)paths, n, 2, &files, &cached,
 			  &err) < 0 ||
-	    pl_scan_weigh(files, n, tmp, P->o.lines ? 1 : 0, &sum, &err) != PL_OK) {
+	    pl_scan_weigh_hot(files, n, tmp, P->o.lines ? 1 : 0, &rules, &sum, &err) != PL_OK) {
 		printf("  scan: %s\n", err.msg);
 		goto done;
 	}

@@ -1092,14 +1092,15 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	 * the own matcher or an error (rules/README.md) */
 	const char *matcher = getenv("PERFLOOP_SCAN_MATCHER");
 	struct pl_scan_opts so = {(const char *const *)sel.v, sel.n, (const char *const *)ign.v,
-				  ign.n, profile ? 3 : minsev, advisory,
+				  ign.n, profile ? 3 : minsev, advisory || profile,
 				  !matcher			  ? PL_MATCH_AUTO
 				  : !strcmp(matcher, "tree-sitter") ? PL_MATCH_CURSOR
 				  : !strcmp(matcher, "own")	  ? PL_MATCH_OWN
 								  : PL_MATCH_AUTO};
 	/* the cache key: the rules' text and every option that changes what
 	 * a file's scan reports (perfloop's build is added by the cache) */
-	uint64_t salt = pl_scan_cache_salt(rules.source_hash, advisory ? "advisory" : "");
+	uint64_t salt =
+	    pl_scan_cache_salt(rules.source_hash, advisory || profile ? "advisory" : "");
 	char num[32];
 	snprintf(num, sizeof num, "sev%d", profile ? 3 : minsev);
 	salt = pl_scan_cache_salt(salt, num);
@@ -1125,7 +1126,10 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 	/* --profile: each finding's severity from its measured share, then
 	 * --min-severity on that */
 	if (profile) {
-		int wrc = pl_scan_weigh(files, paths.n, profile, -1, &wsum, &err);
+		/* the advisory rules ran too: their findings stay where the
+		 * profile measured them hot (all of them with --advisory) */
+		int wrc = pl_scan_weigh_hot(files, paths.n, profile, -1,
+					    advisory ? NULL : &rules, &wsum, &err);
 		if (wrc != PL_OK) {
 			rc = pl_die(wrc == PL_ENOMEM ? PL_EXIT_INTERNAL : PL_EXIT_USAGE, "%s",
 				    wrc == PL_ENOMEM ? "out of memory" : err.msg);
@@ -1233,6 +1237,12 @@ int cmd_scan(int argc, char **argv, const struct pl_ctx *ctx)
 			wsum.measured, wsum.measured == 1 ? "" : "s", wsum.unseen,
 			wsum.has_lines ? "lines" : "functions",
 			wsum.samples > 0 ? 100 * wsum.explained / wsum.samples : 0.0);
+	if (!rc && profile && wsum.cold_advisory)
+		fprintf(stderr,
+			"perfloop scan: %zu finding%s of advisory rules left out: under %.0f%% of "
+			"the samples (--advisory shows them)\n",
+			wsum.cold_advisory, wsum.cold_advisory == 1 ? "" : "s",
+			100 * PL_WEIGH_MEDIUM);
 	if (!rc && unreadable)
 		rc = PL_EXIT_USAGE;
 	if (!rc && failing)

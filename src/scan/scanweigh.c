@@ -29,6 +29,8 @@ struct weighed {
 	long last_line_stack, last_func_stack;
 	long def_line; /* the first line its function's frames showed */
 	int many_lines; /* ... and another one: the profile has lines */
+	int hot_only;	/* an advisory rule's: kept only where measured hot */
+	int dropped;	/* ... and it was not: no longer counted, removed */
 };
 
 /* a distinct file name of the profile, and the scanned file it is (-1) */
@@ -193,6 +195,20 @@ static enum pl_severity from_share(double s)
 				      : PL_SEV_LOW;
 }
 
+/* Whether id is the finding of a rule rules holds as advisory (none
+ * where rules is NULL). */
+static int advisory_rule(const struct pl_rules *rules, const char *id)
+{
+	if (!rules || !id)
+		return 0;
+	const struct pl_rule *r = pl_rules_find(rules, id);
+	struct pl_rule_info ri;
+	if (!r)
+		return 0;
+	pl_rule_info(r, &ri);
+	return ri.advisory != NULL;
+}
+
 /* Weigh the findings with what was counted (see scanweigh.h). */
 static int apply(struct weigh *W, const char *path, int lines, struct pl_weigh_summary *sum)
 {
@@ -203,6 +219,8 @@ static int apply(struct weigh *W, const char *path, int lines, struct pl_weigh_s
 	for (size_t i = 0; i < W->nw; i++) {
 		struct weighed *x = &W->w[i];
 		struct pl_finding *f = x->f;
+		if (x->dropped)
+			continue;
 		double total = sum->samples > 0 ? sum->samples : 1;
 		double ls = x->line_hits / total, fs = x->func_hits / total;
 		char note[300];
@@ -271,52 +289,15 @@ static char *other_format(const char *path, size_t *len, struct pl_error *err)
 	return text;
 }
 
-int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
-		  struct pl_weigh_summary *sum, struct pl_error *err)
+/* One pass over the folded stacks text[0..len): each finding's line and
+ * function hits (a dropped finding's not), the samples, and how many of
+ * them run some finding's line and function. */
+static int count_pass(struct weigh *W, char *text, size_t len, const char *path,
+		      struct pl_weigh_summary *sum, double *explained_line,
+		      double *explained_func, struct pl_error *err)
 {
-	memset(sum, 0, sizeof *sum);
-	size_t len = 0;
-	int missing = 0;
-	char *text = pl_fsio_read(path, &len, &missing);
-	if (!text)
-		return pl_error_set(err, PL_EINPUT, "option '--profile': cannot read '%s': %s",
-				    path, missing ? "no such file" : strerror(errno));
-	/* another tool's profile (py-spy's or Austin's, perf script's, a
-	 * speedscope file): read as perfloop's, then weighed as its folded
-	 * stacks */
-	if (strcmp(pl_prof_format(text), "folded") != 0) {
-		free(text);
-		text = other_format(path, &len, err);
-		if (!text)
-			return PL_EINPUT;
-	}
-	struct weigh W = {.files = files, .nfiles = n};
-	size_t nf = 0;
-	for (size_t i = 0; i < n; i++)
-		nf += files[i].findings.n;
-	W.real = calloc(n ? n : 1, sizeof *W.real);
-	W.w = calloc(nf ? nf : 1, sizeof *W.w);
-	W.by_file_off = calloc(n ? n : 1, sizeof *W.by_file_off);
-	W.by_file_n = calloc(n ? n : 1, sizeof *W.by_file_n);
-	int rc = W.real && W.w && W.by_file_off && W.by_file_n ? PL_OK : PL_ENOMEM;
-	for (size_t i = 0; rc == PL_OK && i < n; i++) {
-		char buf[PATH_MAX];
-		W.real[i] = strdup(realpath(files[i].path, buf) ? buf : files[i].path);
-		if (!W.real[i])
-			rc = PL_ENOMEM;
-		for (size_t j = 0; j < files[i].findings.n; j++)
-			W.w[W.nw++] = (struct weighed){.f = &files[i].findings.v[j],
-							.file = i,
-							.last_line_stack = -1,
-							.last_func_stack = -1};
-	}
-	qsort(W.w, W.nw, sizeof *W.w, cmp_weighed);
-	for (size_t i = W.nw; i-- > 0;) {
-		W.by_file_off[W.w[i].file] = i;
-		W.by_file_n[W.w[i].file]++;
-	}
 	long stack = 0, lineno = 0;
-	double explained_line = 0, explained_func = 0;
+	int rc = PL_OK;
 	for (char *p = text; rc == PL_OK && p < text + len; stack++) {
 		char *eol = memchr(p, '\n', (size_t)(text + len - p));
 		if (!eol)
@@ -353,13 +334,15 @@ int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int li
 			const char *file;
 			long ln;
 			if (split_frame(fr, (size_t)(fe - fr), &nl, &file, &fl, &ln)) {
-				long fi = lookup(&W, file, fl);
+				long fi = lookup(W, file, fl);
 				if (fi == -2) {
 					rc = PL_ENOMEM;
 					break;
 				}
-				for (size_t k = 0; fi >= 0 && k < W.by_file_n[fi]; k++) {
-					struct weighed *x = &W.w[W.by_file_off[fi] + k];
+				for (size_t k = 0; fi >= 0 && k < W->by_file_n[fi]; k++) {
+					struct weighed *x = &W->w[W->by_file_off[fi] + k];
+					if (x->dropped)
+						continue;
 					const char *fn = x->f->function ? x->f->function : "";
 					int in_func = same_function(fr, nl, fn);
 					if (in_func) {
@@ -386,13 +369,116 @@ int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int li
 			}
 			fr = fe + 1;
 		}
-		explained_line += by_line ? count : 0;
-		explained_func += by_func ? count : 0;
+		*explained_line += by_line ? count : 0;
+		*explained_func += by_func ? count : 0;
+	}
+	return rc;
+}
+
+int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
+		  struct pl_weigh_summary *sum, struct pl_error *err)
+{
+	return pl_scan_weigh_hot(files, n, path, lines, NULL, sum, err);
+}
+
+int pl_scan_weigh_hot(struct pl_scan_file *files, size_t n, const char *path, int lines,
+		      const struct pl_rules *hot_only, struct pl_weigh_summary *sum,
+		      struct pl_error *err)
+{
+	memset(sum, 0, sizeof *sum);
+	size_t len = 0;
+	int missing = 0;
+	char *text = pl_fsio_read(path, &len, &missing);
+	if (!text)
+		return pl_error_set(err, PL_EINPUT, "option '--profile': cannot read '%s': %s",
+				    path, missing ? "no such file" : strerror(errno));
+	/* another tool's profile (py-spy's or Austin's, perf script's, a
+	 * speedscope file): read as perfloop's, then weighed as its folded
+	 * stacks */
+	if (strcmp(pl_prof_format(text), "folded") != 0) {
+		free(text);
+		text = other_format(path, &len, err);
+		if (!text)
+			return PL_EINPUT;
+	}
+	struct weigh W = {.files = files, .nfiles = n};
+	size_t nf = 0;
+	for (size_t i = 0; i < n; i++)
+		nf += files[i].findings.n;
+	W.real = calloc(n ? n : 1, sizeof *W.real);
+	W.w = calloc(nf ? nf : 1, sizeof *W.w);
+	W.by_file_off = calloc(n ? n : 1, sizeof *W.by_file_off);
+	W.by_file_n = calloc(n ? n : 1, sizeof *W.by_file_n);
+	int rc = W.real && W.w && W.by_file_off && W.by_file_n ? PL_OK : PL_ENOMEM;
+	for (size_t i = 0; rc == PL_OK && i < n; i++) {
+		char buf[PATH_MAX];
+		W.real[i] = strdup(realpath(files[i].path, buf) ? buf : files[i].path);
+		if (!W.real[i])
+			rc = PL_ENOMEM;
+		for (size_t j = 0; j < files[i].findings.n; j++)
+			W.w[W.nw++] = (struct weighed){.f = &files[i].findings.v[j],
+							.file = i,
+							.hot_only = advisory_rule(
+							    hot_only, files[i].findings.v[j].leaf),
+							.last_line_stack = -1,
+							.last_func_stack = -1};
+	}
+	qsort(W.w, W.nw, sizeof *W.w, cmp_weighed);
+	for (size_t i = W.nw; i-- > 0;) {
+		W.by_file_off[W.w[i].file] = i;
+		W.by_file_n[W.w[i].file]++;
+	}
+	double explained_line = 0, explained_func = 0;
+	if (rc == PL_OK)
+		rc = count_pass(&W, text, len, path, sum, &explained_line, &explained_func, err);
+	/* an advisory rule's finding stays only where the profile puts at
+	 * least PL_WEIGH_MEDIUM of its samples on its lines (or function);
+	 * the others are counted again without those it drops */
+	size_t ndropped = 0;
+	for (size_t i = 0; rc == PL_OK && i < W.nw; i++) {
+		struct weighed *x = &W.w[i];
+		if (!x->hot_only)
+			continue;
+		double total = sum->samples > 0 ? sum->samples : 1;
+		int lines_known = lines >= 0 ? lines : 0;
+		for (size_t k = 0; lines < 0 && k < W.nw; k++)
+			lines_known |= W.w[k].many_lines;
+		double share = (lines_known ? x->line_hits : x->func_hits) / total;
+		if (share < PL_WEIGH_MEDIUM) {
+			x->dropped = 1;
+			ndropped++;
+		}
+	}
+	if (rc == PL_OK && ndropped) {
+		for (size_t i = 0; i < W.nw; i++) {
+			struct weighed *x = &W.w[i];
+			x->line_hits = x->func_hits = 0;
+			x->last_line_stack = x->last_func_stack = -1;
+		}
+		sum->samples = 0;
+		explained_line = explained_func = 0;
+		rc = count_pass(&W, text, len, path, sum, &explained_line, &explained_func, err);
 	}
 	free(text);
 	if (rc == PL_OK)
 		rc = apply(&W, path, lines, sum);
 	sum->explained = sum->has_lines ? explained_line : explained_func;
+	sum->cold_advisory = rc == PL_OK ? ndropped : 0;
+	/* the dropped findings go, each file's from its last backwards (the
+	 * pointers into its array stay good until then) */
+	if (rc == PL_OK && ndropped) {
+		for (size_t fi = 0; fi < n; fi++) {
+			struct pl_findings *fs = &files[fi].findings;
+			for (size_t j = fs->n; j-- > 0;)
+				for (size_t k = 0; k < W.by_file_n[fi]; k++) {
+					struct weighed *x = &W.w[W.by_file_off[fi] + k];
+					if (x->dropped && x->f == &fs->v[j]) {
+						pl_findings_remove(fs, j);
+						break;
+					}
+				}
+		}
+	}
 	release(&W);
 	return rc;
 }

@@ -34,6 +34,7 @@ struct pl_weigh_summary {
 			   * function, without lines) */
 	int has_lines;	  /* the profile was taken with --lines */
 	size_t measured, unseen;
+	size_t cold_advisory; /* advisory findings left out (pl_scan_weigh_hot) */
 };
 
 /* Read the folded profile at path and weigh every finding of files[0..n).
@@ -42,6 +43,16 @@ struct pl_weigh_summary {
  * "PATH:LINE: ..." for a profile that is not folded stacks. */
 int pl_scan_weigh(struct pl_scan_file *files, size_t n, const char *path, int lines,
 		  struct pl_weigh_summary *sum, struct pl_error *err);
+
+/* The same, and where hot_only is given (the rules the files were
+ * scanned with), a finding of a rule it holds as advisory is kept only
+ * where the profile measured it at PL_WEIGH_MEDIUM or more (line share,
+ * else function share): the rules too often wrong to be on by default
+ * are reported where the program spends its time. The summary counts
+ * the kept findings only. */
+int pl_scan_weigh_hot(struct pl_scan_file *files, size_t n, const char *path, int lines,
+		      const struct pl_rules *hot_only, struct pl_weigh_summary *sum,
+		      struct pl_error *err);
 
 /* A weighed finding's share: pl_finding_profile_share (findings.h). */
 

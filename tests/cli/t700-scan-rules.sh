@@ -913,7 +913,11 @@ def run(model, loader, epochs, val_interval, dets):
 PY
 run "$PERFLOOP" scan --format json quiet6
 expect_rc 0
-check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('alias.py', 'PY038', 12), ('alias.py', 'PY038', 14), ('engine.py', 'PY010', 9), ('evals.py', 'PY010', 50), ('evals.py', 'PY017', 36), ('evals.py', 'PY041', 9), ('evals.py', 'PY041', 21), ('lit.py', 'PY010', 5), ('lit.py', 'PY038', 13), ('logs.py', 'PY025', 14), ('mainloop.py', 'PY014', 7), ('rl.py', 'PY010', 15)]"
+check out "sorted((f['path'].split('quiet6/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('alias.py', 'PY027', 11), ('alias.py', 'PY038', 4), ('alias.py', 'PY038', 10), ('alias.py', 'PY038', 12), ('alias.py', 'PY038', 14), ('engine.py', 'PY010', 9), ('evals.py', 'PY010', 50), ('evals.py', 'PY017', 36), ('lit.py', 'PY010', 5), ('lit.py', 'PY038', 13), ('logs.py', 'PY025', 14), ('mainloop.py', 'PY014', 7), ('rl.py', 'PY010', 15)]"
+# PY041 is advisory: run by its id
+run "$PERFLOOP" scan --format json --select PY041 quiet6
+expect_rc 0
+check out "sorted((f['path'].split('quiet6/')[-1], f['location']['line']) for f in d['findings']) == [('evals.py', 9), ('evals.py', 21)]"
 check out "[f['location'].get('also_lines') for f in d['findings'] if f['leaf'] == 'PY041' and f['location']['line'] == 9] == [[10, 14]]"
 
 # a function given device tensors copies what it made on the host to
@@ -1104,7 +1108,10 @@ PY
 run "$PERFLOOP" scan --format json quiet7
 expect_rc 0
 check out "[(f['location']['line'], f['severity']) for f in d['findings'] if f['leaf'] == 'PY019'] == [(5, 'low'), (8, 'medium')]"
-check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('agent.py', 'PY044', 5), ('agent.py', 'PY044', 17), ('agent.py', 'PY044', 37), ('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('dp.py', 'PY019', 5), ('dp.py', 'PY019', 8), ('ema.py', 'PY042', 13), ('ema.py', 'PY042', 40), ('fit.py', 'PY017', 13), ('fit.py', 'PY041', 14), ('gradnorm.py', 'PY043', 5)]"
+check out "sorted((f['path'].split('quiet7/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('agent.py', 'PY044', 5), ('agent.py', 'PY044', 17), ('agent.py', 'PY044', 37), ('diffusion.py', 'PY038', 8), ('diffusion.py', 'PY038', 12), ('diffusion.py', 'PY038', 18), ('diffusion.py', 'PY038', 30), ('dp.py', 'PY019', 5), ('dp.py', 'PY019', 8), ('ema.py', 'PY042', 13), ('ema.py', 'PY042', 40), ('fit.py', 'PY017', 13), ('gradnorm.py', 'PY043', 5)]"
+run "$PERFLOOP" scan --format json --select PY041 quiet7
+expect_rc 0
+check out "[(f['path'].split('quiet7/')[-1], f['location']['line']) for f in d['findings']] == [('fit.py', 14)]"
 
 # what the quietings leave alone and what they quiet: a function
 # decorated with @torch.no_grad() is not per call, its twin without the
@@ -1168,7 +1175,7 @@ def evaluate(model, val_loader, device):
             print(out.sum().item())
     return preds
 PY
-run "$PERFLOOP" scan --format json quiet8
+run "$PERFLOOP" scan --format json --select PY,PY041 quiet8
 expect_rc 0
 check out "sorted((f['path'].split('quiet8/')[-1], f['leaf'], f['location']['line']) for f in d['findings']) == [('nograd.py', 'PY038', 7), ('sync.py', 'PY010', 18), ('sync.py', 'PY027', 8), ('sync.py', 'PY027', 17)]"
 
@@ -1261,7 +1268,7 @@ class Slow(torch.utils.data.Dataset):
         time.sleep(0.01)
         return self.items[i]
 PY
-run "$PERFLOOP" scan --format json quiet10
+run "$PERFLOOP" scan --format json --select PY010,PY036,PY041 quiet10
 expect_rc 0
 check out "sorted((f['path'].split('quiet10/')[-1], f['leaf'], f['location']['line']) for f in d['findings'] if f['leaf'] in ('PY010', 'PY036', 'PY041')) == [('ds.py', 'PY036', 16), ('loop.py', 'PY010', 16)]"
 

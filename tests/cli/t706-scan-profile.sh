@@ -4,7 +4,8 @@
 # that Python's start-up, a quarter of a run of 9 million, stays far below
 # half) is measured and rated by its share of the samples; a finding in a function the run never calls is
 # kept and marked "not seen in the profile"; the summary says how much of
-# the profile the findings explain; a file that is not folded stacks is
+# the profile the findings explain; an advisory rule's finding is kept
+# where the profile measured it hot; a file that is not folded stacks is
 # one clear error.
 . "$(dirname "$0")/lib.sh"
 set -e
@@ -55,6 +56,46 @@ grep -q "scan of 1 source file: 2 findings, 1 on code this profile ran" out || f
 grep -q "! PY001 work.py:4: Nested loops over the same collection" out || fail "profile --scan: no hot finding line: $(cat out)"
 check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY001'][0]['status'] == 'measured'"
 check one.findings.json "[x for x in d['findings'] if x['leaf'] == 'PY028'][0]['status'] == 'statically_confirmed'"
+# an advisory rule (PY002, off by default) runs under --profile and is
+# reported where the profile measured it hot: the membership test the run
+# spends its time in, not the same pattern in a function it calls once on
+# ten items, which is left out and counted; --advisory shows both
+cat >member.py <<'PY'
+def common(xs, ys):
+    keep = list(ys)
+    n = 0
+    for x in xs:
+        if x in keep:
+            n += 1
+    return n
+
+
+def rare(xs, ys):
+    keep = list(ys)
+    return [x for x in xs if x in keep]
+
+
+print(common(range(20000), range(2000)))
+print(rare(range(10), range(10)))
+PY
+run "$PERFLOOP" scan --format json -o plain2.json member.py
+expect_rc 0
+check plain2.json "d['findings'] == []"
+run "$PERFLOOP" profile --lines -o prof2 -- python3 member.py
+expect_rc 0
+run "$PERFLOOP" scan --profile prof2.folded --format json -o hot.json member.py
+expect_rc 0
+check hot.json "[(x['leaf'], x['location']['line'], x['status']) for x in d['findings']] == [('PY002', 5, 'measured')]"
+check hot.json "d['findings'][0]['metric']['value'] >= 0.5"
+expect_err "1 finding of advisory rules left out: under 2% of the samples (--advisory shows them)"
+expect_err "weighed by prof2.folded ([0-9]* samples, by line): 1 finding measured, 0 not seen"
+run "$PERFLOOP" scan --profile prof2.folded --advisory --format json -o both.json member.py
+expect_rc 0
+check both.json "sorted(x['location']['line'] for x in d['findings'] if x['leaf'] == 'PY002') == [5, 12]"
+run "$PERFLOOP" profile --lines --scan -o one2 -- python3 member.py
+expect_rc 0
+grep -q "! PY002 member.py:5: Membership test against a list" out || fail "profile --scan: no hot advisory finding: $(cat out)"
+check one2.findings.json "[x['location']['line'] for x in d['findings'] if x['leaf'] == 'PY002'] == [5]"
 # nothing to weigh: said so, not "by function" of a profile taken by line
 printf 'def f():\n    return 1\n' >clean.py
 run "$PERFLOOP" scan --profile prof.folded clean.py

@@ -118,10 +118,61 @@ static void test_by_line(void **state)
 	rmdir(dir);
 }
 
+/* pl_scan_weigh_hot: an advisory rule's finding (PY002) stays where the
+ * profile measured it at 2% or more; one under that goes, and what the
+ * findings explain is counted without it; other rules' findings stay
+ * whatever their share, as pl_scan_weigh keeps them. */
+static void test_advisory_kept_where_hot(void **state)
+{
+	(void)state;
+	char dir[] = "/tmp/pl-weigh-hot-XXXXXX";
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(chdir(dir), 0);
+	write_file("train.py", "x\n");
+	struct pl_rules rules = {0};
+	struct pl_error err;
+	assert_int_equal(pl_rules_load(&rules, &err), 0);
+	struct pl_scan_file f = {0};
+	f.path = strdup("train.py");
+	add_finding(&f, "PY002", "train", 12); /* advisory, 40 of 100: kept */
+	add_finding(&f, "PY004", "train", 15); /* on by default, 1 of 100 */
+	add_finding(&f, "PY002", "train", 20); /* advisory, 1 of 100: goes */
+	add_finding(&f, "PY002", "helper", 30); /* advisory, never run: goes */
+	write_file("p.folded", "<module> (train.py:1);train (train.py:12) 40\n"
+			       "<module> (train.py:1);train (train.py:15) 1\n"
+			       "<module> (train.py:1);train (train.py:20) 1\n"
+			       "<module> (train.py:1);train (train.py:25) 58\n");
+	struct pl_weigh_summary s;
+	assert_int_equal(pl_scan_weigh_hot(&f, 1, "p.folded", -1, &rules, &s, &err), PL_OK);
+	assert_int_equal(f.findings.n, 2);
+	assert_string_equal(f.findings.v[0].leaf, "PY002");
+	assert_int_equal(f.findings.v[0].line, 12);
+	assert_int_equal(f.findings.v[0].severity, PL_SEV_CRITICAL);
+	assert_string_equal(f.findings.v[1].leaf, "PY004");
+	assert_int_equal(f.findings.v[1].severity, PL_SEV_LOW);
+	assert_int_equal(s.cold_advisory, 2);
+	assert_int_equal(s.measured, 2);
+	assert_int_equal(s.unseen, 0);
+	assert_close(s.samples, 100, 1e-9);
+	assert_close(s.explained, 41, 1e-9); /* lines 12 and 15, not 20 */
+	pl_scan_file_release(&f);
+	/* without the rules (--advisory): every finding stays */
+	memset(&f, 0, sizeof f);
+	f.path = strdup("train.py");
+	add_finding(&f, "PY002", "train", 20);
+	assert_int_equal(pl_scan_weigh_hot(&f, 1, "p.folded", -1, NULL, &s, &err), PL_OK);
+	assert_int_equal(f.findings.n, 1);
+	assert_int_equal(s.cold_advisory, 0);
+	assert_close(s.explained, 1, 1e-9);
+	pl_scan_file_release(&f);
+	pl_rules_release(&rules);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
 	    cmocka_unit_test(test_by_line),
+	    cmocka_unit_test(test_advisory_kept_where_hot),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
