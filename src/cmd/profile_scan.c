@@ -72,7 +72,7 @@ int profile_scan_findings(struct profiler *P, const char *cwd, struct pl_finding
 	}
 	/* the advisory rules too, each finding kept where this profile
 	 * measured it hot (scanweigh.h) */
-	struct pl_scan_opts so = {NULL, 0, NULL, 0, PL_SEV_LOW, 1, PL_MATCH_AUTO};
+	struct pl_scan_opts so = {NULL, 0, NULL, 0, PL_SEV_LOW, 1, PL_MATCH_AUTO, 0};
 	size_t cached = 0;
 	struct pl_weigh_summary sum;
 	if (pl_rules_load(&rules, &err) < 0 ||

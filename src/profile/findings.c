@@ -229,6 +229,7 @@ static void finding_release(struct pl_finding *f)
 	free(f->severity_note);
 	free(f->source);
 	free(f->needs_caller);
+	free(f->unreferenced);
 	json_decref(f->evidence_numbers);
 	json_decref(f->also_lines);
 	memset(f, 0, sizeof(*f));

@@ -39,6 +39,9 @@ struct pl_finding {
 	/* scan only, never written: the finding holds if a training step loop
 	 * of another file calls this function (its name); see scanrun.c */
 	char *needs_caller;
+	/* scan only, never written: the top-level def or class it is in is
+	 * named by no file of a whole-project scan (scanrun.c); its name */
+	char *unreferenced;
 };
 
 struct pl_findings {

@@ -76,6 +76,9 @@ struct pl_scan_opts {
 	int min_severity; /* enum pl_severity: report at this or more severe */
 	int advisory;	  /* also the advisory rules (off by default) */
 	int matcher;	  /* enum pl_scan_matcher */
+	int whole;	  /* the scan covers the working directory: a finding in
+			   * a top-level def or class no scanned file names is
+			   * marked unreferenced (pl_finding) */
 };
 
 /* One scanned file's result. */

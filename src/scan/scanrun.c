@@ -21,7 +21,10 @@
 #include <unistd.h>
 
 #include "scan_int.h"
+#include <ctype.h>
 #include "scancache.h"
+#include "hash.h"
+#include "words.h"
 
 static int read_file(const char *path, char **text, size_t *len)
 {
@@ -52,11 +55,12 @@ static int read_file(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-/* Does text import a module or name called word: a word of an `import`
- * or `from ... import` statement (its parenthesized continuation lines
- * too), `from .evaluation import *`, `import utils`, `from models import
- * (Generator, discriminator_loss)`? */
-static int imports(const char *text, size_t len, const char *word, size_t wl)
+/* Each word of text's `import` and `from ... import` statements (their
+ * parenthesized continuation lines too): `from .evaluation import *`,
+ * `import utils`, `from models import (Generator, discriminator_loss)`,
+ * given to fn until it returns nonzero, which is returned. */
+static int import_words(const char *text, size_t len,
+			int (*fn)(const char *w, size_t n, void *ctx), void *ctx)
 {
 	const char *p = text, *end = text + len;
 	int open = 0; /* inside an import's parentheses */
@@ -85,13 +89,32 @@ static int imports(const char *text, size_t len, const char *word, size_t wl)
 				while (c < eol && (*c == '_' || (*c >= 'a' && *c <= 'z') ||
 						   (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
 					c++;
-				if ((size_t)(c - w) == wl && !memcmp(w, word, wl))
-					return 1;
+				int r = fn(w, (size_t)(c - w), ctx);
+				if (r)
+					return r;
 			}
 		}
 		p = eol + 1;
 	}
 	return 0;
+}
+
+struct word {
+	const char *s;
+	size_t n;
+};
+
+static int is_word(const char *w, size_t n, void *ctx)
+{
+	const struct word *x = ctx;
+	return n == x->n && !memcmp(w, x->s, n);
+}
+
+/* Does text import a module or name called word (import_words)? */
+static int imports(const char *text, size_t len, const char *word, size_t wl)
+{
+	struct word x = {word, wl};
+	return import_words(text, len, is_word, &x);
 }
 
 /* The module a file is imported as: its name less .py, or for a
@@ -188,6 +211,253 @@ static int join_pending(struct pl_scan_file *files, size_t n)
 		}
 	}
 	return 0;
+}
+
+/* The name a Python line starting a top-level definition defines
+ * ("def NAME", "async def NAME", "class NAME"): its length, name at *out;
+ * 0 where the line starts none. */
+static size_t def_name(const char *l, const char *end, const char **out)
+{
+	static const char *const kw[] = {"def ", "async def ", "class "};
+	for (size_t k = 0; k < 3; k++) {
+		size_t kl = strlen(kw[k]);
+		if ((size_t)(end - l) > kl && !memcmp(l, kw[k], kl)) {
+			const char *p = l + kl, *q;
+			while (p < end && *p == ' ')
+				p++;
+			for (q = p; q < end && (isalnum((unsigned char)*q) || *q == '_'); q++)
+				;
+			*out = p;
+			return (size_t)(q - p);
+		}
+	}
+	return 0;
+}
+
+/* Whether a top-level name is one something outside the code calls by
+ * convention: a test (test_*, Test*), a dunder, the entry point main. */
+static int called_by_convention(const char *p, size_t n)
+{
+	return (n >= 4 && !memcmp(p, "test", 4)) || (n >= 4 && !memcmp(p, "Test", 4)) ||
+	       (n >= 2 && p[0] == '_' && p[1] == '_') || (n == 4 && !memcmp(p, "main", 4));
+}
+
+/* f's findings (sorted by line) each get the top-level def or class they
+ * are in, read from the lines' indentation: a line at column 0 that is not
+ * blank, a comment or a decorator ends the one before; a decorated
+ * definition (a framework calls it: @app.route, @register) or one called
+ * by convention gets none, and so does module code. 0, or -1 out of
+ * memory. */
+static int mark_tops(struct pl_scan_file *f)
+{
+	const char *t = f->text, *end = f->text + f->len, *top = NULL;
+	size_t topn = 0, k = 0;
+	int decorated = 0;
+	long line = 1;
+	for (const char *l = t; l < end && k < f->findings.n; line++) {
+		const char *nl = memchr(l, '\n', (size_t)(end - l));
+		const char *le = nl ? nl : end;
+		if (le > l && *l != ' ' && *l != '\t' && *l != '#' && *l != '\r') {
+			const char *nm = NULL;
+			size_t n = def_name(l, le, &nm);
+			if (*l == '@') {
+				decorated = 1;
+			} else if (n) {
+				top = decorated || called_by_convention(nm, n) ? NULL : nm;
+				topn = n;
+				decorated = 0;
+			} else {
+				top = NULL;
+				decorated = 0;
+			}
+		}
+		for (; k < f->findings.n && f->findings.v[k].line <= line; k++) {
+			if (f->findings.v[k].line != line || !top)
+				continue;
+			char *c = strndup(top, topn);
+			if (!c)
+				return -1;
+			f->findings.v[k].unreferenced = c;
+		}
+		l = nl ? nl + 1 : end;
+	}
+	return 0;
+}
+
+/* Whether the identifier at t[i..i+n) is the name a def or class
+ * statement defines (not a use of it). */
+static int defined_here(const char *t, size_t i)
+{
+	size_t j = i;
+	while (j > 0 && (t[j - 1] == ' ' || t[j - 1] == '\t'))
+		j--;
+	return (j >= 3 && !memcmp(t + j - 3, "def", 3) &&
+		(j == 3 || !(isalnum((unsigned char)t[j - 4]) || t[j - 4] == '_'))) ||
+	       (j >= 5 && !memcmp(t + j - 5, "class", 5) &&
+		(j == 5 || !(isalnum((unsigned char)t[j - 6]) || t[j - 6] == '_')));
+}
+
+/* A set of names: each once, found by hash (open addressing, index +
+ * 1), with a mark each. */
+struct nameset {
+	struct pl_argv v;
+	size_t *slot, cap;
+	unsigned char *mark;
+};
+
+static void nameset_release(struct nameset *s)
+{
+	pl_argv_release(&s->v);
+	free(s->slot);
+	free(s->mark);
+	memset(s, 0, sizeof *s);
+}
+
+/* The index of w[0..n), or -1. */
+static long nameset_find(const struct nameset *s, const char *w, size_t n)
+{
+	if (!s->cap)
+		return -1;
+	for (size_t h = (size_t)pl_fnv1a_bytes(PL_FNV_INIT, w, n) & (s->cap - 1); s->slot[h];
+	     h = (h + 1) & (s->cap - 1)) {
+		size_t j = s->slot[h] - 1;
+		if (strlen(s->v.v[j]) == n && !memcmp(s->v.v[j], w, n))
+			return (long)j;
+	}
+	return -1;
+}
+
+/* Add w[0..n) where it is not in s yet (the table grows as it fills).
+ * 0, or -1 out of memory. */
+static int nameset_add(struct nameset *s, const char *w, size_t n)
+{
+	if (nameset_find(s, w, n) >= 0)
+		return 0;
+	if (pl_argv_push(&s->v, w, n) < 0)
+		return -1;
+	unsigned char *m = realloc(s->mark, s->v.n);
+	if (!m)
+		return -1;
+	s->mark = m;
+	s->mark[s->v.n - 1] = 0;
+	if (2 * s->v.n > s->cap) {
+		size_t cap = s->cap ? 2 * s->cap : 16;
+		size_t *slot = calloc(cap, sizeof *slot);
+		if (!slot)
+			return -1;
+		free(s->slot);
+		s->slot = slot;
+		s->cap = cap;
+		for (size_t j = 0; j < s->v.n; j++) {
+			size_t h = (size_t)pl_fnv1a(PL_FNV_INIT, s->v.v[j]) & (cap - 1);
+			while (slot[h])
+				h = (h + 1) & (cap - 1);
+			slot[h] = j + 1;
+		}
+		return 0;
+	}
+	size_t h = (size_t)pl_fnv1a_bytes(PL_FNV_INIT, w, n) & (s->cap - 1);
+	while (s->slot[h])
+		h = (h + 1) & (s->cap - 1);
+	s->slot[h] = s->v.n;
+	return 0;
+}
+
+static int mark_import(const char *w, size_t n, void *ctx)
+{
+	struct nameset *mods = ctx;
+	long j = nameset_find(mods, w, n);
+	if (j >= 0)
+		mods->mark[j] = 1;
+	return 0;
+}
+
+/* A whole-project scan (pl_scan_opts.whole): each Python finding in a
+ * top-level def or class that no scanned file names anywhere else (in
+ * code, a string such as a registry's "Name" or __all__, or a comment),
+ * in a module another scanned file imports, keeps that name in
+ * unreferenced; the others' is cleared. A module nothing imports is a
+ * script or an entry point, whose functions something outside may call:
+ * those are not judged. One pass over the import lines, one over every
+ * file's identifiers, each looked up among the candidates. 0, or -1 out
+ * of memory. */
+static int mark_unreferenced(struct pl_scan_file *files, size_t n)
+{
+	struct nameset names = {0}, mods = {0};
+	int rc = 0;
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct pl_scan_file *f = &files[i];
+		if (f->lang != PL_LANG_PYTHON || !f->text || !f->findings.n)
+			continue;
+		rc = mark_tops(f);
+		for (size_t k = 0; rc == 0 && k < f->findings.n; k++)
+			if (f->findings.v[k].unreferenced) {
+				const char *mod;
+				size_t ml = module_name(f->path, &mod);
+				rc = nameset_add(&mods, mod, ml);
+				break;
+			}
+	}
+	/* which of those modules another file imports */
+	for (size_t i = 0; i < n && rc == 0 && mods.v.n; i++)
+		if (files[i].lang == PL_LANG_PYTHON && files[i].text)
+			import_words(files[i].text, files[i].len, mark_import, &mods);
+	/* the candidates: the names of the findings in imported modules */
+	for (size_t i = 0; i < n && rc == 0; i++) {
+		struct pl_scan_file *f = &files[i];
+		const char *mod;
+		size_t ml = f->path ? module_name(f->path, &mod) : 0;
+		long m = ml ? nameset_find(&mods, mod, ml) : -1;
+		for (size_t k = 0; rc == 0 && k < f->findings.n; k++) {
+			struct pl_finding *x = &f->findings.v[k];
+			if (!x->unreferenced)
+				continue;
+			if (m < 0 || !mods.mark[m]) {
+				free(x->unreferenced);
+				x->unreferenced = NULL;
+			} else {
+				rc = nameset_add(&names, x->unreferenced, strlen(x->unreferenced));
+			}
+		}
+	}
+	/* every identifier of every file, but a def's or class's own name */
+	size_t left = names.v.n;
+	for (size_t i = 0; i < n && left && rc == 0; i++) {
+		const struct pl_scan_file *g = &files[i];
+		if (g->lang != PL_LANG_PYTHON || !g->text)
+			continue;
+		const char *t = g->text;
+		for (size_t p = 0; p < g->len && left;) {
+			unsigned char c = (unsigned char)t[p];
+			if (!(isalpha(c) || c == '_')) {
+				p++;
+				continue;
+			}
+			size_t q = p + 1;
+			while (q < g->len && (isalnum((unsigned char)t[q]) || t[q] == '_'))
+				q++;
+			long j = nameset_find(&names, t + p, q - p);
+			if (j >= 0 && !names.mark[j] && !defined_here(t, p)) {
+				names.mark[j] = 1;
+				left--;
+			}
+			p = q;
+		}
+	}
+	for (size_t i = 0; i < n && rc == 0; i++)
+		for (size_t k = 0; k < files[i].findings.n; k++) {
+			struct pl_finding *x = &files[i].findings.v[k];
+			long j = x->unreferenced ? nameset_find(&names, x->unreferenced,
+								strlen(x->unreferenced))
+						 : -1;
+			if (x->unreferenced && (j < 0 || names.mark[j])) {
+				free(x->unreferenced);
+				x->unreferenced = NULL;
+			}
+		}
+	nameset_release(&names);
+	nameset_release(&mods);
+	return rc;
 }
 
 struct work {
@@ -304,7 +574,8 @@ int pl_scan_files(struct pl_rules *rules, const struct pl_scan_opts *o,
 	}
 	free(w.done);
 	free(w.keys);
-	if (rc == 0 && !atomic_load(&w.failed) && join_pending(w.files, n) < 0)
+	if (rc == 0 && !atomic_load(&w.failed) &&
+	    (join_pending(w.files, n) < 0 || (o->whole && mark_unreferenced(w.files, n) < 0)))
 		rc = pl_error_set(err, PL_ENOMEM, "out of memory");
 	if (rc < 0) {
 		for (size_t i = 0; i < n; i++)
