@@ -420,7 +420,14 @@ static int mark_unreferenced(struct pl_scan_file *files, size_t n)
 			}
 		}
 	}
-	/* every identifier of every file, but a def's or class's own name */
+	/* every identifier of every file, but a def's or class's own name;
+	 * hashed only where its first letter and length are a candidate's */
+	unsigned char first[256] = {0}, lens[65] = {0};
+	for (size_t j = 0; j < names.v.n; j++) {
+		size_t l = strlen(names.v.v[j]);
+		first[(unsigned char)names.v.v[j][0]] = 1;
+		lens[l < 64 ? l : 64] = 1;
+	}
 	size_t left = names.v.n;
 	for (size_t i = 0; i < n && left && rc == 0; i++) {
 		const struct pl_scan_file *g = &files[i];
@@ -436,7 +443,9 @@ static int mark_unreferenced(struct pl_scan_file *files, size_t n)
 			size_t q = p + 1;
 			while (q < g->len && (isalnum((unsigned char)t[q]) || t[q] == '_'))
 				q++;
-			long j = nameset_find(&names, t + p, q - p);
+			long j = first[c] && lens[q - p < 64 ? q - p : 64]
+				     ? nameset_find(&names, t + p, q - p)
+				     : -1;
 			if (j >= 0 && !names.mark[j] && !defined_here(t, p)) {
 				names.mark[j] = 1;
 				left--;
