@@ -7,3 +7,4 @@ sh "$(dirname "$0")/trust.sh" "$BUILD" 20
 sh "$(dirname "$0")/trust.sh" "$BUILD" 20 --precision 1
 sh "$(dirname "$0")/profile.sh" "$BUILD"
 sh "$(dirname "$0")/scan.sh" "$BUILD"
+sh "$(dirname "$0")/scan-profile.sh" "$BUILD"
