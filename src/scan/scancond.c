@@ -926,6 +926,19 @@ static int loop_rebinds(struct src *s, TSNode loop, TSNode cap)
 	return !ts_node_is_null(body) && walk_named(body, rebind_visit, &f);
 }
 
+/* An f-string's interpolated names: is one of them bound anew by the
+ * loop (f"depth_{i:03d}" in `for i in ...`: a new file each pass)? */
+struct fstring_find {
+	struct src *s;
+	TSNode loop;
+};
+
+static int fstring_visit(TSNode n, void *arg)
+{
+	struct fstring_find *f = arg;
+	return node_is(n, "identifier") && loop_rebinds(f->s, f->loop, n);
+}
+
 struct once_find {
 	struct src *s;
 	const char *name;
@@ -2555,6 +2568,11 @@ int pl_scan_cond_holds(struct src *s, const struct pl_rule *r, const struct cond
 		TSNode loop = pl_scan_enclosing_loop(s, node);
 		if (ts_node_is_null(cap) || ts_node_is_null(loop))
 			return !ts_node_is_null(cap);
+		/* a string: none of its interpolated names is rebound */
+		if (node_is(cap, "string")) {
+			struct fstring_find ff = {s, loop};
+			return !walk_named(cap, fstring_visit, &ff);
+		}
 		return !loop_rebinds(s, loop, cap);
 	}
 	case C_NOT_IN_EXCEPT:

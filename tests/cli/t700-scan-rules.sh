@@ -1379,6 +1379,30 @@ run "$PERFLOOP" scan --no-cache --format json xfile2
 expect_rc 0
 check out "[(f['path'].split('xfile2/')[-1], f['location']['line']) for f in d['findings']] == [('train.py', 11)]"
 
+# PY025: a path that is the same file each pass (a constant, or an
+# f-string whose names the innermost loop does not bind: one image's
+# labels file reopened per detection, yolov5, held-out 3), not an
+# f-string that names a new file each pass (nerf_pl's f'depth_{i:03d}',
+# held-out 19; a name the loop assigns, yolov5's per-image txt_path)
+mkdir -p fopen
+cat >fopen/save.py <<'PY'
+def save_all(preds, dets):
+    for i, p in enumerate(preds):
+        with open(f"depth_{i:03d}", "wb") as f:
+            f.write(p)
+        txt = "labels_%d" % i
+        with open(f"{txt}.txt", "a") as f:
+            f.write("image")
+        for box in dets:
+            with open(f"{txt}.txt", "a") as f:
+                f.write(box)
+        with open("all.log", "a") as f:
+            f.write("x")
+PY
+run "$PERFLOOP" scan --no-cache --format json fopen
+expect_rc 0
+check out "[f['location']['line'] for f in d['findings'] if f['leaf'] == 'PY025'] == [9, 11]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
