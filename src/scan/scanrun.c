@@ -363,12 +363,129 @@ static int nameset_add(struct nameset *s, const char *w, size_t n)
 	return 0;
 }
 
-static int mark_import(const char *w, size_t n, void *ctx)
+/* The dotted module path of a Python file relative to the scan's root:
+ * "utils/loss.py" is "utils.loss", "pkg/__init__.py" "pkg"; into buf, its
+ * length (0 where it does not fit). */
+static size_t module_path(const char *path, char *buf, size_t cap)
+{
+	while (path[0] == '.' && path[1] == '/')
+		path += 2;
+	size_t n = strlen(path);
+	if (n > 3 && !strcmp(path + n - 3, ".py"))
+		n -= 3;
+	if (n >= 9 && !memcmp(path + n - 9, "/__init__", 9))
+		n -= 9;
+	if (n == 0 || n >= cap)
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		buf[i] = path[i] == '/' ? '.' : path[i];
+	buf[n] = '\0';
+	return n;
+}
+
+/* Each module path text's import statements name, leading dots dropped:
+ * `import a.b as c, d` names a.b and d; `from p.q import (x, y as z)`
+ * names p.q, p.q.x and p.q.y (x may be a submodule); `from . import m`
+ * names m. Given to fn(path, len, ctx). Statements continue over
+ * parentheses and backslashes; a string or comment ends the reading. */
+static void import_paths(const char *text, size_t len,
+			 void (*fn)(const char *p, size_t n, void *ctx), void *ctx)
+{
+	const char *p = text, *end = text + len;
+	while (p < end) {
+		const char *eol = memchr(p, '\n', (size_t)(end - p));
+		if (!eol)
+			eol = end;
+		const char *q = p;
+		while (q < eol && (*q == ' ' || *q == '\t'))
+			q++;
+		int is_from = eol - q > 5 && !memcmp(q, "from ", 5);
+		int is_import = eol - q > 7 && !memcmp(q, "import ", 7);
+		if (!is_from && !is_import) {
+			p = eol + 1;
+			continue;
+		}
+		/* the statement's words, dots kept: "from", "p.q", "import", "x" */
+		char base[256] = "", word[256];
+		int after_import = is_import, paren = 0, as = 0;
+		const char *c = q + (is_from ? 5 : 7);
+		while (c < end) {
+			if (*c == '\n') {
+				if (!paren && c[-1] != '\\')
+					break;
+				c++;
+				continue;
+			}
+			if (*c == '#' || *c == '"' || *c == '\'' || *c == ';')
+				break;
+			if (*c == '(')
+				paren = 1;
+			else if (*c == ')')
+				paren = 0;
+			if (*c == ',')
+				as = 0;
+			if (!(*c == '.' || *c == '_' || isalnum((unsigned char)*c))) {
+				c++;
+				continue;
+			}
+			const char *w = c;
+			while (c < end && (*c == '.' || *c == '_' || isalnum((unsigned char)*c)))
+				c++;
+			size_t wl = (size_t)(c - w);
+			if (wl == 6 && !memcmp(w, "import", 6)) {
+				after_import = 1;
+				continue;
+			}
+			if (wl == 2 && !memcmp(w, "as", 2)) {
+				as = 1;
+				continue;
+			}
+			if (as)
+				continue;
+			while (wl && *w == '.') {
+				w++;
+				wl--;
+			}
+			if (!after_import) { /* from's module */
+				snprintf(base, sizeof base, "%.*s", (int)wl, w);
+				if (wl)
+					fn(w, wl, ctx);
+				continue;
+			}
+			if (!wl || (wl == 1 && *w == '*'))
+				continue;
+			if (is_from && base[0]) {
+				int k = snprintf(word, sizeof word, "%s.%.*s", base, (int)wl, w);
+				if (k > 0 && (size_t)k < sizeof word)
+					fn(word, (size_t)k, ctx);
+			} else {
+				fn(w, wl, ctx);
+			}
+		}
+		p = c < end ? c + 1 : end;
+	}
+}
+
+/* An import's path: the module paths that end with it (at a dot) are
+ * imported; mods holds every suffix of every candidate's path. */
+static void mark_import(const char *w, size_t n, void *ctx)
 {
 	struct nameset *mods = ctx;
 	long j = nameset_find(mods, w, n);
 	if (j >= 0)
 		mods->mark[j] = 1;
+}
+
+/* Whether a module path (utils.loss) is imported: one of its suffixes at
+ * a dot (loss, utils.loss) was marked. */
+static int module_imported(const struct nameset *mods, const char *m, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || m[i - 1] == '.') {
+			long j = nameset_find(mods, m + i, n - i);
+			if (j >= 0 && mods->mark[j])
+				return 1;
+		}
 	return 0;
 }
 
@@ -390,29 +507,31 @@ static int mark_unreferenced(struct pl_scan_file *files, size_t n)
 		if (f->lang != PL_LANG_PYTHON || !f->text || !f->findings.n)
 			continue;
 		rc = mark_tops(f);
-		for (size_t k = 0; rc == 0 && k < f->findings.n; k++)
-			if (f->findings.v[k].unreferenced) {
-				const char *mod;
-				size_t ml = module_name(f->path, &mod);
-				rc = nameset_add(&mods, mod, ml);
-				break;
-			}
+		char mp[512];
+		size_t ml = 0;
+		for (size_t k = 0; rc == 0 && k < f->findings.n && !ml; k++)
+			if (f->findings.v[k].unreferenced && (ml = module_path(f->path, mp, sizeof mp)))
+				for (size_t c = 0; rc == 0 && c < ml; c++)
+					if (c == 0 || mp[c - 1] == '.')
+						rc = nameset_add(&mods, mp + c, ml - c);
 	}
-	/* which of those modules another file imports */
+	/* which of those modules a file imports (`from utils.loss import
+	 * ComputeLoss`, `from .loss import *`, `import lib`; not `from
+	 * torch.utils.data import DataLoader` for a data.py of the project) */
 	for (size_t i = 0; i < n && rc == 0 && mods.v.n; i++)
 		if (files[i].lang == PL_LANG_PYTHON && files[i].text)
-			import_words(files[i].text, files[i].len, mark_import, &mods);
+			import_paths(files[i].text, files[i].len, mark_import, &mods);
 	/* the candidates: the names of the findings in imported modules */
 	for (size_t i = 0; i < n && rc == 0; i++) {
 		struct pl_scan_file *f = &files[i];
-		const char *mod;
-		size_t ml = f->path ? module_name(f->path, &mod) : 0;
-		long m = ml ? nameset_find(&mods, mod, ml) : -1;
+		char mp[512];
+		size_t ml = f->path ? module_path(f->path, mp, sizeof mp) : 0;
+		int imported = ml && module_imported(&mods, mp, ml);
 		for (size_t k = 0; rc == 0 && k < f->findings.n; k++) {
 			struct pl_finding *x = &f->findings.v[k];
 			if (!x->unreferenced)
 				continue;
-			if (m < 0 || !mods.mark[m]) {
+			if (!imported) {
 				free(x->unreferenced);
 				x->unreferenced = NULL;
 			} else {

@@ -61,8 +61,20 @@ class OldMatcher:
                 if a == b:
                     return a
 PY
+# a module of the project named like a library's (data.py beside
+# torch.utils.data): importing the library does not import it
+cat >proj/data.py <<'PY'
+def slow_pairs(items):
+    n = 0
+    for a in items:
+        for b in items:
+            if a == b:
+                n += 1
+    return n
+PY
 cat >proj/main.py <<'PY'
 import lib
+from torch.utils.data import DataLoader
 
 REGISTRY = {"m": "Matcher"}  # built by name
 # a longer name (old_pairs_v2) does not vouch for a shorter one
@@ -83,6 +95,7 @@ run "$PERFLOOP" scan --no-cache --format json -o all.json .
 expect_rc 0
 check all.json "$(lines) == [4, 23, 31, 38]" # 13 (old_pairs), 46 (OldMatcher) gone
 check all.json "[f['location']['line'] for f in d['findings'] if f['path'].endswith('snippet.py')] == [3]"
+check all.json "[f['location']['line'] for f in d['findings'] if f['path'].endswith('data.py')] == [4]"
 expect_err "2 findings left out in code no scanned file names (old_pairs, OldMatcher): never called here (--advisory shows them)"
 # the same with the cache warm (the names are read afresh each scan)
 run "$PERFLOOP" scan --format json -o warm.json .
