@@ -55,66 +55,34 @@ static int read_file(const char *path, char **text, size_t *len)
 	return 0;
 }
 
-/* Each word of text's `import` and `from ... import` statements (their
- * parenthesized continuation lines too): `from .evaluation import *`,
- * `import utils`, `from models import (Generator, discriminator_loss)`,
- * given to fn until it returns nonzero, which is returned. */
-static int import_words(const char *text, size_t len,
-			int (*fn)(const char *w, size_t n, void *ctx), void *ctx)
-{
-	const char *p = text, *end = text + len;
-	int open = 0; /* inside an import's parentheses */
-	while (p < end) {
-		const char *eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			eol = end;
-		const char *q = p;
-		while (q < eol && (*q == ' ' || *q == '\t'))
-			q++;
-		int stmt = open || (eol - q > 7 && !memcmp(q, "import ", 7)) ||
-			   (eol - q > 5 && !memcmp(q, "from ", 5));
-		if (stmt) {
-			for (const char *c = q; c < eol;) {
-				if (*c == '#')
-					break;
-				if (*c == '(')
-					open = 1;
-				else if (*c == ')')
-					open = 0;
-				if (!(*c == '_' || (*c >= 'a' && *c <= 'z') || (*c >= 'A' && *c <= 'Z'))) {
-					c++;
-					continue;
-				}
-				const char *w = c;
-				while (c < eol && (*c == '_' || (*c >= 'a' && *c <= 'z') ||
-						   (*c >= 'A' && *c <= 'Z') || (*c >= '0' && *c <= '9')))
-					c++;
-				int r = fn(w, (size_t)(c - w), ctx);
-				if (r)
-					return r;
-			}
-		}
-		p = eol + 1;
-	}
-	return 0;
-}
+static void import_paths(const char *text, size_t len,
+			 void (*fn)(const char *p, size_t n, void *ctx), void *ctx);
 
 struct word {
 	const char *s;
 	size_t n;
+	int found;
 };
 
-static int is_word(const char *w, size_t n, void *ctx)
+/* a path of an import: does one of its dotted parts equal the word? */
+static void has_word(const char *p, size_t n, void *ctx)
 {
-	const struct word *x = ctx;
-	return n == x->n && !memcmp(w, x->s, n);
+	struct word *x = ctx;
+	for (size_t i = 0, start = 0; i <= n && !x->found; i++)
+		if (i == n || p[i] == '.') {
+			x->found = i - start == x->n && !memcmp(p + start, x->s, x->n);
+			start = i + 1;
+		}
 }
 
-/* Does text import a module or name called word (import_words)? */
+/* Does text import a module or name called word: a part of a path its
+ * import statements name (import_paths): `from .evaluation import *`,
+ * `import utils`, `from models import (Generator, discriminator_loss)`? */
 static int imports(const char *text, size_t len, const char *word, size_t wl)
 {
-	struct word x = {word, wl};
-	return import_words(text, len, is_word, &x);
+	struct word x = {word, wl, 0};
+	import_paths(text, len, has_word, &x);
+	return x.found;
 }
 
 /* The module a file is imported as: its name less .py, or for a
